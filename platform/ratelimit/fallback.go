@@ -1,0 +1,185 @@
+package ratelimit
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.uber.org/zap"
+)
+
+// Defaults for NewFallback.
+const (
+	DefaultTimeout      = 200 * time.Millisecond
+	DefaultWarnInterval = 30 * time.Second
+)
+
+// Fallback asks a shared primary limiter (Redis) and, when that fails or is slow, a local
+// one, so that a request is never refused or held up because Redis is unreachable. See the
+// package documentation for why. It is safe for concurrent use.
+type Fallback struct {
+	primary Limiter
+	local   Limiter
+	log     *zap.Logger
+	timeout time.Duration
+
+	degraded atomic.Bool // the last primary call failed
+	probing  atomic.Bool // while degraded, one call at a time tries the primary
+
+	warnDown throttle
+	warnUp   throttle
+}
+
+// FallbackOption configures NewFallback.
+type FallbackOption func(*Fallback)
+
+// WithTimeout bounds every call to the primary (default DefaultTimeout). The bound holds
+// even if the primary ignores its context: the call is then abandoned, not awaited.
+func WithTimeout(d time.Duration) FallbackOption {
+	return func(f *Fallback) {
+		if d > 0 {
+			f.timeout = d
+		}
+	}
+}
+
+// WithWarnInterval sets how often, at most, the fallback logs that the primary is failing
+// (default DefaultWarnInterval); the warnings in between are counted, not written.
+func WithWarnInterval(d time.Duration) FallbackOption {
+	return func(f *Fallback) {
+		f.warnDown.every = d
+		f.warnUp.every = d
+	}
+}
+
+// NewFallback returns a limiter that decides with primary and, whenever primary returns an
+// error or does not answer within the timeout, with local. local must not fail (a Memory
+// with the same limit and window). A nil logger logs nothing.
+func NewFallback(primary, local Limiter, logger *zap.Logger, opts ...FallbackOption) *Fallback {
+	if logger == nil {
+		logger = zap.NewNop()
+	}
+	f := &Fallback{
+		primary:  primary,
+		local:    local,
+		log:      logger,
+		timeout:  DefaultTimeout,
+		warnDown: throttle{every: DefaultWarnInterval},
+		warnUp:   throttle{every: DefaultWarnInterval},
+	}
+	for _, o := range opts {
+		o(f)
+	}
+	return f
+}
+
+// Allow counts one request for key with the primary, or with the local limiter when the
+// primary is unavailable. A request the primary accepts is also recorded locally, so that
+// the local limiter takes over with this instance's recent history rather than from zero.
+func (f *Fallback) Allow(ctx context.Context, key string) (Decision, error) {
+	return f.check(ctx, key, true)
+}
+
+// Peek reports what Allow would decide for key, from the primary or, when it is
+// unavailable, from the local limiter.
+func (f *Fallback) Peek(ctx context.Context, key string) (Decision, error) {
+	return f.check(ctx, key, false)
+}
+
+// Degraded reports whether the last call to the primary failed, so that decisions are
+// currently made per instance. Useful for health reporting.
+func (f *Fallback) Degraded() bool { return f.degraded.Load() }
+
+func (f *Fallback) check(ctx context.Context, key string, record bool) (Decision, error) {
+	op := Limiter.Peek
+	if record {
+		op = Limiter.Allow
+	}
+	// While degraded, only one call at a time waits on the primary; the others go
+	// straight to the local limiter, so a dead Redis costs at most one timeout at a time
+	// instead of one per request, and the first answer brings everyone back.
+	probe := f.degraded.Load()
+	if probe && !f.probing.CompareAndSwap(false, true) {
+		return op(f.local, ctx, key)
+	}
+	d, err := f.callPrimary(ctx, key, op)
+	if probe {
+		f.probing.Store(false)
+	}
+	if err == nil {
+		f.up()
+		if record && d.Allowed {
+			_, _ = f.local.Allow(ctx, key)
+		}
+		return d, nil
+	}
+	if ctx.Err() != nil {
+		// The caller gave up: nothing to decide, and no sign that the primary is down.
+		return Decision{}, ctx.Err()
+	}
+	f.down(err)
+	return op(f.local, ctx, key)
+}
+
+// callPrimary runs op on the primary with the timeout. The call runs in its own goroutine
+// because a client may not honour context deadlines (go-redis only does with
+// ContextTimeoutEnabled); an abandoned call finishes in the background and is discarded.
+func (f *Fallback) callPrimary(ctx context.Context, key string, op func(Limiter, context.Context, string) (Decision, error)) (Decision, error) {
+	ctx, cancel := context.WithTimeout(ctx, f.timeout)
+	defer cancel()
+	type result struct {
+		d   Decision
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		d, err := op(f.primary, ctx, key)
+		done <- result{d, err}
+	}()
+	select {
+	case r := <-done:
+		return r.d, r.err
+	case <-ctx.Done():
+		return Decision{}, ctx.Err()
+	}
+}
+
+func (f *Fallback) down(err error) {
+	f.degraded.Store(true)
+	if n, ok := f.warnDown.allow(); ok {
+		f.log.Warn("rate limit: shared limiter unavailable, limiting per instance",
+			zap.Error(err), zap.Int("failuresSinceLastWarning", n))
+	}
+}
+
+func (f *Fallback) up() {
+	if f.degraded.CompareAndSwap(true, false) {
+		if _, ok := f.warnUp.allow(); ok {
+			f.log.Info("rate limit: shared limiter answering again")
+		}
+	}
+}
+
+// throttle lets an event through at most once per interval and counts the others.
+type throttle struct {
+	mu    sync.Mutex
+	every time.Duration
+	last  time.Time
+	n     int
+}
+
+// allow reports whether to log now and how many events (this one included) occurred
+// since the last time it said yes.
+func (t *throttle) allow() (int, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.n++
+	now := time.Now()
+	if !t.last.IsZero() && now.Sub(t.last) < t.every {
+		return 0, false
+	}
+	n := t.n
+	t.last, t.n = now, 0
+	return n, true
+}
