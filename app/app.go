@@ -1,0 +1,54 @@
+// Package app is folio's composition root: the platform and every module, in one list.
+package app
+
+import (
+	"context"
+	"fmt"
+
+	"go.uber.org/fx"
+
+	"folio/modules/accounts"
+	"folio/modules/audit"
+	"folio/modules/notebooks"
+	"folio/modules/workspaces"
+	"folio/platform"
+	"folio/platform/httpx"
+)
+
+// Modules is every domain module of folio. Adding a module is one line here.
+var Modules = fx.Options(
+	accounts.Module,
+	workspaces.Module,
+	notebooks.Module,
+	audit.Module,
+)
+
+// New builds the application graph. opts are the test seam (fx.Replace(cfg), fx.Populate(&x)) and
+// the command's own invokes.
+func New(opts ...fx.Option) *fx.App {
+	return fx.New(platform.Module, Modules, platform.WithLogger, fx.Options(opts...))
+}
+
+// Serve builds the server application: it migrates, then listens until stopped. Run it with
+// (*fx.App).Run, which stops it on SIGINT or SIGTERM and drains in-flight requests.
+func Serve(opts ...fx.Option) *fx.App {
+	return New(append(opts, fx.Invoke(func(*httpx.Server) {}))...)
+}
+
+// Exec runs one operator command (folio migrate, folio user ..., folio key ...): it builds the
+// graph without the HTTP server, runs the migrations, calls fn with what it asked for through
+// fx.Populate targets, and stops.
+func Exec(ctx context.Context, fn func(ctx context.Context) error, opts ...fx.Option) error {
+	a := New(append(opts, fx.Invoke(func(platform.Migrated) {}))...)
+	if err := a.Err(); err != nil {
+		return err
+	}
+	if err := a.Start(ctx); err != nil {
+		return fmt.Errorf("start: %w", err)
+	}
+	runErr := fn(ctx)
+	if err := a.Stop(context.Background()); err != nil && runErr == nil {
+		runErr = err
+	}
+	return runErr
+}

@@ -1,0 +1,123 @@
+package accounts
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"gorm.io/gorm"
+
+	"folio/platform/auth"
+	"folio/platform/db"
+)
+
+// Store holds every query of the accounts module.
+type Store struct{ db *gorm.DB }
+
+// NewStore returns the accounts store.
+func NewStore(gdb *gorm.DB) *Store { return &Store{db: gdb} }
+
+func (s *Store) createUser(ctx context.Context, u *User) error {
+	err := s.db.WithContext(ctx).Create(u).Error
+	if db.IsUniqueViolation(err) {
+		return ErrEmailTaken
+	}
+	return err
+}
+
+func (s *Store) userByEmail(ctx context.Context, email string) (User, error) {
+	var u User
+	err := s.db.WithContext(ctx).Where("email = ?", email).Take(&u).Error
+	if db.IsNotFound(err) {
+		return User{}, ErrUserNotFound
+	}
+	return u, err
+}
+
+func (s *Store) usersByIDs(ctx context.Context, ids []string) ([]User, error) {
+	var users []User
+	if len(ids) == 0 {
+		return users, nil
+	}
+	err := s.db.WithContext(ctx).Where("id IN ?", ids).Find(&users).Error
+	return users, err
+}
+
+func (s *Store) createKey(ctx context.Context, tx *gorm.DB, k *APIKey) error {
+	if tx == nil {
+		tx = s.db
+	}
+	return tx.WithContext(ctx).Create(k).Error
+}
+
+func (s *Store) keyByPrefix(ctx context.Context, tx *gorm.DB, prefix string, lock bool) (APIKey, error) {
+	if tx == nil {
+		tx = s.db
+	}
+	q := tx.WithContext(ctx).Where("prefix = ?", prefix)
+	if lock {
+		q = db.ForUpdate(q)
+	}
+	var k APIKey
+	err := q.Take(&k).Error
+	if db.IsNotFound(err) {
+		return APIKey{}, ErrKeyNotFound
+	}
+	return k, err
+}
+
+func (s *Store) keysOfUser(ctx context.Context, userID string) ([]APIKey, error) {
+	var keys []APIKey
+	err := s.db.WithContext(ctx).Where("user_id = ?", userID).Order("created_at DESC, id DESC").Find(&keys).Error
+	return keys, err
+}
+
+func (s *Store) revokeKey(ctx context.Context, tx *gorm.DB, id string, at time.Time) error {
+	if tx == nil {
+		tx = s.db
+	}
+	return tx.WithContext(ctx).Model(&APIKey{}).Where("id = ? AND revoked_at IS NULL", id).Update("revoked_at", at).Error
+}
+
+func (s *Store) createSession(ctx context.Context, sess *Session) error {
+	return s.db.WithContext(ctx).Create(sess).Error
+}
+
+func (s *Store) deleteSessionByHash(ctx context.Context, hash []byte) error {
+	return s.db.WithContext(ctx).Where("token_hash = ?", hash).Delete(&Session{}).Error
+}
+
+// KeyByPrefix implements auth.Credentials.
+func (s *Store) KeyByPrefix(ctx context.Context, prefix string) (auth.KeyRecord, error) {
+	k, err := s.keyByPrefix(ctx, nil, prefix, false)
+	if errors.Is(err, ErrKeyNotFound) {
+		return auth.KeyRecord{}, auth.ErrNoCredential
+	}
+	if err != nil {
+		return auth.KeyRecord{}, err
+	}
+	return auth.KeyRecord{
+		ID: k.ID, UserID: k.UserID, Name: k.Name, Prefix: k.Prefix, SecretHash: k.SecretHash, Scope: k.Scope,
+		WorkspaceID: k.WorkspaceID, NotebookID: k.NotebookID, Revoked: k.RevokedAt != nil,
+	}, nil
+}
+
+// SessionByTokenHash implements auth.Credentials.
+func (s *Store) SessionByTokenHash(ctx context.Context, hash []byte) (auth.SessionRecord, error) {
+	var sess Session
+	err := s.db.WithContext(ctx).Where("token_hash = ?", hash).Take(&sess).Error
+	if db.IsNotFound(err) {
+		return auth.SessionRecord{}, auth.ErrNoCredential
+	}
+	if err != nil {
+		return auth.SessionRecord{}, err
+	}
+	return auth.SessionRecord{ID: sess.ID, UserID: sess.UserID, CSRFToken: sess.CSRFToken, ExpiresAt: sess.ExpiresAt}, nil
+}
+
+// TouchKey implements auth.Credentials. It writes at most once a minute per key.
+func (s *Store) TouchKey(ctx context.Context, keyID string, at time.Time) error {
+	return s.db.WithContext(ctx).Model(&APIKey{}).
+		Where("id = ? AND (last_used_at IS NULL OR last_used_at < ?)", keyID, at.Add(-time.Minute)).
+		Update("last_used_at", at).Error
+}

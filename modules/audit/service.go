@@ -1,0 +1,82 @@
+package audit
+
+import (
+	"context"
+
+	"go.uber.org/fx"
+	"gorm.io/gorm"
+
+	"folio/platform/auditlog"
+	"folio/platform/auth"
+	"folio/platform/clock"
+	"folio/platform/ids"
+	"folio/platform/paginate"
+)
+
+// Service records actions and reads the log back under the visibility rules of CONTRACT.md
+// section 7.
+type Service struct {
+	store *Store
+	clock clock.Clock
+}
+
+// ServiceParams are the dependencies of NewService.
+type ServiceParams struct {
+	fx.In
+	Store *Store
+	Clock clock.Clock
+}
+
+// NewService returns the audit service.
+func NewService(p ServiceParams) *Service { return &Service{store: p.Store, clock: p.Clock} }
+
+// Record implements auditlog.Recorder: it writes in the caller's transaction tx.
+func (s *Service) Record(ctx context.Context, tx *gorm.DB, p *auth.Principal, e auditlog.Entry) error {
+	row := Entry{
+		Action: e.Action, ResourceType: e.ResourceType, ResourceID: e.ResourceID, ActorUserID: p.UserID,
+		WorkspaceID: e.WorkspaceID, NotebookID: e.NotebookID, CreatedAt: s.clock.Now(),
+	}
+	if p.Kind == auth.KindKey {
+		row.APIKeyID, row.APIKeyName, row.APIKeyPrefix = &p.KeyID, &p.KeyName, &p.KeyPrefix
+	}
+	return s.store.insert(ctx, tx, &row)
+}
+
+// Filter narrows the log.
+type Filter struct {
+	ResourceType string // "" for all
+	APIKeyID     string // "" for all
+}
+
+// List returns a page of the entries the principal may see: a session or an unrestricted key the
+// entries its user caused; a workspace-scoped key those on resources of its workspace; a
+// notebook-scoped key those of its notebook. APIKeyID narrows to one key of the caller's own user
+// (an id of somebody else's key, or of no key, gives an empty list).
+func (s *Service) List(ctx context.Context, p *auth.Principal, f Filter, page paginate.Params) ([]Entry, *string, error) {
+	if f.ResourceType != "" && f.ResourceType != "note" && f.ResourceType != "task" && f.ResourceType != "notebook" {
+		return nil, nil, ErrResourceType
+	}
+	if f.APIKeyID != "" && !ids.Valid(f.APIKeyID) {
+		return nil, nil, ErrAPIKeyID
+	}
+	visible := func(q *gorm.DB) *gorm.DB {
+		switch {
+		case p.NotebookID != nil:
+			return q.Where("audit_entries.notebook_id = ?", *p.NotebookID)
+		case p.WorkspaceID != nil:
+			return q.Where("audit_entries.workspace_id = ?", *p.WorkspaceID)
+		default:
+			return q.Where("audit_entries.actor_user_id = ?", p.UserID)
+		}
+	}
+	filters := func(q *gorm.DB) *gorm.DB {
+		if f.ResourceType != "" {
+			q = q.Where("audit_entries.resource_type = ?", f.ResourceType)
+		}
+		if f.APIKeyID != "" {
+			q = q.Where("audit_entries.api_key_id = ? AND audit_entries.actor_user_id = ?", f.APIKeyID, p.UserID)
+		}
+		return q
+	}
+	return s.store.list(ctx, visible, filters, page)
+}

@@ -1,0 +1,120 @@
+package notebooks
+
+import (
+	"context"
+	"errors"
+
+	"gorm.io/gorm"
+
+	"folio/platform/apierr"
+	"folio/platform/auth"
+	"folio/platform/ids"
+)
+
+// Memberships is what the notebooks module needs to know about workspaces (the workspaces module
+// provides it).
+type Memberships interface {
+	RoleOf(ctx context.Context, userID, workspaceID string) (string, error)
+	MemberWorkspaceIDs(userID string) *gorm.DB
+}
+
+// Access answers, for every module that stores things in notebooks, "may this principal use this
+// notebook?" and "which notebooks may it see?". Scope against method (read or write) is already
+// checked by the API guard; inside its reach a principal may read and write alike (OWNER and
+// MEMBER both edit a workspace's content).
+type Access struct {
+	store       *Store
+	memberships Memberships
+}
+
+// NewAccess returns the access service.
+func NewAccess(store *Store, memberships Memberships) *Access {
+	return &Access{store: store, memberships: memberships}
+}
+
+// Notebook returns the notebook named by id if the principal may use it. The codes follow
+// CONTRACT.md section 6:
+//   - a malformed or unknown id, or a notebook the user cannot reach: 404 NOTEBOOK_NOT_FOUND;
+//   - a notebook-scoped key naming another notebook: 403 KEY_NOTEBOOK_MISMATCH (decided before any
+//     lookup, so it says nothing about whether the other notebook exists);
+//   - a workspace-scoped key naming a notebook its user can reach but outside the key's
+//     workspace: 403 KEY_WORKSPACE_MISMATCH.
+//
+// tx may be nil; pass the caller's transaction to read inside it.
+func (a *Access) Notebook(ctx context.Context, tx *gorm.DB, p *auth.Principal, id string) (Notebook, error) {
+	if !ids.Valid(id) {
+		return Notebook{}, ErrNotFound
+	}
+	if p.NotebookID != nil && *p.NotebookID != id {
+		return Notebook{}, apierr.ErrKeyNotebook
+	}
+	row, err := a.store.withRole(ctx, tx, id, p.UserID)
+	if err != nil {
+		return Notebook{}, err
+	}
+	if !reachable(row, p.UserID) {
+		return Notebook{}, ErrNotFound
+	}
+	if p.WorkspaceID != nil && (row.WorkspaceID == nil || *row.WorkspaceID != *p.WorkspaceID) {
+		return Notebook{}, apierr.ErrKeyWorkspace
+	}
+	return row.Notebook, nil
+}
+
+func reachable(row accessRow, userID string) bool {
+	if row.WorkspaceID == nil {
+		return row.OwnerID == userID
+	}
+	return row.Role != nil
+}
+
+// Visible narrows a query on the notebooks table to the notebooks the principal may see.
+func (a *Access) Visible(p *auth.Principal) func(*gorm.DB) *gorm.DB {
+	return func(q *gorm.DB) *gorm.DB {
+		switch {
+		case p.NotebookID != nil:
+			return q.Where("notebooks.id = ?", *p.NotebookID)
+		case p.WorkspaceID != nil:
+			return q.Where("notebooks.workspace_id = ?", *p.WorkspaceID)
+		default:
+			return q.Where("(notebooks.workspace_id IS NULL AND notebooks.owner_id = ?) OR notebooks.workspace_id IN (?)",
+				p.UserID, a.memberships.MemberWorkspaceIDs(p.UserID))
+		}
+	}
+}
+
+// VisibleIDs is a subquery of the ids of the notebooks the principal may see, for content modules'
+// list filters: `WHERE notebook_id IN (?)`.
+func (a *Access) VisibleIDs(db *gorm.DB, p *auth.Principal) *gorm.DB {
+	return a.Visible(p)(db.Table("notebooks").Select("notebooks.id"))
+}
+
+// CheckRestriction implements auth.RestrictionChecker: a restricted key works only while its
+// workspace or notebook is within its user's reach. A workspace the user was removed from gives
+// 403 NOT_WORKSPACE_MEMBER on every call.
+func (a *Access) CheckRestriction(ctx context.Context, userID string, workspaceID, notebookID *string) error {
+	if workspaceID != nil {
+		_, err := a.memberships.RoleOf(ctx, userID, *workspaceID)
+		var ae *apierr.Error
+		if err != nil && errors.As(err, &ae) && ae.Status == 404 {
+			return apierr.ErrNotMember
+		}
+		return err
+	}
+	if notebookID != nil {
+		if !ids.Valid(*notebookID) {
+			return ErrNotFound
+		}
+		row, err := a.store.withRole(ctx, nil, *notebookID, userID)
+		if err != nil {
+			return err
+		}
+		if !reachable(row, userID) {
+			if row.WorkspaceID != nil {
+				return apierr.ErrNotMember
+			}
+			return ErrNotFound
+		}
+	}
+	return nil
+}

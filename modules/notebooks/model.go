@@ -1,0 +1,24 @@
+package notebooks
+
+import "time"
+
+// Notebook holds notes and tasks. WorkspaceID nil means personal: it belongs to OwnerID alone.
+// For a workspace notebook OwnerID is its creator and access follows workspace membership.
+type Notebook struct {
+	ID          string  `gorm:"primaryKey;size:24"`
+	Name        string  `gorm:"size:160;not null"`
+	Color       string  `gorm:"size:16;not null"`
+	WorkspaceID *string `gorm:"size:24;index"`
+	OwnerID     string  `gorm:"size:24;not null;index"`
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+}
+
+// Colors a notebook may have; the first is the default.
+var Colors = []string{"gray", "red", "orange", "yellow", "green", "teal", "blue", "purple", "pink", "brown"}
+
+// accessRow is a notebook with the caller's role in its workspace ("" when not a member or personal).
+type accessRow struct {
+	Notebook
+	Role *string
+}

@@ -1,0 +1,25 @@
+// Package notebooks is the notebooks module: personal and workspace notebooks, and the Access
+// service every content module asks whether a principal may use a notebook.
+package notebooks
+
+import (
+	"go.uber.org/fx"
+
+	"folio/modules/workspaces"
+	"folio/platform/auth"
+	"folio/platform/httpx"
+)
+
+// Module wires the notebooks module.
+var Module = fx.Module("notebooks",
+	fx.Provide(
+		NewStore,
+		NewAccess,
+		NewService,
+		fx.Annotate(NewHandler, fx.As(new(httpx.Routes)), fx.ResultTags(`group:"routes"`)),
+		fx.Annotate(migrations, fx.ResultTags(`group:"migrations"`)),
+		func(a *Access) auth.RestrictionChecker { return a },
+		// The workspaces module answers the membership questions.
+		func(w *workspaces.Service) Memberships { return w },
+	),
+)

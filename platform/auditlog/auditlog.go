@@ -1,0 +1,26 @@
+// Package auditlog declares how a module records an action in the audit log: through Recorder,
+// inside the transaction of the change it records, so that the entry exists exactly when the
+// change does. The audit module implements it.
+package auditlog
+
+import (
+	"context"
+
+	"gorm.io/gorm"
+
+	"folio/platform/auth"
+)
+
+// Entry is one action on one resource.
+type Entry struct {
+	Action       string  // "<resourceType>.<verb>", e.g. note.update
+	ResourceType string  // note, task or notebook
+	ResourceID   string  //
+	WorkspaceID  *string // workspace of the resource (nil for a personal notebook's resources)
+	NotebookID   *string // notebook of the resource (for a notebook: itself)
+}
+
+// Recorder writes entries. tx is the caller's transaction.
+type Recorder interface {
+	Record(ctx context.Context, tx *gorm.DB, p *auth.Principal, e Entry) error
+}

@@ -1,0 +1,79 @@
+package auth
+
+import (
+	"sync"
+	"time"
+)
+
+// Cache keeps authenticated keys and sessions for a short time so that a request does not pay a
+// database round trip. Revocation: the instance that revokes calls Invalidate at once; every other
+// instance stops accepting the key when its entry expires, and the TTL is at most 5 seconds.
+type Cache struct {
+	ttl     time.Duration
+	mu      sync.Mutex
+	entries map[string]cacheEntry
+}
+
+type cacheEntry struct {
+	principal      Principal
+	restrictionErr error
+	sessionCSRF    string
+	secretHash     []byte
+	expires        time.Time
+}
+
+const cacheMaxEntries = 50_000
+
+// NewCache returns a cache whose entries live ttl (0 disables caching).
+func NewCache(ttl time.Duration) *Cache {
+	return &Cache{ttl: ttl, entries: map[string]cacheEntry{}}
+}
+
+func (c *Cache) get(key string, now time.Time) (cacheEntry, bool) {
+	if c.ttl <= 0 {
+		return cacheEntry{}, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.entries[key]
+	if !ok || now.After(e.expires) {
+		return cacheEntry{}, false
+	}
+	return e, true
+}
+
+func (c *Cache) put(key string, e cacheEntry, now time.Time) {
+	if c.ttl <= 0 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.entries) >= cacheMaxEntries {
+		// Entries are cheap to rebuild; dropping them all keeps memory bounded without bookkeeping.
+		c.entries = map[string]cacheEntry{}
+	}
+	e.expires = now.Add(c.ttl)
+	c.entries[key] = e
+}
+
+// InvalidateKey drops a key (by its 8-character prefix) from this instance's cache.
+func (c *Cache) InvalidateKey(prefix string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.entries, "k:"+prefix)
+}
+
+// InvalidateSession drops a session (by the hash of its token) from this instance's cache.
+func (c *Cache) InvalidateSession(tokenHash []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.entries, "s:"+string(tokenHash))
+}
+
+// Purge empties this instance's cache, e.g. after a membership change that may affect any key's
+// restriction.
+func (c *Cache) Purge() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.entries = map[string]cacheEntry{}
+}

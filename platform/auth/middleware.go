@@ -1,0 +1,215 @@
+package auth
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"go.uber.org/zap"
+
+	"folio/platform/apierr"
+	"folio/platform/clock"
+	"folio/platform/httpx"
+	"folio/platform/ratelimit"
+)
+
+// SessionCookie is the name of the web session cookie.
+const SessionCookie = "folio_session"
+
+// CSRFHeader carries the session's CSRF token on cookie-authenticated writes.
+const CSRFHeader = "X-CSRF-Token"
+
+// Guard is the API middleware: authentication, rate limit, scope.
+type Guard struct {
+	Credentials  Credentials
+	Restrictions RestrictionChecker
+	Hasher       Hasher
+	Cache        *Cache
+	UserLimit    ratelimit.Limiter // per user, shared by the session and every key
+	FailureLimit ratelimit.Limiter // per client address, counts failed authentications
+	Clock        clock.Clock
+	Log          *zap.Logger
+}
+
+// HashSessionToken returns the stored form of a session token.
+func HashSessionToken(token string) []byte {
+	sum := sha256.Sum256([]byte(token))
+	return sum[:]
+}
+
+// Middleware returns the gin handler. The order of checks is CONTRACT.md section 6's: 401, then
+// 429, then 403 INSUFFICIENT_SCOPE; request shape, access and existence are the handlers' part.
+func (g *Guard) Middleware() gin.HandlerFunc {
+	return func(c *gin.Context) {
+		p, err := g.authenticate(c)
+		if err != nil {
+			httpx.Fail(c, err)
+			return
+		}
+		httpx.SetUserID(c, p.UserID)
+		if err := g.limit(c, p.UserID); err != nil {
+			httpx.Fail(c, err)
+			return
+		}
+		if !p.Can(requiredScope(c.Request.Method)) {
+			httpx.Fail(c, apierr.ErrInsufficient)
+			return
+		}
+		WithPrincipal(c, p)
+		c.Next()
+	}
+}
+
+func requiredScope(method string) int {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions:
+		return ScopeRead
+	default:
+		return ScopeWrite
+	}
+}
+
+// authenticate resolves the principal. A wrong key or session counts against the client address;
+// once the address is over its limit, it gets 429 before any key is even looked at, so keys cannot
+// be guessed at speed.
+func (g *Guard) authenticate(c *gin.Context) (*Principal, error) {
+	header := c.GetHeader("Authorization")
+	cookie, cookieErr := c.Cookie(SessionCookie)
+	if header == "" && (cookieErr != nil || cookie == "") {
+		return nil, apierr.ErrUnauthenticated.WithMessage("the Authorization header is missing; send Authorization: Bearer <API key>")
+	}
+	addr := "authfail:" + c.ClientIP()
+	if d, err := g.FailureLimit.Peek(c.Request.Context(), addr); err == nil && !d.Allowed {
+		return nil, apierr.ErrRateLimited.WithMessage("too many failed authentications from this address; retry after 60 seconds")
+	}
+	var (
+		p   *Principal
+		err error
+	)
+	if header != "" { // an Authorization header wins over the cookie
+		p, err = g.fromKey(c.Request.Context(), header)
+	} else {
+		p, err = g.fromSession(c, cookie)
+	}
+	if err != nil {
+		if errors.Is(err, apierr.ErrUnauthenticated) {
+			_, _ = g.FailureLimit.Allow(c.Request.Context(), addr)
+		}
+		return nil, err
+	}
+	return p, nil
+}
+
+func (g *Guard) fromKey(ctx context.Context, header string) (*Principal, error) {
+	scheme, raw, ok := strings.Cut(header, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return nil, apierr.ErrUnauthenticated.WithMessage("the Authorization header must be \"Bearer <API key>\"")
+	}
+	prefix, secret, err := ParseKey(strings.TrimSpace(raw))
+	if err != nil {
+		return nil, apierr.ErrUnauthenticated.WithMessage("the API key is invalid")
+	}
+	now := g.Clock.Now()
+	entry, hit := g.Cache.get("k:"+prefix, now)
+	if !hit {
+		rec, err := g.Credentials.KeyByPrefix(ctx, prefix)
+		if errors.Is(err, ErrNoCredential) {
+			return nil, apierr.ErrUnauthenticated.WithMessage("the API key is invalid")
+		}
+		if err != nil {
+			return nil, err
+		}
+		if rec.Revoked {
+			return nil, apierr.ErrUnauthenticated.WithMessage("the API key has been revoked")
+		}
+		entry = cacheEntry{
+			secretHash: rec.SecretHash,
+			principal: Principal{
+				Kind: KindKey, UserID: rec.UserID, Scope: rec.Scope, KeyID: rec.ID, KeyName: rec.Name,
+				KeyPrefix: DisplayPrefix(rec.Prefix), WorkspaceID: rec.WorkspaceID, NotebookID: rec.NotebookID,
+			},
+		}
+		if rec.WorkspaceID != nil || rec.NotebookID != nil {
+			entry.restrictionErr = g.Restrictions.CheckRestriction(ctx, rec.UserID, rec.WorkspaceID, rec.NotebookID)
+			var ae *apierr.Error
+			if entry.restrictionErr != nil && !errors.As(entry.restrictionErr, &ae) {
+				return nil, entry.restrictionErr // a database failure is not a verdict: do not cache it
+			}
+		}
+		g.Cache.put("k:"+prefix, entry, now)
+		g.touch(rec.ID, now)
+	}
+	// The secret is checked on every request, cached or not: the cache maps a prefix to a hash,
+	// never to "accepted".
+	if !g.Hasher.Equal(secret, entry.secretHash) {
+		return nil, apierr.ErrUnauthenticated.WithMessage("the API key is invalid")
+	}
+	if entry.restrictionErr != nil {
+		return nil, entry.restrictionErr
+	}
+	p := entry.principal
+	return &p, nil
+}
+
+// touch records the key's last use without holding up the request.
+func (g *Guard) touch(keyID string, at time.Time) {
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := g.Credentials.TouchKey(ctx, keyID, at); err != nil {
+			g.Log.Warn("could not record key use", zap.Error(err))
+		}
+	}()
+}
+
+func (g *Guard) fromSession(c *gin.Context, token string) (*Principal, error) {
+	hash := HashSessionToken(token)
+	now := g.Clock.Now()
+	entry, hit := g.Cache.get("s:"+string(hash), now)
+	if !hit {
+		rec, err := g.Credentials.SessionByTokenHash(c.Request.Context(), hash)
+		if errors.Is(err, ErrNoCredential) {
+			return nil, apierr.ErrUnauthenticated.WithMessage("the session is invalid or has ended; sign in again")
+		}
+		if err != nil {
+			return nil, err
+		}
+		if !now.Before(rec.ExpiresAt) {
+			return nil, apierr.ErrUnauthenticated.WithMessage("the session has expired; sign in again")
+		}
+		entry = cacheEntry{
+			sessionCSRF: rec.CSRFToken,
+			principal:   Principal{Kind: KindSession, UserID: rec.UserID, Scope: ScopeReadWrite, SessionID: rec.ID},
+		}
+		g.Cache.put("s:"+string(hash), entry, now)
+	}
+	if requiredScope(c.Request.Method) == ScopeWrite {
+		sent := c.GetHeader(CSRFHeader)
+		if sent == "" || subtle.ConstantTimeCompare([]byte(sent), []byte(entry.sessionCSRF)) != 1 {
+			return nil, apierr.ErrCSRF
+		}
+	}
+	p := entry.principal
+	return &p, nil
+}
+
+// limit applies the per-user rolling-window limit and sets the limit headers.
+func (g *Guard) limit(c *gin.Context, userID string) error {
+	d, err := g.UserLimit.Allow(c.Request.Context(), "user:"+userID)
+	if err != nil {
+		return apierr.ErrUnavailable.WithMessage("the rate limiter is unavailable").Wrap(err)
+	}
+	c.Header("X-RateLimit-Limit", strconv.Itoa(d.Limit))
+	c.Header("X-RateLimit-Remaining", strconv.Itoa(d.Remaining))
+	c.Header("X-RateLimit-Reset", strconv.FormatInt(d.Reset.Unix(), 10))
+	if !d.Allowed {
+		return apierr.ErrRateLimited
+	}
+	return nil
+}

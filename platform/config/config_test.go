@@ -1,0 +1,47 @@
+package config_test
+
+import (
+	"testing"
+	"time"
+
+	"folio/platform/config"
+)
+
+func lookup(m map[string]string) func(string) (string, bool) {
+	return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
+}
+
+func TestDefaults(t *testing.T) {
+	c, err := config.FromLookup(lookup(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.HTTPAddr != ":8080" || c.RateLimit != 100 || c.NotebookItemLimit != 10000 || c.SQLitePath != "./folio-data/folio.db" || c.Postgres() {
+		t.Fatalf("unexpected defaults: %+v", c)
+	}
+}
+
+func TestOverridesAndErrors(t *testing.T) {
+	c, err := config.FromLookup(lookup(map[string]string{
+		"FOLIO_DATABASE_URL": "postgres://x@localhost/db", "FOLIO_RATE_LIMIT": "5", "FOLIO_KEY_CACHE_TTL": "1s",
+		"FOLIO_TRUSTED_PROXIES": "10.0.0.0/8, 127.0.0.1/32",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.Postgres() || c.RateLimit != 5 || c.KeyCacheTTL != time.Second || len(c.TrustedProxies) != 2 {
+		t.Fatalf("overrides not applied: %+v", c)
+	}
+	for name, env := range map[string]map[string]string{
+		"bad int":       {"FOLIO_RATE_LIMIT": "many"},
+		"zero limit":    {"FOLIO_RATE_LIMIT": "0"},
+		"bad duration":  {"FOLIO_KEY_CACHE_TTL": "soon"},
+		"ttl too long":  {"FOLIO_KEY_CACHE_TTL": "10s"},
+		"mysql url":     {"FOLIO_DATABASE_URL": "mysql://x"},
+		"cookie secure": {"FOLIO_COOKIE_SECURE": "yes"},
+	} {
+		if _, err := config.FromLookup(lookup(env)); err == nil {
+			t.Errorf("%s: want an error", name)
+		}
+	}
+}

@@ -1,0 +1,148 @@
+// Package db opens folio's database (PostgreSQL or the embedded SQLite file), sizes its pool,
+// runs the migrations the modules contribute, and offers the transaction helpers the stores use.
+package db
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/glebarez/sqlite"
+	"go.uber.org/zap"
+	"gorm.io/driver/postgres"
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+	"gorm.io/gorm/logger"
+)
+
+// Options say which database to open and how large its pool is.
+type Options struct {
+	URL          string // postgres://... ; empty selects SQLite at SQLitePath
+	SQLitePath   string
+	MaxOpenConns int
+	MaxIdleConns int
+}
+
+// Open opens the database and configures the connection pool.
+//
+// MaxOpenConns and MaxIdleConns default to the same number (4 per CPU, at least 8) so that a burst
+// does not open and close connections: database/sql keeps only 2 idle by default, which under load
+// means a new TCP+auth handshake (PostgreSQL) for most requests. SQLite runs in WAL mode, so the
+// pool's connections read concurrently; writers serialise on BEGIN IMMEDIATE and wait up to
+// busy_timeout (10 s) for each other, and for a CLI running beside the server.
+func Open(opts Options, log *zap.Logger) (*gorm.DB, error) {
+	cfg := &gorm.Config{
+		Logger:                                   newLogger(log),
+		NowFunc:                                  func() time.Time { return time.Now().UTC().Truncate(time.Millisecond) },
+		DisableForeignKeyConstraintWhenMigrating: false,
+		TranslateError:                           true,
+	}
+	var (
+		gdb *gorm.DB
+		err error
+	)
+	if opts.URL != "" {
+		gdb, err = gorm.Open(postgres.Open(opts.URL), cfg)
+	} else {
+		path := opts.SQLitePath
+		if dir := filepath.Dir(path); dir != "" {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return nil, fmt.Errorf("create sqlite directory: %w", err)
+			}
+		}
+		dsn := path + "?_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)&_txlock=immediate"
+		gdb, err = gorm.Open(sqlite.Open(dsn), cfg)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open database: %w", err)
+	}
+	sqlDB, err := gdb.DB()
+	if err != nil {
+		return nil, err
+	}
+	sqlDB.SetMaxOpenConns(opts.MaxOpenConns)
+	sqlDB.SetMaxIdleConns(min(opts.MaxIdleConns, opts.MaxOpenConns))
+	sqlDB.SetConnMaxIdleTime(5 * time.Minute)
+	sqlDB.SetConnMaxLifetime(time.Hour)
+	return gdb, nil
+}
+
+// IsPostgres reports whether gdb talks to PostgreSQL.
+func IsPostgres(gdb *gorm.DB) bool { return gdb.Dialector.Name() == "postgres" }
+
+// ForUpdate locks the selected rows until the transaction ends. On PostgreSQL it is SELECT ... FOR
+// UPDATE; SQLite has no row locks, but folio opens SQLite transactions with BEGIN IMMEDIATE
+// (_txlock=immediate), which takes the database's write lock at the start of every transaction, so
+// the same read-then-write sections are serialised there too.
+func ForUpdate(tx *gorm.DB) *gorm.DB {
+	if IsPostgres(tx) {
+		return tx.Clauses(clause.Locking{Strength: "UPDATE"})
+	}
+	return tx
+}
+
+// Transaction runs fn in a transaction on gdb bound to ctx.
+func Transaction(ctx context.Context, gdb *gorm.DB, fn func(tx *gorm.DB) error) error {
+	return gdb.WithContext(ctx).Transaction(fn)
+}
+
+// IsUniqueViolation reports whether err is a unique-constraint violation on either database.
+func IsUniqueViolation(err error) bool {
+	if errors.Is(err, gorm.ErrDuplicatedKey) {
+		return true
+	}
+	// The SQLite driver does not translate every constraint error; match its text.
+	return err != nil && strings.Contains(err.Error(), "UNIQUE constraint failed")
+}
+
+// IsNotFound reports whether err says a row was not found.
+func IsNotFound(err error) bool { return errors.Is(err, gorm.ErrRecordNotFound) }
+
+type zapGormLogger struct {
+	log  *zap.Logger
+	slow time.Duration
+}
+
+func newLogger(log *zap.Logger) logger.Interface {
+	if log == nil {
+		log = zap.NewNop()
+	}
+	return &zapGormLogger{log: log.Named("db"), slow: 200 * time.Millisecond}
+}
+
+func (l *zapGormLogger) LogMode(logger.LogLevel) logger.Interface { return l }
+func (l *zapGormLogger) Info(_ context.Context, msg string, args ...any) {
+	l.log.Sugar().Infof(msg, args...)
+}
+func (l *zapGormLogger) Warn(_ context.Context, msg string, args ...any) {
+	l.log.Sugar().Warnf(msg, args...)
+}
+func (l *zapGormLogger) Error(_ context.Context, msg string, args ...any) {
+	l.log.Sugar().Errorf(msg, args...)
+}
+
+// Trace logs slow queries and unexpected errors. SQL text is logged, bound values are not (they
+// may hold secrets such as key hashes).
+func (l *zapGormLogger) Trace(_ context.Context, begin time.Time, fc func() (string, int64), err error) {
+	elapsed := time.Since(begin)
+	switch {
+	case err != nil && !errors.Is(err, gorm.ErrRecordNotFound) && !IsUniqueViolation(err) && !errors.Is(err, context.Canceled):
+		sql, _ := fc()
+		l.log.Warn("query failed", zap.Error(err), zap.Duration("elapsed", elapsed), zap.String("sql", redact(sql)))
+	case elapsed > l.slow:
+		sql, _ := fc()
+		l.log.Warn("slow query", zap.Duration("elapsed", elapsed), zap.String("sql", redact(sql)))
+	}
+}
+
+// redact cuts the SQL at its first quote: gorm renders bound values inline for logs.
+func redact(sql string) string {
+	if i := strings.IndexAny(sql, "'"); i >= 0 {
+		return sql[:i] + "…"
+	}
+	return sql
+}

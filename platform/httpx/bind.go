@@ -1,0 +1,186 @@
+package httpx
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"reflect"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/gin-gonic/gin"
+
+	"folio/platform/apierr"
+)
+
+// Optional is a body field whose absence, explicit null and value must be told apart (PATCH).
+// A field of this type accepts null only when its struct tag says `nullable:"true"`.
+type Optional[T any] struct {
+	Present bool // the field was in the body
+	Null    bool // the field was null
+	Value   T
+}
+
+func (o *Optional[T]) setPresent(null bool) { o.Present, o.Null = true, null }
+func (o *Optional[T]) valuePtr() any        { return &o.Value }
+
+type optional interface {
+	setPresent(null bool)
+	valuePtr() any
+}
+
+// serverFields are response fields that the server derives; a client sending one gets a message
+// that says so rather than "unknown field".
+var serverFields = map[string]bool{
+	"id": true, "hasDecision": true, "tags": true, "createdAt": true, "updatedAt": true,
+	"pendingSuggestion": true, "role": true, "members": true, "originalContent": true,
+}
+
+// Bind decodes the request body into dst, a pointer to a struct whose fields carry `json` tags,
+// strictly: the body must be application/json and a JSON object; an unknown or server-derived
+// field, a wrong JSON type or a null where none is allowed is 400 VALIDATION_ERROR naming the
+// field; a field tagged `binding:"required"` that is absent or null is 400 MISSING_FIELD.
+func Bind(c *gin.Context, dst any) error {
+	raw, err := readObject(c)
+	if err != nil {
+		return err
+	}
+	return bindFields(raw, dst)
+}
+
+func readObject(c *gin.Context) (map[string]json.RawMessage, error) {
+	mt, _, err := mime.ParseMediaType(c.GetHeader("Content-Type"))
+	if err != nil || mt != "application/json" {
+		return nil, apierr.Validation("Content-Type must be application/json")
+	}
+	body, err := io.ReadAll(c.Request.Body)
+	if err != nil {
+		var maxErr *http.MaxBytesError
+		if errors.As(err, &maxErr) {
+			return nil, errBodyTooLarge
+		}
+		return nil, apierr.Validation("the request body could not be read")
+	}
+	if !utf8.Valid(body) {
+		return nil, apierr.Validation("the request body is not valid UTF-8")
+	}
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) == 0 || trimmed[0] != '{' {
+		return nil, apierr.Validation("the request body must be a JSON object")
+	}
+	dec := json.NewDecoder(bytes.NewReader(trimmed))
+	var obj map[string]json.RawMessage
+	if err := dec.Decode(&obj); err != nil {
+		return nil, apierr.Validation("the request body is not valid JSON: %s", jsonProblem(err))
+	}
+	if dec.More() {
+		return nil, apierr.Validation("the request body must hold exactly one JSON object")
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, apierr.Validation("the request body must hold exactly one JSON object")
+	}
+	return obj, nil
+}
+
+func jsonProblem(err error) string {
+	var syn *json.SyntaxError
+	if errors.As(err, &syn) {
+		return syn.Error()
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return "unexpected end of input"
+	}
+	return "malformed"
+}
+
+func bindFields(obj map[string]json.RawMessage, dst any) error {
+	v := reflect.ValueOf(dst).Elem()
+	t := v.Type()
+	known := map[string]int{}
+	for i := 0; i < t.NumField(); i++ {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		if name != "" && name != "-" {
+			known[name] = i
+		}
+	}
+	// Unknown fields first, in a stable order, so the message does not depend on map order.
+	for _, name := range sortedKeys(obj) {
+		if _, ok := known[name]; !ok {
+			if serverFields[name] {
+				return apierr.Validation("field %q is set by the server and cannot be sent", name)
+			}
+			return apierr.Validation("unknown field %q", name)
+		}
+	}
+	for i := 0; i < t.NumField(); i++ {
+		sf := t.Field(i)
+		name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
+		if name == "" || name == "-" {
+			continue
+		}
+		required := sf.Tag.Get("binding") == "required"
+		raw, present := obj[name]
+		isNull := present && string(bytes.TrimSpace(raw)) == "null"
+		if !present || isNull {
+			if required {
+				return apierr.MissingField(name)
+			}
+			if !present {
+				continue
+			}
+		}
+		fv := v.Field(i)
+		target := fv.Addr().Interface()
+		if opt, ok := target.(optional); ok {
+			if isNull {
+				if sf.Tag.Get("nullable") != "true" {
+					return apierr.Validation("field %q may not be null", name)
+				}
+				opt.setPresent(true)
+				continue
+			}
+			opt.setPresent(false)
+			target = opt.valuePtr()
+		} else if isNull {
+			return apierr.Validation("field %q may not be null", name)
+		}
+		if err := json.Unmarshal(raw, target); err != nil {
+			return apierr.Validation("field %q must be %s", name, jsonTypeName(reflect.TypeOf(target).Elem()))
+		}
+	}
+	return nil
+}
+
+func jsonTypeName(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Pointer:
+		return jsonTypeName(t.Elem())
+	default:
+		return "an object"
+	}
+}
+
+func sortedKeys(m map[string]json.RawMessage) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	for i := 1; i < len(keys); i++ {
+		for j := i; j > 0 && keys[j] < keys[j-1]; j-- {
+			keys[j], keys[j-1] = keys[j-1], keys[j]
+		}
+	}
+	return keys
+}

@@ -1,0 +1,111 @@
+package httpx
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"runtime/debug"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
+	"go.uber.org/zap"
+
+	"folio/platform/apierr"
+)
+
+// MaxBodyBytes is the largest request body accepted (1 MiB).
+const MaxBodyBytes = 1 << 20
+
+// requestIDMiddleware keeps a client's X-Request-Id when it is a UUID and otherwise makes a UUIDv4.
+// Anything else a client sends is dropped, so logs cannot be forged through the header.
+func requestIDMiddleware(base *zap.Logger) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		id := c.GetHeader("X-Request-Id")
+		if u, err := uuid.Parse(id); err != nil || len(id) != 36 {
+			id = uuid.NewString()
+		} else {
+			id = u.String()
+		}
+		c.Set(ctxRequestID, id)
+		c.Set(ctxLogger, base.With(zap.String("requestId", id)))
+		c.Header("X-Request-Id", id)
+		c.Next()
+	}
+}
+
+// accessLogMiddleware logs one line per request. It never logs headers or bodies (they carry keys
+// and content).
+func accessLogMiddleware() gin.HandlerFunc {
+	return func(c *gin.Context) {
+		start := time.Now()
+		c.Next()
+		fields := []zap.Field{
+			zap.String("method", c.Request.Method),
+			zap.String("path", c.Request.URL.Path),
+			zap.Int("status", c.Writer.Status()),
+			zap.Duration("latency", time.Since(start)),
+			zap.Int("bytes", c.Writer.Size()),
+			zap.String("clientIp", c.ClientIP()),
+		}
+		if code := c.GetString(ctxErrCode); code != "" {
+			fields = append(fields, zap.String("code", code))
+		}
+		if uid := c.GetString(ctxUserID); uid != "" {
+			fields = append(fields, zap.String("userId", uid))
+		}
+		Logger(c).Info("request", fields...)
+	}
+}
+
+// recoveryMiddleware turns a panic into a logged 500 envelope. http.ErrAbortHandler is re-raised,
+// as net/http expects.
+func recoveryMiddleware() gin.HandlerFunc {
+	return func(c *gin.Context) {
+		defer func() {
+			if r := recover(); r != nil {
+				if r == http.ErrAbortHandler {
+					panic(r)
+				}
+				Logger(c).Error("panic", zap.Any("panic", r), zap.ByteString("stack", debug.Stack()))
+				if !c.Writer.Written() {
+					WriteError(c, apierr.ErrInternal.Wrap(fmt.Errorf("panic: %v", r)))
+				}
+				c.Abort()
+			}
+		}()
+		c.Next()
+	}
+}
+
+// bodyLimitMiddleware caps every request body at MaxBodyBytes.
+func bodyLimitMiddleware() gin.HandlerFunc {
+	return func(c *gin.Context) {
+		if c.Request.ContentLength > MaxBodyBytes {
+			WriteError(c, errBodyTooLarge)
+			return
+		}
+		if c.Request.Body != nil {
+			c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, MaxBodyBytes)
+		}
+		c.Next()
+	}
+}
+
+var errBodyTooLarge = apierr.Validation("request body exceeds the 1 MiB limit")
+
+// envelopeMiddleware writes the error a handler recorded with Fail, once, as the envelope.
+func envelopeMiddleware() gin.HandlerFunc {
+	return func(c *gin.Context) {
+		c.Next()
+		if len(c.Errors) == 0 || c.Writer.Written() {
+			return
+		}
+		err := c.Errors.Last().Err
+		var maxErr *http.MaxBytesError
+		if errors.As(err, &maxErr) {
+			err = errBodyTooLarge
+		}
+		WriteError(c, err)
+	}
+}

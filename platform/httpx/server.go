@@ -1,0 +1,148 @@
+package httpx
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"go.uber.org/fx"
+	"go.uber.org/zap"
+
+	"folio/platform/apierr"
+)
+
+// EngineParams are what the engine is built from.
+type EngineParams struct {
+	fx.In
+	Logger         *zap.Logger
+	Routes         []Routes          `group:"routes"`
+	APIGuard       []gin.HandlerFunc `group:"apiGuard"`
+	TrustedProxies TrustedProxies
+}
+
+// TrustedProxies are the CIDRs whose X-Forwarded-For is believed when finding a client's address.
+type TrustedProxies []string
+
+// NewEngine builds the gin engine: gin.New() (no default middleware), folio's middleware chain,
+// every module's routes, and the envelope answers for unknown routes and methods.
+func NewEngine(p EngineParams) (*gin.Engine, error) {
+	gin.SetMode(gin.ReleaseMode)
+	e := gin.New()
+	e.HandleMethodNotAllowed = true
+	// A trailing slash or a wrong case is another path: answer 404, do not redirect API clients.
+	e.RedirectTrailingSlash = false
+	e.RedirectFixedPath = false
+	e.ContextWithFallback = true
+	if err := e.SetTrustedProxies(p.TrustedProxies); err != nil {
+		return nil, err
+	}
+	e.Use(requestIDMiddleware(p.Logger.Named("http")), accessLogMiddleware(), recoveryMiddleware(), envelopeMiddleware(), bodyLimitMiddleware())
+	e.NoRoute(func(c *gin.Context) { WriteError(c, apierr.ErrRouteNotFound) })
+	e.NoMethod(func(c *gin.Context) { WriteError(c, apierr.ErrMethodNotAllow) })
+
+	api := e.Group(APIBase, p.APIGuard...)
+	r := Router{Public: e, API: api}
+	for _, routes := range p.Routes {
+		routes.Register(r)
+	}
+	return e, nil
+}
+
+// Server is the HTTP server. Its listener is opened in the fx start hook, so a bad address fails
+// start-up, and it drains in-flight requests in the stop hook.
+type Server struct {
+	srv      *http.Server
+	listener net.Listener
+	log      *zap.Logger
+	addr     string
+	timeout  time.Duration
+}
+
+// ServerParams are what the server is built from.
+type ServerParams struct {
+	fx.In
+	Lifecycle fx.Lifecycle
+	Engine    *gin.Engine
+	Logger    *zap.Logger
+	Config    ServerConfig
+}
+
+// ServerConfig is where the server listens and how long it drains on stop.
+type ServerConfig struct {
+	Addr            string
+	ShutdownTimeout time.Duration
+}
+
+// NewServer builds the server and ties it to the fx lifecycle.
+func NewServer(p ServerParams) *Server {
+	s := &Server{
+		srv: &http.Server{
+			Handler:           p.Engine,
+			ReadHeaderTimeout: 10 * time.Second,
+			ReadTimeout:       30 * time.Second,
+			WriteTimeout:      60 * time.Second,
+			IdleTimeout:       120 * time.Second,
+			MaxHeaderBytes:    64 << 10,
+		},
+		log:     p.Logger.Named("http"),
+		addr:    p.Config.Addr,
+		timeout: p.Config.ShutdownTimeout,
+	}
+	p.Lifecycle.Append(fx.Hook{OnStart: s.start, OnStop: s.stop})
+	return s
+}
+
+func (s *Server) start(context.Context) error {
+	ln, err := net.Listen("tcp", s.addr)
+	if err != nil {
+		return err
+	}
+	s.listener = ln
+	s.log.Info("listening", zap.String("addr", ln.Addr().String()))
+	go func() {
+		if err := s.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			s.log.Error("server stopped", zap.Error(err))
+		}
+	}()
+	return nil
+}
+
+func (s *Server) stop(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	return s.srv.Shutdown(ctx)
+}
+
+// Addr returns the address the server listens on (useful when configured with port 0).
+func (s *Server) Addr() string {
+	if s.listener == nil {
+		return ""
+	}
+	return s.listener.Addr().String()
+}
+
+// Pinger is anything that can tell whether the database answers (*sql.DB does).
+type Pinger interface {
+	PingContext(ctx context.Context) error
+}
+
+// Health answers GET /healthz (the process is up) and GET /readyz (the database answers) without
+// authentication.
+type Health struct{ DB Pinger }
+
+// Register implements Routes.
+func (h Health) Register(r Router) {
+	r.Public.GET("/healthz", func(c *gin.Context) { c.JSON(http.StatusOK, gin.H{"status": "ok"}) })
+	r.Public.GET("/readyz", func(c *gin.Context) {
+		ctx, cancel := context.WithTimeout(c.Request.Context(), 2*time.Second)
+		defer cancel()
+		if err := h.DB.PingContext(ctx); err != nil {
+			WriteError(c, apierr.ErrUnavailable.WithMessage("the database does not answer").Wrap(err))
+			return
+		}
+		c.JSON(http.StatusOK, gin.H{"status": "ready"})
+	})
+}

@@ -1,0 +1,74 @@
+package httpx
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"folio/platform/apierr"
+)
+
+// TimeFormat is the wire format of every timestamp: UTC with milliseconds.
+const TimeFormat = "2006-01-02T15:04:05.000Z"
+
+// Time formats t for the wire.
+func Time(t time.Time) string { return t.UTC().Format(TimeFormat) }
+
+// TimePtr formats t, or returns nil (JSON null) when t is nil.
+func TimePtr(t *time.Time) *string {
+	if t == nil {
+		return nil
+	}
+	s := Time(*t)
+	return &s
+}
+
+// ParseDate accepts an RFC 3339 date-time with any offset (converted to UTC) or a plain
+// YYYY-MM-DD date (00:00 UTC). Precision beyond milliseconds is dropped, as the wire shows only ms.
+func ParseDate(field, s string) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t.UTC().Truncate(time.Millisecond), nil
+	}
+	if t, err := time.Parse(time.DateOnly, s); err == nil {
+		return t.UTC(), nil
+	}
+	return time.Time{}, apierr.Validation("field %q must be an ISO 8601 date (YYYY-MM-DD) or an RFC 3339 date-time", field)
+}
+
+// QueryBool reads a boolean query parameter: absent gives def; "true" and "false" only.
+func QueryBool(c *gin.Context, name string, def bool) (bool, error) {
+	v, ok := c.GetQuery(name)
+	if !ok {
+		return def, nil
+	}
+	switch v {
+	case "true":
+		return true, nil
+	case "false":
+		return false, nil
+	}
+	return false, apierr.Validation("query parameter %q must be true or false", name)
+}
+
+// QueryString reads an optional string query parameter; present but empty counts as absent.
+func QueryString(c *gin.Context, name string) (string, bool) {
+	v, ok := c.GetQuery(name)
+	return v, ok && v != ""
+}
+
+// QueryInt reads an optional integer query parameter.
+func QueryInt(c *gin.Context, name string) (int, bool, error) {
+	v, ok := c.GetQuery(name)
+	if !ok {
+		return 0, false, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return 0, true, apierr.Validation("query parameter %q must be an integer", name)
+	}
+	return n, true, nil
+}
+
+// OK is the body of the responses that only confirm: {"ok": true}.
+var OK = gin.H{"ok": true}

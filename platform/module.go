@@ -1,0 +1,166 @@
+// Package platform wires what every module shares into one fx module: configuration, logging,
+// the clock, the database and its migrations, the HTTP engine and server, authentication and the
+// rate limiters. Each piece lives in its own package and is usable without fx; this file only
+// connects them.
+package platform
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/redis/go-redis/v9"
+	"go.uber.org/fx"
+	"go.uber.org/fx/fxevent"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"gorm.io/gorm"
+
+	"folio/platform/auth"
+	"folio/platform/clock"
+	"folio/platform/config"
+	"folio/platform/db"
+	"folio/platform/httpx"
+	"folio/platform/ratelimit"
+)
+
+// Module provides the shared platform.
+var Module = fx.Module("platform",
+	fx.Provide(
+		config.FromEnv,
+		newLogger,
+		func() clock.Clock { return clock.System{} },
+		newDatabase,
+		newMigrated,
+		newLimiters,
+		func(c config.Config) auth.Hasher { return auth.NewHasher(c.KeyPepper) },
+		func(c config.Config) *auth.Cache { return auth.NewCache(c.KeyCacheTTL) },
+		newGuard,
+		fx.Annotate(func(g *auth.Guard) gin.HandlerFunc { return g.Middleware() }, fx.ResultTags(`group:"apiGuard"`)),
+		func(c config.Config) httpx.ServerConfig {
+			return httpx.ServerConfig{Addr: c.HTTPAddr, ShutdownTimeout: c.ShutdownTimeout}
+		},
+		func(c config.Config) httpx.TrustedProxies { return c.TrustedProxies },
+		fx.Annotate(newHealth, fx.As(new(httpx.Routes)), fx.ResultTags(`group:"routes"`)),
+		httpx.NewEngine,
+		newServer,
+	),
+)
+
+// WithLogger routes fx's own events to zap at debug level, so a CLI's output stays clean.
+var WithLogger = fx.WithLogger(func(l *zap.Logger) fxevent.Logger {
+	z := &fxevent.ZapLogger{Logger: l.Named("fx")}
+	z.UseLogLevel(zapcore.DebugLevel)
+	return z
+})
+
+func newLogger(c config.Config) (*zap.Logger, error) {
+	level, err := zapcore.ParseLevel(c.LogLevel)
+	if err != nil {
+		return nil, fmt.Errorf("FOLIO_LOG_LEVEL: %w", err)
+	}
+	zc := zap.NewProductionConfig()
+	if c.LogFormat == "console" {
+		zc = zap.NewDevelopmentConfig()
+	}
+	zc.Level = zap.NewAtomicLevelAt(level)
+	zc.OutputPaths = []string{"stderr"}
+	zc.DisableStacktrace = true
+	return zc.Build()
+}
+
+func newDatabase(lc fx.Lifecycle, c config.Config, log *zap.Logger) (*gorm.DB, error) {
+	gdb, err := db.Open(db.Options{URL: c.DatabaseURL, SQLitePath: c.SQLitePath, MaxOpenConns: c.DBMaxOpenConns, MaxIdleConns: c.DBMaxIdleConns}, log)
+	if err != nil {
+		return nil, err
+	}
+	lc.Append(fx.StopHook(func() error {
+		sqlDB, err := gdb.DB()
+		if err != nil {
+			return err
+		}
+		return sqlDB.Close()
+	}))
+	return gdb, nil
+}
+
+// Migrated is a marker: whatever depends on it starts after the migrations have run.
+type Migrated struct{}
+
+type migratedParams struct {
+	fx.In
+	Lifecycle fx.Lifecycle
+	DB        *gorm.DB
+	Sets      []db.Migrations `group:"migrations"`
+	Logger    *zap.Logger
+}
+
+func newMigrated(p migratedParams) Migrated {
+	p.Lifecycle.Append(fx.StartHook(func(ctx context.Context) error {
+		if err := db.Migrate(p.DB.WithContext(ctx), p.Sets); err != nil {
+			return fmt.Errorf("migrate: %w", err)
+		}
+		p.Logger.Debug("migrations applied")
+		return nil
+	}))
+	return Migrated{}
+}
+
+// Limiters are the two rate limiters of the API guard.
+type Limiters struct {
+	User    ratelimit.Limiter
+	Failure ratelimit.Limiter
+}
+
+// newLimiters builds in-memory limiters, or Redis-backed ones with an in-memory fallback when
+// FOLIO_REDIS_URL is set (see package ratelimit for what happens while Redis is unreachable).
+func newLimiters(lc fx.Lifecycle, c config.Config, clk clock.Clock, log *zap.Logger) (Limiters, error) {
+	const window = ratelimitWindow
+	userLocal := ratelimit.NewMemory(c.RateLimit, window, clk)
+	failLocal := ratelimit.NewMemory(c.AuthFailureLimit, window, clk)
+	if c.RedisURL == "" {
+		return Limiters{User: userLocal, Failure: failLocal}, nil
+	}
+	opts, err := redis.ParseURL(c.RedisURL)
+	if err != nil {
+		return Limiters{}, fmt.Errorf("FOLIO_REDIS_URL: %w", err)
+	}
+	opts.ContextTimeoutEnabled = true
+	client := redis.NewClient(opts)
+	lc.Append(fx.StopHook(client.Close))
+	named := log.Named("ratelimit")
+	return Limiters{
+		User:    ratelimit.NewFallback(ratelimit.NewRedis(client, "folio:rl:user:", c.RateLimit, window), userLocal, named, ratelimit.WithTimeout(c.RedisTimeout)),
+		Failure: ratelimit.NewFallback(ratelimit.NewRedis(client, "folio:rl:authfail:", c.AuthFailureLimit, window), failLocal, named, ratelimit.WithTimeout(c.RedisTimeout)),
+	}, nil
+}
+
+type guardParams struct {
+	fx.In
+	Credentials  auth.Credentials
+	Restrictions auth.RestrictionChecker
+	Hasher       auth.Hasher
+	Cache        *auth.Cache
+	Limiters     Limiters
+	Clock        clock.Clock
+	Logger       *zap.Logger
+}
+
+func newGuard(p guardParams) *auth.Guard {
+	return &auth.Guard{
+		Credentials: p.Credentials, Restrictions: p.Restrictions, Hasher: p.Hasher, Cache: p.Cache,
+		UserLimit: p.Limiters.User, FailureLimit: p.Limiters.Failure, Clock: p.Clock, Log: p.Logger.Named("auth"),
+	}
+}
+
+func newHealth(gdb *gorm.DB) (httpx.Health, error) {
+	sqlDB, err := gdb.DB()
+	return httpx.Health{DB: sqlDB}, err
+}
+
+// newServer builds the HTTP server after the migrations (its start hook then runs after theirs).
+func newServer(p httpx.ServerParams, _ Migrated) *httpx.Server { return httpx.NewServer(p) }
+
+// ratelimitWindow is the rolling window of both limits (CONTRACT.md section 8: per minute).
+const ratelimitWindow = 60 * time.Second

@@ -1,0 +1,131 @@
+// Package paginate is the one keyset paginator every list uses.
+//
+// Order: newest first, (created_at DESC, id DESC); the audit log orders by its integer id alone.
+// The cursor is the id of the last item of the previous page. The next page is everything strictly
+// after that item's position, found through a subquery on the item's own row, so:
+//   - items created between page requests sort before the cursor and never shift later pages;
+//   - items archived or deleted between requests simply stop appearing, and a cursor naming an
+//     archived or (soft-)deleted item still works, because the cursor is located through the
+//     caller's access scope only, not through the list's filters (archived, deleted_at);
+//   - a cursor naming no item the caller can reach finds no position and is 400 VALIDATION_ERROR.
+//
+// One page costs one query; only an empty page with a cursor costs a second, to tell "end of
+// list" from "unknown cursor".
+package paginate
+
+import (
+	"errors"
+	"strconv"
+
+	"github.com/gin-gonic/gin"
+	"gorm.io/gorm"
+
+	"folio/platform/apierr"
+	"folio/platform/ids"
+)
+
+// Limits of a page.
+const (
+	DefaultLimit = 20
+	MaxLimit     = 100
+)
+
+// Params are a page request.
+type Params struct {
+	Limit  int
+	Cursor string
+}
+
+// Parse validates the raw limit and cursor query values. A limit above MaxLimit is clamped; 0,
+// negative or not an integer is 400. The cursor must have the shape of an id (CUID2, or a positive
+// integer when numeric is true).
+func Parse(limit string, limitPresent bool, cursor string, numeric bool) (Params, error) {
+	p := Params{Limit: DefaultLimit, Cursor: cursor}
+	if limitPresent {
+		n, err := strconv.Atoi(limit)
+		if err != nil || n <= 0 {
+			return Params{}, apierr.Validation("query parameter \"limit\" must be an integer between 1 and %d", MaxLimit)
+		}
+		p.Limit = min(n, MaxLimit)
+	}
+	if cursor != "" {
+		ok := ids.Valid(cursor)
+		if numeric {
+			n, err := strconv.ParseInt(cursor, 10, 64)
+			ok = err == nil && n > 0
+		}
+		if !ok {
+			return Params{}, errUnknownCursor
+		}
+	}
+	return p, nil
+}
+
+var errUnknownCursor = apierr.Validation("query parameter \"cursor\" names no item of this list")
+
+// Keyset says how a list is ordered.
+type Keyset struct {
+	// Table qualifies the columns (lists may join other tables).
+	Table string
+	// ByIDOnly orders by the id alone (the audit log's integer ids); otherwise by created_at, id.
+	ByIDOnly bool
+}
+
+// Page is the response shape of every list.
+type Page[T any] struct {
+	Data       []T     `json:"data"`
+	NextCursor *string `json:"nextCursor"`
+}
+
+// Find loads one page. list is the query with the list's scope and filters; scope is the same
+// table with the caller's access scope only (no archived/deleted filters), used to locate the
+// cursor. idOf returns a row's id as the cursor string.
+func Find[T any](list, scope *gorm.DB, ks Keyset, p Params, idOf func(T) string) ([]T, *string, error) {
+	col := func(c string) string { return ks.Table + "." + c }
+	q := list
+	if p.Cursor != "" {
+		if ks.ByIDOnly {
+			pos := scope.Session(&gorm.Session{NewDB: false}).Select(col("id")).Where(col("id")+" = ?", p.Cursor)
+			q = q.Where(col("id")+" < (?)", pos)
+		} else {
+			pos := scope.Session(&gorm.Session{NewDB: false}).Select(col("created_at")).Where(col("id")+" = ?", p.Cursor)
+			q = q.Where("("+col("created_at")+" < (?) OR ("+col("created_at")+" = (?) AND "+col("id")+" < ?))", pos, pos, p.Cursor)
+		}
+	}
+	if ks.ByIDOnly {
+		q = q.Order(col("id") + " DESC")
+	} else {
+		q = q.Order(col("created_at") + " DESC").Order(col("id") + " DESC")
+	}
+	var rows []T
+	if err := q.Limit(p.Limit + 1).Find(&rows).Error; err != nil {
+		return nil, nil, err
+	}
+	if len(rows) == 0 && p.Cursor != "" {
+		var n int64
+		if err := scope.Where(col("id")+" = ?", p.Cursor).Count(&n).Error; err != nil {
+			return nil, nil, err
+		}
+		if n == 0 {
+			return nil, nil, errUnknownCursor
+		}
+	}
+	if len(rows) > p.Limit {
+		rows = rows[:p.Limit]
+		next := idOf(rows[len(rows)-1])
+		return rows, &next, nil
+	}
+	if rows == nil {
+		rows = []T{}
+	}
+	return rows, nil, nil
+}
+
+// IsUnknownCursor reports whether err is the unknown-cursor error.
+func IsUnknownCursor(err error) bool { return errors.Is(err, errUnknownCursor) }
+
+// FromGin reads limit and cursor from the request's query.
+func FromGin(c *gin.Context, numericCursor bool) (Params, error) {
+	limit, limitPresent := c.GetQuery("limit")
+	return Parse(limit, limitPresent, c.Query("cursor"), numericCursor)
+}
