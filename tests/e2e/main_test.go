@@ -1,0 +1,18 @@
+// Package e2e holds folio's end-to-end suites: the real application and HTTP server, spoken to
+// over HTTP, once on SQLite and once on PostgreSQL.
+package e2e
+
+import (
+	"os"
+	"testing"
+
+	"folio/tests/testenv"
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	testenv.DropTemplate()
+	_ = testenv.StopPostgres()
+	_ = testenv.StopRedis()
+	os.Exit(code)
+}
