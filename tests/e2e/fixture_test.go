@@ -16,15 +16,15 @@ import (
 //
 // Ann has a key of every kind; Carl one read+write key.
 type world struct {
-	s                              *apitest.Server
-	ann, bob, carl                 apitest.User
-	team, carlWS                   string // workspace ids
-	annNB, teamNB, carlNB          string // notebook ids
-	annRW, annRead, annWrite       string // unrestricted keys of Ann, scope 3, 1, 2
-	annTeam, annTeamRead           string // Ann's keys restricted to Team (scope 3, 1)
-	annTeamNB, annPersonalNB       string // Ann's keys restricted to a notebook (scope 3)
-	annRevoked, annRotatedAway     string // Ann's keys that no longer work
-	bobRW, carlRW                  string
+	s                          *apitest.Server
+	ann, bob, carl             apitest.User
+	team, carlWS               string // workspace ids
+	annNB, teamNB, carlNB      string // notebook ids
+	annRW, annRead, annWrite   string // unrestricted keys of Ann, scope 3, 1, 2
+	annTeam, annTeamRead       string // Ann's keys restricted to Team (scope 3, 1)
+	annTeamNB, annPersonalNB   string // Ann's keys restricted to a notebook (scope 3)
+	annRevoked, annRotatedAway string // Ann's keys that no longer work
+	bobRW, carlRW              string
 }
 
 func newWorld(t *testing.T, s *apitest.Server) *world {
