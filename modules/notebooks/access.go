@@ -8,6 +8,7 @@ import (
 
 	"folio/platform/apierr"
 	"folio/platform/auth"
+	"folio/platform/config"
 	"folio/platform/ids"
 )
 
@@ -25,11 +26,12 @@ type Memberships interface {
 type Access struct {
 	store       *Store
 	memberships Memberships
+	itemLimit   int
 }
 
 // NewAccess returns the access service.
-func NewAccess(store *Store, memberships Memberships) *Access {
-	return &Access{store: store, memberships: memberships}
+func NewAccess(store *Store, memberships Memberships, cfg config.Config) *Access {
+	return &Access{store: store, memberships: memberships, itemLimit: cfg.NotebookItemLimit}
 }
 
 // Notebook returns the notebook named by id if the principal may use it. The codes follow
@@ -117,4 +119,34 @@ func (a *Access) CheckRestriction(ctx context.Context, userID string, workspaceI
 		}
 	}
 	return nil
+}
+
+// Reserve takes n item slots in a notebook inside the caller's transaction tx: one conditional
+// UPDATE, so concurrent creates and moves cannot pass the limit together. A full notebook gives
+// 403 ITEM_LIMIT_REACHED.
+func (a *Access) Reserve(ctx context.Context, tx *gorm.DB, notebookID string, n int) error {
+	res := tx.WithContext(ctx).Model(&Notebook{}).
+		Where("id = ? AND item_count + ? <= ?", notebookID, n, a.itemLimit).
+		Update("item_count", gorm.Expr("item_count + ?", n))
+	if res.Error != nil {
+		return res.Error
+	}
+	if res.RowsAffected == 0 {
+		return apierr.ErrItemLimit.WithMessage("the notebook holds its maximum of %d notes and tasks", a.itemLimit)
+	}
+	return nil
+}
+
+// Release gives back n item slots (an item was deleted or moved out).
+func (a *Access) Release(ctx context.Context, tx *gorm.DB, notebookID string, n int) error {
+	return tx.WithContext(ctx).Model(&Notebook{}).Where("id = ?", notebookID).
+		Update("item_count", gorm.Expr("item_count - ?", n)).Error
+}
+
+// SpaceOf is the tag space of a notebook: its workspace, or its owner for a personal notebook.
+func SpaceOf(n Notebook) string {
+	if n.WorkspaceID != nil {
+		return *n.WorkspaceID
+	}
+	return n.OwnerID
 }

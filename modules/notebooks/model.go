@@ -10,7 +10,11 @@ type Notebook struct {
 	Color       string  `gorm:"size:16;not null"`
 	WorkspaceID *string `gorm:"size:24;index"`
 	OwnerID     string  `gorm:"size:24;not null;index"`
-	CreatedAt   time.Time
+	// ItemCount is the number of notes and tasks (archived included, deleted not) in the
+	// notebook. It is changed only by a conditional UPDATE inside the writer's transaction, so the
+	// database itself holds the item limit under concurrent creates and moves.
+	ItemCount int `gorm:"not null;default:0"`
+	CreatedAt time.Time
 	UpdatedAt   time.Time
 }
 
