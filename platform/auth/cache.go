@@ -18,6 +18,7 @@ type cacheEntry struct {
 	principal      Principal
 	restrictionErr error
 	sessionCSRF    string
+	sessionExpires time.Time // a cached session is refused from this instant on, like an uncached one
 	secretHash     []byte
 	expires        time.Time
 }

@@ -180,14 +180,16 @@ func (g *Guard) fromSession(c *gin.Context, token string) (*Principal, error) {
 		if err != nil {
 			return nil, err
 		}
-		if !now.Before(rec.ExpiresAt) {
-			return nil, apierr.ErrUnauthenticated.WithMessage("the session has expired; sign in again")
-		}
 		entry = cacheEntry{
-			sessionCSRF: rec.CSRFToken,
-			principal:   Principal{Kind: KindSession, UserID: rec.UserID, Scope: ScopeReadWrite, SessionID: rec.ID},
+			sessionCSRF:    rec.CSRFToken,
+			sessionExpires: rec.ExpiresAt,
+			principal:      Principal{Kind: KindSession, UserID: rec.UserID, Scope: ScopeReadWrite, SessionID: rec.ID},
 		}
 		g.Cache.put("s:"+string(hash), entry, now)
+	}
+	// Checked on every request, cached or not: a cache entry may outlive the session by its TTL.
+	if !now.Before(entry.sessionExpires) {
+		return nil, apierr.ErrUnauthenticated.WithMessage("the session has expired; sign in again")
 	}
 	if requiredScope(c.Request.Method) == ScopeWrite {
 		sent := c.GetHeader(CSRFHeader)
