@@ -1,0 +1,66 @@
+package apitest
+
+import (
+	"context"
+	"testing"
+
+	"go.uber.org/fx"
+
+	"folio/modules/accounts"
+	"folio/platform/auth"
+	"folio/platform/clock"
+	"folio/platform/config"
+)
+
+// FakeClock is the fx option that replaces the application's clock (the rate limiters, the key
+// and session cache, sessions and every timestamp the services write) with fake.
+func FakeClock(fake *clock.Fake) fx.Option {
+	return fx.Replace(fx.Annotate(fake, fx.As(new(clock.Clock))))
+}
+
+// StartFx starts a server on a fresh database of the given kind, like Start, with extra fx options
+// (for example FakeClock) added to the application graph.
+func StartFx(t testing.TB, kind string, opts []Option, extra ...fx.Option) *Server {
+	t.Helper()
+	c := Config(t, kind)
+	for _, o := range opts {
+		o(&c)
+	}
+	return StartWith(t, c, extra...)
+}
+
+// RateLimit is an Option that sets the per-user limit (requests per rolling minute).
+func RateLimit(n int) Option { return func(c *config.Config) { c.RateLimit = n } }
+
+// AuthFailureLimit is an Option that sets the per-address limit on failed authentications.
+func AuthFailureLimit(n int) Option { return func(c *config.Config) { c.AuthFailureLimit = n } }
+
+// OpenSession signs u in to a web session (what the settings UI does after a password check).
+func (s *Server) OpenSession(t testing.TB, u User) accounts.SignedIn {
+	t.Helper()
+	si, err := s.Accounts.OpenSession(context.Background(), u.ID)
+	if err != nil {
+		t.Fatalf("open session: %v", err)
+	}
+	return si
+}
+
+// SessionHeader returns the request headers of a cookie-authenticated request: the folio_session
+// cookie and, when csrf is not empty, the X-CSRF-Token header.
+func SessionHeader(token, csrf string) map[string]string {
+	h := map[string]string{"Cookie": auth.SessionCookie + "=" + token}
+	if csrf != "" {
+		h[auth.CSRFHeader] = csrf
+	}
+	return h
+}
+
+// KeyPrefix returns the 8-character prefix of a raw key (the CLI and RevokeKey take it).
+func KeyPrefix(t testing.TB, raw string) string {
+	t.Helper()
+	prefix, _, err := auth.ParseKey(raw)
+	if err != nil {
+		t.Fatalf("not a key: %q", raw)
+	}
+	return prefix
+}
