@@ -15,7 +15,7 @@ type Notebook struct {
 	// database itself holds the item limit under concurrent creates and moves.
 	ItemCount int `gorm:"not null;default:0"`
 	CreatedAt time.Time
-	UpdatedAt   time.Time
+	UpdatedAt time.Time
 }
 
 // Colors a notebook may have; the first is the default.
