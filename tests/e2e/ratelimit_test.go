@@ -1,0 +1,424 @@
+package e2e
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"folio/platform/auth"
+	"folio/platform/clock"
+	"folio/platform/config"
+	"folio/tests/apitest"
+	"folio/tests/testenv"
+)
+
+const smallLimit = 5
+
+// limitHeaders returns X-RateLimit-Limit, -Remaining and -Reset of a response, failing the test
+// when one is missing or not an integer.
+func limitHeaders(t testing.TB, r apitest.Response) (limit, remaining int, reset int64) {
+	t.Helper()
+	num := func(name string) int64 {
+		v := r.Header.Get(name)
+		n, err := strconv.ParseInt(v, 10, 64)
+		if v == "" || err != nil {
+			t.Fatalf("header %s is %q on a %d response (%s)", name, v, r.Status, r.Body)
+		}
+		return n
+	}
+	return int(num("X-RateLimit-Limit")), int(num("X-RateLimit-Remaining")), num("X-RateLimit-Reset")
+}
+
+// checkLimited asserts a 429 RATE_LIMIT_EXCEEDED with the envelope and Retry-After: 60.
+func checkLimited(t testing.TB, r apitest.Response) {
+	t.Helper()
+	apitest.CheckEnvelope(t, r, http.StatusTooManyRequests, "RATE_LIMIT_EXCEEDED")
+	if got := r.Header.Get("Retry-After"); got != "60" {
+		t.Fatalf("Retry-After %q, want 60", got)
+	}
+}
+
+// checkAccepted asserts a response that passed the rate limit with the wanted status and the
+// wanted X-RateLimit-Remaining, with a Reset in the future and at most a minute away.
+func checkAccepted(t testing.TB, r apitest.Response, status, remaining int) {
+	t.Helper()
+	apitest.Must(t, r, status)
+	limit, rem, reset := limitHeaders(t, r)
+	if limit != smallLimit || rem != remaining {
+		t.Fatalf("X-RateLimit-Limit/Remaining = %d/%d, want %d/%d", limit, rem, smallLimit, remaining)
+	}
+	checkReset(t, reset)
+}
+
+func checkReset(t testing.TB, reset int64) {
+	t.Helper()
+	now := time.Now().Unix()
+	if reset <= now-1 || reset > now+60 {
+		t.Fatalf("X-RateLimit-Reset %d is not in (now, now+60] (now %d)", reset, now)
+	}
+}
+
+// TestRateLimit: with FOLIO_RATE_LIMIT=5 exactly five requests of a user are accepted in a minute,
+// then 429 with Retry-After: 60; the count is shared by all the user's keys and sessions and by
+// every kind of authenticated response, and nobody else is affected.
+func TestRateLimit(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
+		t.Run("exactly the limit, then 429", func(t *testing.T) {
+			u := s.NewUser(t, "Rita Limit")
+			key := s.NewKey(t, u, auth.ScopeReadWrite)
+			for i := range smallLimit {
+				checkAccepted(t, s.Get(t, key, "/notebooks"), 200, smallLimit-1-i)
+			}
+			for range 3 {
+				r := s.Get(t, key, "/notebooks")
+				checkLimited(t, r)
+				limit, rem, reset := limitHeaders(t, r)
+				if limit != smallLimit || rem != 0 {
+					t.Fatalf("429 carries X-RateLimit-Limit/Remaining %d/%d, want %d/0", limit, rem, smallLimit)
+				}
+				checkReset(t, reset)
+			}
+			// Writes are limited alike, and the 429 comes before any other check.
+			checkLimited(t, s.Post(t, key, "/notebooks", map[string]any{"name": "x"}))
+			checkLimited(t, s.Post(t, key, "/notebooks", "not json"))
+			checkLimited(t, s.Get(t, key, "/notebooks/doesnotexist"))
+		})
+
+		t.Run("limit headers on every authenticated response", func(t *testing.T) {
+			u := s.NewUser(t, "Hedda Headers")
+			rw, read := s.NewKey(t, u, auth.ScopeReadWrite), s.NewKey(t, u, auth.ScopeRead)
+			sess := s.OpenSession(t, u)
+			for i, tc := range []struct {
+				name   string
+				req    apitest.Request
+				status int
+			}{
+				{"200 list", apitest.Request{Method: "GET", Path: "/workspaces", Key: rw}, 200},
+				{"201 create", apitest.Request{Method: "POST", Path: "/notebooks", Key: rw, Body: map[string]any{"name": "n"}}, 201},
+				{"404 unknown notebook", apitest.Request{Method: "GET", Path: "/notebooks/zzzzzzzzzzzzzzzzzzzzzzzz", Key: read}, 404},
+				{"403 scope", apitest.Request{Method: "POST", Path: "/notebooks", Key: read, Body: map[string]any{"name": "n"}}, 403},
+				{"400 validation", apitest.Request{Method: "GET", Path: "/audit-log?limit=0", Header: apitest.SessionHeader(sess.Token, "")}, 400},
+			} {
+				t.Run(tc.name, func(t *testing.T) {
+					checkAccepted(t, s.Do(t, tc.req), tc.status, smallLimit-1-i)
+				})
+			}
+		})
+
+		t.Run("shared by two keys and the session; other users unaffected", func(t *testing.T) {
+			u, other := s.NewUser(t, "Sam Shared"), s.NewUser(t, "Olga Other")
+			k1, k2 := s.NewKey(t, u, auth.ScopeRead), s.NewKey(t, u, auth.ScopeReadWrite)
+			sess := s.OpenSession(t, u)
+			otherKey := s.NewKey(t, other, auth.ScopeRead)
+			byKey := func(k string) apitest.Request { return apitest.Request{Method: "GET", Path: "/notebooks", Key: k} }
+			bySession := apitest.Request{Method: "GET", Path: "/notebooks", Header: apitest.SessionHeader(sess.Token, "")}
+			order := []apitest.Request{byKey(k1), byKey(k2), bySession, byKey(k1), byKey(k2)}
+			for i, req := range order {
+				checkAccepted(t, s.Do(t, req), 200, smallLimit-1-i)
+			}
+			for _, req := range []apitest.Request{bySession, byKey(k1), byKey(k2)} {
+				checkLimited(t, s.Do(t, req))
+			}
+			// A new key of the limited user is limited too: the limit is per user, not per key.
+			checkLimited(t, s.Get(t, s.NewKey(t, u, auth.ScopeRead), "/notebooks"))
+			checkAccepted(t, s.Get(t, otherKey, "/notebooks"), 200, smallLimit-1)
+		})
+	}, apitest.RateLimit(smallLimit))
+}
+
+// TestRateLimitWindow controls time with a fake clock and walks the rolling window: no 60-second
+// interval ever holds more than the limit, a slot frees exactly when the oldest accepted request
+// leaves the window, and rejected requests are not counted.
+func TestRateLimitWindow(t *testing.T) {
+	for _, kind := range apitest.Databases {
+		t.Run(kind, func(t *testing.T) {
+			t0 := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+			fake := clock.NewFake(t0)
+			s := apitest.StartFx(t, kind, []apitest.Option{apitest.RateLimit(smallLimit)}, apitest.FakeClock(fake))
+			u := s.NewUser(t, "Walt Window")
+			key := s.NewKey(t, u, auth.ScopeRead)
+
+			var accepted, rejected []time.Duration // offsets from t0
+			at := func(d time.Duration) { fake.Set(t0.Add(d)) }
+			send := func() apitest.Response {
+				t.Helper()
+				r := s.Get(t, key, "/notebooks")
+				off := fake.Now().Sub(t0)
+				switch r.Status {
+				case 200:
+					accepted = append(accepted, off)
+				case 429:
+					checkLimited(t, r)
+					rejected = append(rejected, off)
+				default:
+					t.Fatalf("status %d at t0+%v: %s", r.Status, off, r.Body)
+				}
+				return r
+			}
+			// expect sends n requests that must be accepted, then one that must be rejected whose
+			// X-RateLimit-Reset is t0+resetAt (when the oldest counted request leaves).
+			expect := func(d time.Duration, n int, resetAt time.Duration) {
+				t.Helper()
+				at(d)
+				for i := range n {
+					if r := send(); r.Status != 200 {
+						t.Fatalf("t0+%v: request %d of %d refused: %s", d, i+1, n, r.Body)
+					}
+				}
+				r := send()
+				if r.Status != 429 {
+					t.Fatalf("t0+%v: request %d accepted, want 429 (accepted so far at %v)", d, n+1, accepted)
+				}
+				if _, _, reset := limitHeaders(t, r); reset != t0.Add(resetAt).Unix() {
+					t.Fatalf("t0+%v: X-RateLimit-Reset = t0%+ds, want t0+%v", d, reset-t0.Unix(), resetAt)
+				}
+			}
+
+			// The limiter runs on the replaced clock: its Reset is computed from the fake t0.
+			at(0)
+			r := send()
+			if _, _, reset := limitHeaders(t, r); reset != t0.Add(time.Minute).Unix() {
+				t.Fatalf("X-RateLimit-Reset = %d, want the fake clock's t0+60s = %d: the limiter does not use the replaced clock", reset, t0.Add(time.Minute).Unix())
+			}
+			at(time.Second)
+			send()
+			expect(59*time.Second, 3, 60*time.Second) // 5 in the window now
+			for range 10 {                            // rejected ones do not count
+				send()
+			}
+			expect(60*time.Second-time.Nanosecond, 0, 60*time.Second) // the t=0 request is still inside
+			expect(60*time.Second, 1, 61*time.Second)                 // it has left: exactly one slot
+			expect(61*time.Second-time.Nanosecond, 0, 61*time.Second)
+			expect(61*time.Second, 1, 119*time.Second)
+			expect(90*time.Second, 0, 119*time.Second)
+			expect(119*time.Second-time.Nanosecond, 0, 119*time.Second)
+			expect(119*time.Second, 3, 120*time.Second) // the three of t=59s leave together
+			expect(120*time.Second, 1, 121*time.Second)
+			expect(121*time.Second, 1, 179*time.Second)
+			expect(1000*time.Second, smallLimit, 1060*time.Second) // after a quiet spell: the limit, not more
+
+			// No 60-second window ever held more than the limit, and every refusal happened with
+			// a full window: slots freed exactly when the oldest request left.
+			inWindow := func(end time.Duration) int {
+				n := 0
+				for _, a := range accepted {
+					if a > end-time.Minute && a <= end {
+						n++
+					}
+				}
+				return n
+			}
+			for _, a := range accepted {
+				if n := inWindow(a); n > smallLimit {
+					t.Fatalf("the window ending at t0+%v holds %d accepted requests (limit %d)", a, n, smallLimit)
+				}
+			}
+			for _, r := range rejected {
+				if n := inWindow(r); n != smallLimit {
+					t.Fatalf("refused at t0+%v although the window held only %d accepted requests", r, n)
+				}
+			}
+			t.Logf("%d accepted, %d refused over %v of fake time", len(accepted), len(rejected), fake.Now().Sub(t0))
+		})
+	}
+}
+
+// TestAuthFailureLimit: after FOLIO_AUTH_FAILURE_LIMIT failed authentications an address gets 429
+// on every request with credentials, even a valid key, until the failures leave the window.
+// Requests without any credentials are not failures.
+func TestAuthFailureLimit(t *testing.T) {
+	for _, kind := range apitest.Databases {
+		t.Run(kind, func(t *testing.T) {
+			fake := clock.NewFake(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
+			trustLoopback := func(c *config.Config) { c.TrustedProxies = []string{"127.0.0.1/32"} }
+			s := apitest.StartFx(t, kind, []apitest.Option{apitest.AuthFailureLimit(3), trustLoopback}, apitest.FakeClock(fake))
+			u := s.NewUser(t, "Gus Guess")
+			valid := s.NewKey(t, u, auth.ScopeRead)
+			sess := s.OpenSession(t, u)
+			unknown, _, _ := auth.NewKey()
+			_, otherSecret, _ := auth.NewKey()
+			wrongSecret := "svc_live_" + apitest.KeyPrefix(t, valid) + "_" + otherSecret
+
+			from := func(addr string, h map[string]string) apitest.Request {
+				hh := map[string]string{"X-Forwarded-For": addr}
+				for k, v := range h {
+					hh[k] = v
+				}
+				return apitest.Request{Method: "GET", Path: "/notebooks", Header: hh}
+			}
+			bearer := func(k string) map[string]string { return map[string]string{"Authorization": "Bearer " + k} }
+			const guesser, neighbour = "203.0.113.7", "203.0.113.8"
+			steps := []struct {
+				name   string
+				req    apitest.Request
+				status int
+			}{
+				{"no credentials (not a failure)", from(guesser, nil), 401},
+				{"no credentials (not a failure)", from(guesser, nil), 401},
+				{"no credentials (not a failure)", from(guesser, nil), 401},
+				{"no credentials (not a failure)", from(guesser, nil), 401},
+				{"failure 1: unknown key", from(guesser, bearer(unknown)), 401},
+				{"failure 2: right prefix, wrong secret", from(guesser, bearer(wrongSecret)), 401},
+				{"valid key between failures (not a failure, not blocked)", from(guesser, bearer(valid)), 200},
+				{"no credentials again (not a failure)", from(guesser, nil), 401},
+				{"failure 3: unknown session cookie", from(guesser, apitest.SessionHeader("guessed-token", "")), 401},
+				{"blocked: valid key", from(guesser, bearer(valid)), 429},
+				{"blocked: valid session", from(guesser, apitest.SessionHeader(sess.Token, "")), 429},
+				{"blocked: another guess gets no verdict", from(guesser, bearer(wrongSecret)), 429},
+				{"blocked: malformed header", from(guesser, map[string]string{"Authorization": "Basic x"}), 429},
+				{"another address is not blocked", from(neighbour, bearer(valid)), 200},
+				{"another address gets its own 401s", from(neighbour, bearer(unknown)), 401},
+			}
+			for i, st := range steps {
+				r := s.Do(t, st.req)
+				switch st.status {
+				case 429:
+					checkLimited(t, r)
+				case 401:
+					apitest.CheckEnvelope(t, r, 401, "UNAUTHENTICATED")
+				default:
+					apitest.Must(t, r, st.status)
+				}
+				if t.Failed() {
+					t.Fatalf("step %d (%s)", i+1, st.name)
+				}
+			}
+			// Blocked attempts are not counted either: the block ends when the three failures leave.
+			fake.Advance(time.Minute - time.Nanosecond)
+			checkLimited(t, s.Do(t, from(guesser, bearer(valid))))
+			fake.Advance(time.Nanosecond)
+			apitest.Must(t, s.Do(t, from(guesser, bearer(valid))), 200)
+		})
+	}
+
+	t.Run("X-Forwarded-For is not believed from an untrusted peer", func(t *testing.T) {
+		s := apitest.Start(t, "sqlite", apitest.AuthFailureLimit(3)) // FOLIO_TRUSTED_PROXIES unset
+		u := s.NewUser(t, "Sly Spoofer")
+		valid := s.NewKey(t, u, auth.ScopeRead)
+		for i := range 3 {
+			r := s.Do(t, apitest.Request{Method: "GET", Path: "/notebooks", Header: map[string]string{
+				"Authorization": "Bearer svc_live_AAAAAAAA_BBBBBBBBBBBBBBBBBBBBBBBB", "X-Forwarded-For": fmt.Sprintf("198.51.100.%d", i+1)}})
+			apitest.CheckEnvelope(t, r, 401, "UNAUTHENTICATED")
+		}
+		r := s.Do(t, apitest.Request{Method: "GET", Path: "/notebooks", Header: map[string]string{
+			"Authorization": "Bearer " + valid, "X-Forwarded-For": "198.51.100.99"}})
+		checkLimited(t, r)
+	})
+}
+
+// TestRateLimitRedisShared: two instances sharing one Redis (and one database) enforce one limit.
+func TestRateLimitRedisShared(t *testing.T) {
+	for _, kind := range apitest.Databases {
+		t.Run(kind, func(t *testing.T) {
+			cfg := apitest.Config(t, kind)
+			cfg.RateLimit = smallLimit
+			cfg.RedisURL = testenv.RedisURL(t) // keys are per user id, and user ids are unique
+			a, b := apitest.StartWith(t, cfg), apitest.StartWith(t, cfg)
+			u, other := a.NewUser(t, "Rhea Redis"), a.NewUser(t, "Otto Other")
+			key := a.NewKey(t, u, auth.ScopeRead)
+			sess := a.OpenSession(t, u)
+			otherKey := a.NewKey(t, other, auth.ScopeRead)
+			bySession := apitest.Request{Method: "GET", Path: "/notebooks", Header: apitest.SessionHeader(sess.Token, "")}
+			byKey := apitest.Request{Method: "GET", Path: "/notebooks", Key: key}
+
+			seq := []struct {
+				s   *apitest.Server
+				req apitest.Request
+			}{{a, byKey}, {b, byKey}, {a, bySession}, {b, bySession}, {b, byKey}}
+			for i, step := range seq {
+				checkAccepted(t, step.s.Do(t, step.req), 200, smallLimit-1-i)
+			}
+			for _, srv := range []*apitest.Server{a, b} {
+				checkLimited(t, srv.Do(t, byKey))
+				checkLimited(t, srv.Do(t, bySession))
+			}
+			checkAccepted(t, b.Get(t, otherKey, "/notebooks"), 200, smallLimit-1)
+			checkAccepted(t, a.Get(t, otherKey, "/notebooks"), 200, smallLimit-2)
+		})
+	}
+}
+
+// TestRateLimitRedisUnreachable: with Redis refusing connections, or accepting them and never
+// answering, requests do not hang (each well under a second) and each instance still applies the
+// limit locally (the documented fail-open-to-local behaviour).
+func TestRateLimitRedisUnreachable(t *testing.T) {
+	silent := silentRedis(t)
+	for _, redisCase := range []struct{ name, url string }{
+		{"connection refused", "redis://127.0.0.1:1/0"},
+		{"never answers", "redis://" + silent + "/0"},
+	} {
+		for _, kind := range apitest.Databases {
+			t.Run(redisCase.name+"/"+kind, func(t *testing.T) {
+				cfg := apitest.Config(t, kind)
+				cfg.RateLimit, cfg.AuthFailureLimit = smallLimit, 3
+				cfg.RedisURL = redisCase.url
+				s := apitest.StartWith(t, cfg)
+				u, other := s.NewUser(t, "Nora Noredis"), s.NewUser(t, "Otis Other")
+				key, otherKey := s.NewKey(t, u, auth.ScopeRead), s.NewKey(t, other, auth.ScopeRead)
+
+				var slowest time.Duration
+				timed := func(req apitest.Request) apitest.Response {
+					t.Helper()
+					start := time.Now()
+					r := s.Do(t, req)
+					d := time.Since(start)
+					slowest = max(slowest, d)
+					if d >= time.Second {
+						t.Fatalf("%s %s took %v with Redis unreachable", req.Method, req.Path, d)
+					}
+					return r
+				}
+				get := func(k string) apitest.Request { return apitest.Request{Method: "GET", Path: "/notebooks", Key: k} }
+				for i := range smallLimit {
+					checkAccepted(t, timed(get(key)), 200, smallLimit-1-i)
+				}
+				checkLimited(t, timed(get(key)))
+				checkAccepted(t, timed(get(otherKey)), 200, smallLimit-1)
+				// The per-address failure limit still applies locally too.
+				for range 3 {
+					apitest.CheckEnvelope(t, timed(get("svc_live_AAAAAAAA_BBBBBBBBBBBBBBBBBBBBBBBB")), 401, "UNAUTHENTICATED")
+				}
+				checkLimited(t, timed(get(otherKey)))
+				t.Logf("slowest request with Redis %s: %v", redisCase.name, slowest.Round(time.Millisecond))
+			})
+		}
+	}
+}
+
+// silentRedis listens on a loopback port, accepts connections and never answers: a Redis that
+// hangs. It returns host:port.
+func silentRedis(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var (
+		mu    sync.Mutex
+		conns []net.Conn
+	)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		_ = ln.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			_ = c.Close()
+		}
+	})
+	return ln.Addr().String()
+}
