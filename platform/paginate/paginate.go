@@ -43,6 +43,10 @@ func Parse(limit string, limitPresent bool, cursor string, numeric bool) (Params
 	p := Params{Limit: DefaultLimit, Cursor: cursor}
 	if limitPresent {
 		n, err := strconv.Atoi(limit)
+		if errors.Is(err, strconv.ErrRange) && n > 0 {
+			// An integer too large for int is still an integer above the maximum: clamp it.
+			n, err = MaxLimit, nil
+		}
 		if err != nil || n <= 0 {
 			return Params{}, apierr.Validation("query parameter \"limit\" must be an integer between 1 and %d", MaxLimit)
 		}
