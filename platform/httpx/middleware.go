@@ -78,13 +78,12 @@ func recoveryMiddleware() gin.HandlerFunc {
 	}
 }
 
-// bodyLimitMiddleware caps every request body at MaxBodyBytes.
+// bodyLimitMiddleware caps every request body at MaxBodyBytes. It does not answer early on a
+// declared Content-Length: the limit is met when the handler reads the body (Bind), so that
+// authentication, rate limit and scope are still checked first (CONTRACT.md section 6), and an
+// oversized body is never read past the limit either way.
 func bodyLimitMiddleware() gin.HandlerFunc {
 	return func(c *gin.Context) {
-		if c.Request.ContentLength > MaxBodyBytes {
-			WriteError(c, errBodyTooLarge)
-			return
-		}
 		if c.Request.Body != nil {
 			c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, MaxBodyBytes)
 		}
