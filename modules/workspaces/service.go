@@ -165,6 +165,11 @@ func (s *Service) Invite(ctx context.Context, p *auth.Principal, workspaceID, em
 		created = true
 		return s.store.addMember(ctx, tx, &m)
 	})
+	if err == nil && created {
+		// A key of the new member may be restricted to this workspace and cached with the verdict
+		// NOT_WORKSPACE_MEMBER (it was removed before): forget every cached verdict.
+		s.authCache.Purge()
+	}
 	return m, created, err
 }
 

@@ -33,7 +33,9 @@ func (s *Store) list(ctx context.Context, userID string, onlyID *string, p pagin
 }
 
 // members returns the members of the given workspaces joined with their names and emails,
-// owners first, then by name.
+// owners first, then by name. Names compare case-insensitively (LOWER, then the exact name and the
+// id to break ties), so that the order is what a reader expects and the same on SQLite (binary
+// collation) and PostgreSQL (whatever the database's locale).
 func (s *Store) members(ctx context.Context, tx *gorm.DB, workspaceIDs []string) ([]memberRow, error) {
 	var rows []memberRow
 	if len(workspaceIDs) == 0 {
@@ -46,7 +48,7 @@ func (s *Store) members(ctx context.Context, tx *gorm.DB, workspaceIDs []string)
 		Select("m.workspace_id, m.user_id, u.name, u.email, m.role").
 		Joins("JOIN users u ON u.id = m.user_id").
 		Where("m.workspace_id IN ?", workspaceIDs).
-		Order("CASE m.role WHEN 'OWNER' THEN 0 ELSE 1 END, u.name, u.id").
+		Order("CASE m.role WHEN 'OWNER' THEN 0 ELSE 1 END, LOWER(u.name), u.name, u.id").
 		Scan(&rows).Error
 	return rows, err
 }
