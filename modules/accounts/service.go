@@ -260,6 +260,11 @@ func NewDirectory(store *Store) *Directory { return &Directory{store: store} }
 
 // UserIDByEmail returns the id of the account with this email address, or ErrUserNotFound.
 func (d *Directory) UserIDByEmail(ctx context.Context, email string) (string, error) {
+	if strings.ContainsRune(email, 0) {
+		// No account has such an address (CreateUser takes only parseable ones), and PostgreSQL
+		// refuses text holding NUL even in a comparison.
+		return "", ErrUserNotFound
+	}
 	u, err := d.store.userByEmail(ctx, NormalizeEmail(email))
 	return u.ID, err
 }
