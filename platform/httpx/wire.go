@@ -72,3 +72,20 @@ func QueryInt(c *gin.Context, name string) (int, bool, error) {
 
 // OK is the body of the responses that only confirm: {"ok": true}.
 var OK = gin.H{"ok": true}
+
+// OptionalDate parses an optional, nullable date field: absent gives nil, null a pointer to nil
+// (clear the date), a value a pointer to the parsed time.
+func OptionalDate(field string, o Optional[string]) (**time.Time, error) {
+	if !o.Present {
+		return nil, nil
+	}
+	var t *time.Time
+	if !o.Null {
+		parsed, err := ParseDate(field, o.Value)
+		if err != nil {
+			return nil, err
+		}
+		t = &parsed
+	}
+	return &t, nil
+}

@@ -1,0 +1,70 @@
+package notes
+
+import (
+	"folio/modules/tags"
+	"folio/platform/content"
+	"folio/platform/httpx"
+)
+
+type createRequest struct {
+	Content    string                 `json:"content" binding:"required"`
+	NotebookID string                 `json:"notebookId" binding:"required"`
+	TargetAt   httpx.Optional[string] `json:"targetAt" nullable:"true"`
+	FollowUpAt httpx.Optional[string] `json:"followUpAt" nullable:"true"`
+}
+
+type patchRequest struct {
+	Content    httpx.Optional[string] `json:"content"`
+	NotebookID httpx.Optional[string] `json:"notebookId"`
+	TargetAt   httpx.Optional[string] `json:"targetAt" nullable:"true"`
+	FollowUpAt httpx.Optional[string] `json:"followUpAt" nullable:"true"`
+	Archived   httpx.Optional[bool]   `json:"archived"`
+}
+
+type suggestionResponse struct {
+	ID               string `json:"id"`
+	Status           string `json:"status"`
+	OriginalContent  string `json:"originalContent"`
+	SuggestedContent string `json:"suggestedContent"`
+	Rationale        string `json:"rationale"`
+	CreatedAt        string `json:"createdAt"`
+}
+
+type noteResponse struct {
+	ID          string          `json:"id"`
+	Content     string          `json:"content"`
+	NotebookID  string          `json:"notebookId"`
+	HasDecision bool            `json:"hasDecision"`
+	Archived    bool            `json:"archived"`
+	TargetAt    *string         `json:"targetAt"`
+	FollowUpAt  *string         `json:"followUpAt"`
+	Tags        []tags.Response `json:"tags"`
+	CreatedAt   string          `json:"createdAt"`
+	UpdatedAt   string          `json:"updatedAt"`
+}
+
+// noteWithPending is the single-note GET, the only response with pendingSuggestion.
+type noteWithPending struct {
+	noteResponse
+	PendingSuggestion *suggestionResponse `json:"pendingSuggestion"`
+}
+
+func toNoteResponse(v View) (noteResponse, error) {
+	text, err := content.Render(v.Note.Content)
+	if err != nil {
+		return noteResponse{}, err
+	}
+	n := v.Note
+	return noteResponse{
+		ID: n.ID, Content: text, NotebookID: n.NotebookID, HasDecision: n.HasDecision, Archived: n.Archived,
+		TargetAt: httpx.TimePtr(n.TargetAt), FollowUpAt: httpx.TimePtr(n.FollowUpAt), Tags: tags.ToResponses(v.Tags),
+		CreatedAt: httpx.Time(n.CreatedAt), UpdatedAt: httpx.Time(n.UpdatedAt),
+	}, nil
+}
+
+func toSuggestionResponse(s *content.Suggestion) *suggestionResponse {
+	if s == nil {
+		return nil
+	}
+	return &suggestionResponse{ID: s.ID, Status: s.Status, OriginalContent: s.OriginalContent, SuggestedContent: s.SuggestedContent, Rationale: s.Rationale, CreatedAt: httpx.Time(s.CreatedAt)}
+}

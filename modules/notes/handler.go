@@ -1,0 +1,167 @@
+package notes
+
+import (
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+	"go.uber.org/fx"
+
+	"folio/platform/auth"
+	"folio/platform/content"
+	"folio/platform/httpx"
+	"folio/platform/paginate"
+)
+
+// Handler serves the note endpoints.
+type Handler struct {
+	svc     *Service
+	pending content.Pending // nil when no suggestions module is wired
+}
+
+// HandlerParams are the dependencies of NewHandler. The pending-suggestion finder is optional:
+// the notes module works without the suggestions module.
+type HandlerParams struct {
+	fx.In
+	Service *Service
+	Pending content.Pending `optional:"true"`
+}
+
+// NewHandler returns the notes handler.
+func NewHandler(p HandlerParams) *Handler { return &Handler{svc: p.Service, pending: p.Pending} }
+
+// Register implements httpx.Routes.
+func (h *Handler) Register(r httpx.Router) {
+	r.API.GET("/notes", httpx.Handle(h.list))
+	r.API.GET("/notes/:id", httpx.Handle(h.get))
+	r.API.POST("/notes", httpx.Handle(h.create))
+	r.API.PATCH("/notes/:id", httpx.Handle(h.update))
+	r.API.DELETE("/notes/:id", httpx.Handle(h.delete))
+}
+
+func (h *Handler) list(c *gin.Context) error {
+	page, err := paginate.FromGin(c, false)
+	if err != nil {
+		return err
+	}
+	archived, err := httpx.QueryBool(c, "archived", false)
+	if err != nil {
+		return err
+	}
+	f := Filter{Archived: archived}
+	if nb, ok := httpx.QueryString(c, "notebookId"); ok {
+		f.NotebookID = &nb
+	}
+	views, next, err := h.svc.List(c.Request.Context(), auth.FromGin(c), f, page)
+	if err != nil {
+		return err
+	}
+	data := make([]noteResponse, len(views))
+	for i, v := range views {
+		if data[i], err = toNoteResponse(v); err != nil {
+			return err
+		}
+	}
+	c.JSON(http.StatusOK, paginate.Page[noteResponse]{Data: data, NextCursor: next})
+	return nil
+}
+
+func (h *Handler) get(c *gin.Context) error {
+	v, err := h.svc.Get(c.Request.Context(), auth.FromGin(c), c.Param("id"))
+	if err != nil {
+		return err
+	}
+	resp, err := toNoteResponse(v)
+	if err != nil {
+		return err
+	}
+	var pending *content.Suggestion
+	if h.pending != nil {
+		if pending, err = h.pending.PendingFor(c.Request.Context(), Kind, v.Note.ID); err != nil {
+			return err
+		}
+	}
+	c.JSON(http.StatusOK, noteWithPending{noteResponse: resp, PendingSuggestion: toSuggestionResponse(pending)})
+	return nil
+}
+
+func (h *Handler) create(c *gin.Context) error {
+	var req createRequest
+	if err := httpx.Bind(c, &req); err != nil {
+		return err
+	}
+	doc, err := content.Parse("content", req.Content)
+	if err != nil {
+		return err
+	}
+	in := NewNote{Content: doc, NotebookID: req.NotebookID}
+	targetAt, err := httpx.OptionalDate("targetAt", req.TargetAt)
+	if err != nil {
+		return err
+	}
+	followUpAt, err := httpx.OptionalDate("followUpAt", req.FollowUpAt)
+	if err != nil {
+		return err
+	}
+	if targetAt != nil {
+		in.TargetAt = *targetAt
+	}
+	if followUpAt != nil {
+		in.FollowUpAt = *followUpAt
+	}
+	v, err := h.svc.Create(c.Request.Context(), auth.FromGin(c), in)
+	if err != nil {
+		return err
+	}
+	resp, err := toNoteResponse(v)
+	if err != nil {
+		return err
+	}
+	c.JSON(http.StatusCreated, resp)
+	return nil
+}
+
+func (h *Handler) update(c *gin.Context) error {
+	var req patchRequest
+	if err := httpx.Bind(c, &req); err != nil {
+		return err
+	}
+	var patch Patch
+	var err error
+	if req.Content.Present {
+		doc, err := content.Parse("content", req.Content.Value)
+		if err != nil {
+			return err
+		}
+		patch.Content = &doc
+	}
+	if req.NotebookID.Present {
+		patch.NotebookID = &req.NotebookID.Value
+	}
+	if patch.TargetAt, err = httpx.OptionalDate("targetAt", req.TargetAt); err != nil {
+		return err
+	}
+	if patch.FollowUpAt, err = httpx.OptionalDate("followUpAt", req.FollowUpAt); err != nil {
+		return err
+	}
+	if req.Archived.Present {
+		patch.Archived = &req.Archived.Value
+	}
+	v, err := h.svc.Update(c.Request.Context(), auth.FromGin(c), c.Param("id"), patch)
+	if err != nil {
+		return err
+	}
+	resp, err := toNoteResponse(v)
+	if err != nil {
+		return err
+	}
+	c.JSON(http.StatusOK, resp)
+	return nil
+}
+
+func (h *Handler) delete(c *gin.Context) error {
+	if err := h.svc.Delete(c.Request.Context(), auth.FromGin(c), c.Param("id")); err != nil {
+		return err
+	}
+	c.JSON(http.StatusOK, httpx.OK)
+	return nil
+}

@@ -1,0 +1,22 @@
+package notes
+
+import (
+	"gorm.io/gorm"
+
+	"folio/platform/db"
+)
+
+func migrations() db.Migrations {
+	return db.Migrations{{
+		ID: "202611221110_notes_init",
+		Migrate: func(tx *gorm.DB) error {
+			if err := tx.Migrator().CreateTable(&Note{}); err != nil {
+				return err
+			}
+			// The list's keyset order within the caller's notebooks, live items only; and the
+			// plain order for cursor lookups by id (the primary key serves those).
+			return tx.Exec("CREATE INDEX idx_notes_list ON notes (notebook_id, archived, created_at DESC, id DESC) WHERE deleted_at IS NULL").Error
+		},
+		Rollback: func(tx *gorm.DB) error { return tx.Migrator().DropTable(&Note{}) },
+	}}
+}

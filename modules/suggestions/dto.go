@@ -1,0 +1,50 @@
+package suggestions
+
+import (
+	"folio/platform/content"
+	"folio/platform/httpx"
+)
+
+type suggestRequest struct {
+	Content   string                 `json:"content" binding:"required"`
+	Rationale httpx.Optional[string] `json:"rationale" nullable:"true"`
+}
+
+// suggestionResponse is the answer to a suggest: it includes originalContent.
+type suggestionResponse struct {
+	ID               string `json:"id"`
+	Status           string `json:"status"`
+	OriginalContent  string `json:"originalContent"`
+	SuggestedContent string `json:"suggestedContent"`
+	Rationale        string `json:"rationale"`
+	CreatedAt        string `json:"createdAt"`
+}
+
+// listItem is a suggestion in GET /notes/:id/suggestions: originalContent is omitted.
+type listItem struct {
+	ID               string `json:"id"`
+	Status           string `json:"status"`
+	SuggestedContent string `json:"suggestedContent"`
+	Rationale        string `json:"rationale"`
+	CreatedAt        string `json:"createdAt"`
+}
+
+func toSuggestionResponse(sg Suggestion) (suggestionResponse, error) {
+	original, err := content.Render(sg.OriginalContent)
+	if err != nil {
+		return suggestionResponse{}, err
+	}
+	suggested, err := content.Render(sg.SuggestedContent)
+	if err != nil {
+		return suggestionResponse{}, err
+	}
+	return suggestionResponse{ID: sg.ID, Status: sg.Status, OriginalContent: original, SuggestedContent: suggested, Rationale: sg.Rationale, CreatedAt: httpx.Time(sg.CreatedAt)}, nil
+}
+
+func toListItem(sg Suggestion) (listItem, error) {
+	suggested, err := content.Render(sg.SuggestedContent)
+	if err != nil {
+		return listItem{}, err
+	}
+	return listItem{ID: sg.ID, Status: sg.Status, SuggestedContent: suggested, Rationale: sg.Rationale, CreatedAt: httpx.Time(sg.CreatedAt)}, nil
+}

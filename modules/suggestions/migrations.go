@@ -1,0 +1,21 @@
+package suggestions
+
+import (
+	"gorm.io/gorm"
+
+	"folio/platform/db"
+)
+
+func migrations() db.Migrations {
+	return db.Migrations{{
+		ID: "202611221130_suggestions_init",
+		Migrate: func(tx *gorm.DB) error {
+			if err := tx.Migrator().CreateTable(&Suggestion{}); err != nil {
+				return err
+			}
+			// At most one PENDING suggestion per item, held by the database itself.
+			return tx.Exec("CREATE UNIQUE INDEX idx_suggestions_one_pending ON suggestions (item_kind, item_id) WHERE status = 'PENDING'").Error
+		},
+		Rollback: func(tx *gorm.DB) error { return tx.Migrator().DropTable(&Suggestion{}) },
+	}}
+}

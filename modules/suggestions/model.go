@@ -1,0 +1,31 @@
+package suggestions
+
+import (
+	"time"
+
+	"folio/platform/db"
+)
+
+// Statuses of a suggestion. PENDING is the only state with a way out.
+const (
+	StatusPending    = "PENDING"
+	StatusApproved   = "APPROVED"
+	StatusRejected   = "REJECTED"
+	StatusSuperseded = "SUPERSEDED"
+)
+
+// Suggestion is a proposed replacement of an item's content. Both documents are stored in the
+// codec's form; OriginalContent is the item's content when the suggestion was made.
+type Suggestion struct {
+	ID               string  `gorm:"primaryKey;size:24"`
+	ItemKind         string  `gorm:"size:10;not null;index:idx_suggestions_item,priority:1"`
+	ItemID           string  `gorm:"size:24;not null;index:idx_suggestions_item,priority:2"`
+	Status           string  `gorm:"size:12;not null"`
+	OriginalContent  db.JSON `gorm:"not null"`
+	SuggestedContent db.JSON `gorm:"not null"`
+	Rationale        string  `gorm:"size:8000;not null"`
+	CreatedByID      string  `gorm:"size:24;not null"`
+	CreatedAt        time.Time
+	ResolvedAt       *time.Time
+	ResolvedByID     *string `gorm:"size:24"`
+}

@@ -1,0 +1,23 @@
+// Package suggestions is the suggestions module: proposals to replace a note's content or a task's
+// notes, their state machine (PENDING, then APPROVED, REJECTED or SUPERSEDED), and the endpoints.
+// It reaches notes and tasks only through the content targets they register, so a third kind of
+// suggestible content is one more registration.
+package suggestions
+
+import (
+	"go.uber.org/fx"
+
+	"folio/platform/content"
+	"folio/platform/httpx"
+)
+
+// Module wires the suggestions module.
+var Module = fx.Module("suggestions",
+	fx.Provide(
+		NewStore,
+		NewService,
+		func(s *Service) content.Pending { return s },
+		fx.Annotate(NewHandler, fx.As(new(httpx.Routes)), fx.ResultTags(`group:"routes"`)),
+		fx.Annotate(migrations, fx.ResultTags(`group:"migrations"`)),
+	),
+)

@@ -1,0 +1,69 @@
+package suggestions
+
+import (
+	"context"
+	"time"
+
+	"gorm.io/gorm"
+
+	"folio/platform/db"
+	"folio/platform/paginate"
+)
+
+// Store holds every query of the suggestions module.
+type Store struct{ db *gorm.DB }
+
+// NewStore returns the suggestions store.
+func NewStore(gdb *gorm.DB) *Store { return &Store{db: gdb} }
+
+var keyset = paginate.Keyset{Table: "suggestions"}
+
+func (s *Store) get(ctx context.Context, tx *gorm.DB, id string, lock bool) (Suggestion, error) {
+	if tx == nil {
+		tx = s.db
+	}
+	q := tx.WithContext(ctx).Where("id = ?", id)
+	if lock {
+		q = db.ForUpdate(q)
+	}
+	var sg Suggestion
+	err := q.Take(&sg).Error
+	if db.IsNotFound(err) {
+		return Suggestion{}, ErrNotFound
+	}
+	return sg, err
+}
+
+// supersedePending marks the item's PENDING suggestion (if any) SUPERSEDED.
+func (s *Store) supersedePending(ctx context.Context, tx *gorm.DB, kind, itemID, by string, at time.Time) error {
+	return tx.WithContext(ctx).Model(&Suggestion{}).
+		Where("item_kind = ? AND item_id = ? AND status = ?", kind, itemID, StatusPending).
+		Updates(map[string]any{"status": StatusSuperseded, "resolved_at": at, "resolved_by_id": by}).Error
+}
+
+func (s *Store) create(ctx context.Context, tx *gorm.DB, sg *Suggestion) error {
+	return tx.WithContext(ctx).Create(sg).Error
+}
+
+// resolve moves a PENDING suggestion to status; false when it was not PENDING any more.
+func (s *Store) resolve(ctx context.Context, tx *gorm.DB, id, status, by string, at time.Time) (bool, error) {
+	res := tx.WithContext(ctx).Model(&Suggestion{}).Where("id = ? AND status = ?", id, StatusPending).
+		Updates(map[string]any{"status": status, "resolved_at": at, "resolved_by_id": by})
+	return res.RowsAffected == 1, res.Error
+}
+
+func (s *Store) pending(ctx context.Context, kind, itemID string) (*Suggestion, error) {
+	var rows []Suggestion
+	err := s.db.WithContext(ctx).Where("item_kind = ? AND item_id = ? AND status = ?", kind, itemID, StatusPending).Limit(1).Find(&rows).Error
+	if err != nil || len(rows) == 0 {
+		return nil, err
+	}
+	return &rows[0], nil
+}
+
+func (s *Store) list(ctx context.Context, kind, itemID string, p paginate.Params) ([]Suggestion, *string, error) {
+	scope := func() *gorm.DB {
+		return s.db.WithContext(ctx).Table("suggestions").Where("suggestions.item_kind = ? AND suggestions.item_id = ?", kind, itemID)
+	}
+	return paginate.Find(scope(), scope(), keyset, p, func(sg Suggestion) string { return sg.ID })
+}

@@ -1,0 +1,43 @@
+package tags
+
+// Tag is a #tag or an @person within one space: a user's personal space (SpaceID is the user's id)
+// or a workspace (SpaceID is the workspace's id). Identity is (space, kind, lower-cased name); Name
+// keeps the casing first seen.
+type Tag struct {
+	ID      string `gorm:"primaryKey;size:24"`
+	SpaceID string `gorm:"size:24;not null;uniqueIndex:idx_tags_identity,priority:1"`
+	Kind    string `gorm:"size:10;not null;uniqueIndex:idx_tags_identity,priority:2"`
+	NameKey string `gorm:"size:200;not null;uniqueIndex:idx_tags_identity,priority:3"`
+	Name    string `gorm:"size:200;not null"`
+}
+
+// ItemTag attaches a tag to a note or a task.
+type ItemTag struct {
+	ItemKind string `gorm:"primaryKey;size:10"`
+	ItemID   string `gorm:"primaryKey;size:24"`
+	TagID    string `gorm:"primaryKey;size:24;index"`
+	Tag      *Tag   `gorm:"constraint:OnDelete:CASCADE"`
+}
+
+// View is a tag as an item shows it.
+type View struct {
+	ID   string
+	Name string
+	Kind string
+}
+
+// Response is a tag on the wire.
+type Response struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	Kind string `json:"kind"`
+}
+
+// ToResponses converts an item's tags for the wire (always an array, never null).
+func ToResponses(views []View) []Response {
+	out := make([]Response, len(views))
+	for i, t := range views {
+		out[i] = Response{ID: t.ID, Name: t.Name, Kind: t.Kind}
+	}
+	return out
+}

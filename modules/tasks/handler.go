@@ -1,0 +1,177 @@
+package tasks
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"folio/platform/auth"
+	"folio/platform/content"
+	"folio/platform/httpx"
+	"folio/platform/markdown"
+	"folio/platform/paginate"
+)
+
+// Handler serves the task endpoints.
+type Handler struct{ svc *Service }
+
+// NewHandler returns the tasks handler.
+func NewHandler(svc *Service) *Handler { return &Handler{svc: svc} }
+
+// Register implements httpx.Routes.
+func (h *Handler) Register(r httpx.Router) {
+	r.API.GET("/tasks", httpx.Handle(h.list))
+	r.API.GET("/tasks/:id", httpx.Handle(h.get))
+	r.API.POST("/tasks", httpx.Handle(h.create))
+	r.API.PATCH("/tasks/:id", httpx.Handle(h.update))
+	r.API.DELETE("/tasks/:id", httpx.Handle(h.delete))
+}
+
+func (h *Handler) list(c *gin.Context) error {
+	page, err := paginate.FromGin(c, false)
+	if err != nil {
+		return err
+	}
+	archived, err := httpx.QueryBool(c, "archived", false)
+	if err != nil {
+		return err
+	}
+	f := Filter{Archived: archived}
+	if nb, ok := httpx.QueryString(c, "notebookId"); ok {
+		f.NotebookID = &nb
+	}
+	if st, ok := c.GetQuery("status"); ok {
+		f.Status = &st
+	}
+	views, next, err := h.svc.List(c.Request.Context(), auth.FromGin(c), f, page)
+	if err != nil {
+		return err
+	}
+	data := make([]taskResponse, len(views))
+	for i, v := range views {
+		if data[i], err = toTaskResponse(v); err != nil {
+			return err
+		}
+	}
+	c.JSON(http.StatusOK, paginate.Page[taskResponse]{Data: data, NextCursor: next})
+	return nil
+}
+
+func (h *Handler) get(c *gin.Context) error {
+	v, err := h.svc.Get(c.Request.Context(), auth.FromGin(c), c.Param("id"))
+	if err != nil {
+		return err
+	}
+	return respond(c, http.StatusOK, v)
+}
+
+func respond(c *gin.Context, status int, v View) error {
+	resp, err := toTaskResponse(v)
+	if err != nil {
+		return err
+	}
+	c.JSON(status, resp)
+	return nil
+}
+
+// parseNotes validates optional, nullable task notes: absent or null is empty.
+func parseNotes(o httpx.Optional[string]) (markdown.Doc, error) {
+	if !o.Present || o.Null {
+		return content.Parse("notes", "")
+	}
+	return content.Parse("notes", o.Value)
+}
+
+// dates reads the three optional, nullable dates of a request.
+func dates(due, target, followUp httpx.Optional[string]) (d, t, f **time.Time, err error) {
+	if d, err = httpx.OptionalDate("dueAt", due); err != nil {
+		return
+	}
+	if t, err = httpx.OptionalDate("targetAt", target); err != nil {
+		return
+	}
+	f, err = httpx.OptionalDate("followUpAt", followUp)
+	return
+}
+
+func (h *Handler) create(c *gin.Context) error {
+	var req createRequest
+	if err := httpx.Bind(c, &req); err != nil {
+		return err
+	}
+	in := NewTask{Title: req.Title, NotebookID: req.NotebookID, Status: req.Status.Value, Priority: req.Priority.Value}
+	if err := in.Validate(); err != nil {
+		return err
+	}
+	notes, err := parseNotes(req.Notes)
+	if err != nil {
+		return err
+	}
+	in.Notes = notes
+	due, target, followUp, err := dates(req.DueAt, req.TargetAt, req.FollowUpAt)
+	if err != nil {
+		return err
+	}
+	if due != nil {
+		in.DueAt = *due
+	}
+	if target != nil {
+		in.TargetAt = *target
+	}
+	if followUp != nil {
+		in.FollowUpAt = *followUp
+	}
+	v, err := h.svc.Create(c.Request.Context(), auth.FromGin(c), in)
+	if err != nil {
+		return err
+	}
+	return respond(c, http.StatusCreated, v)
+}
+
+func (h *Handler) update(c *gin.Context) error {
+	var req patchRequest
+	if err := httpx.Bind(c, &req); err != nil {
+		return err
+	}
+	var patch Patch
+	if req.Title.Present {
+		patch.Title = &req.Title.Value
+	}
+	if req.Notes.Present {
+		notes, err := parseNotes(req.Notes)
+		if err != nil {
+			return err
+		}
+		patch.Notes = &notes
+	}
+	if req.Status.Present {
+		patch.Status = &req.Status.Value
+	}
+	if req.Priority.Present {
+		patch.Priority = &req.Priority.Value
+	}
+	var err error
+	if patch.DueAt, patch.TargetAt, patch.FollowUpAt, err = dates(req.DueAt, req.TargetAt, req.FollowUpAt); err != nil {
+		return err
+	}
+	if req.Archived.Present {
+		patch.Archived = &req.Archived.Value
+	}
+	if req.NotebookID.Present {
+		patch.NotebookID = &req.NotebookID.Value
+	}
+	v, err := h.svc.Update(c.Request.Context(), auth.FromGin(c), c.Param("id"), patch)
+	if err != nil {
+		return err
+	}
+	return respond(c, http.StatusOK, v)
+}
+
+func (h *Handler) delete(c *gin.Context) error {
+	if err := h.svc.Delete(c.Request.Context(), auth.FromGin(c), c.Param("id")); err != nil {
+		return err
+	}
+	c.JSON(http.StatusOK, httpx.OK)
+	return nil
+}

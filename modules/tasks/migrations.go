@@ -1,0 +1,20 @@
+package tasks
+
+import (
+	"gorm.io/gorm"
+
+	"folio/platform/db"
+)
+
+func migrations() db.Migrations {
+	return db.Migrations{{
+		ID: "202611221120_tasks_init",
+		Migrate: func(tx *gorm.DB) error {
+			if err := tx.Migrator().CreateTable(&Task{}); err != nil {
+				return err
+			}
+			return tx.Exec("CREATE INDEX idx_tasks_list ON tasks (notebook_id, archived, created_at DESC, id DESC) WHERE deleted_at IS NULL").Error
+		},
+		Rollback: func(tx *gorm.DB) error { return tx.Migrator().DropTable(&Task{}) },
+	}}
+}

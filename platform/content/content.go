@@ -1,0 +1,103 @@
+// Package content declares the plugin points between the modules that hold Markdown content
+// (notes, tasks) and the suggestions module, so that neither imports the other:
+//
+//   - each content module registers a Target in the fx value group "contentTargets";
+//     the suggestions module looks targets up by Kind, so a third kind of suggestible content is
+//     one more registration;
+//   - the suggestions module provides Pending, which the notes module uses (optionally) to show
+//     the pending suggestion on GET /notes/:id.
+package content
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"gorm.io/gorm"
+
+	"folio/platform/apierr"
+	"folio/platform/auth"
+	"folio/platform/markdown"
+)
+
+// Item is a content item as a Target shows it to the suggestions module.
+type Item struct {
+	Kind        string // "note" or "task"
+	ID          string
+	NotebookID  string
+	WorkspaceID *string
+	Content     markdown.Doc
+}
+
+// Target is one kind of item whose content can be proposed and replaced.
+type Target interface {
+	// Kind names the items: "note" or "task".
+	Kind() string
+	// NotFound is the kind's 404 error (NOTE_NOT_FOUND, TASK_NOT_FOUND).
+	NotFound() error
+	// Get loads the item for reading, after checking that the principal may see it.
+	Get(ctx context.Context, p *auth.Principal, id string) (Item, error)
+	// Lock loads the item inside tx and locks its row until tx ends, after checking that the
+	// principal may write it. An item the principal cannot reach, or a deleted one, is NotFound.
+	Lock(ctx context.Context, tx *gorm.DB, p *auth.Principal, id string) (Item, error)
+	// Replace makes doc the item's content inside tx, exactly as a PATCH of the content would:
+	// snapshot of the previous content (with the given reason), tags, hasDecision, updatedAt and
+	// the audit entry named action (e.g. "note.approve"). The row must be locked by Lock first.
+	Replace(ctx context.Context, tx *gorm.DB, p *auth.Principal, item Item, doc markdown.Doc, reason, action string) error
+}
+
+// Suggestion is a suggestion as the notes module shows it in pendingSuggestion.
+type Suggestion struct {
+	ID               string
+	Status           string
+	OriginalContent  string
+	SuggestedContent string
+	Rationale        string
+	CreatedAt        time.Time
+}
+
+// Pending finds the pending suggestion of an item (provided by the suggestions module).
+type Pending interface {
+	PendingFor(ctx context.Context, kind, itemID string) (*Suggestion, error)
+}
+
+// MaxLength is the longest note content or task notes accepted, in characters.
+const MaxLength = 100_000
+
+// Parse validates Markdown sent in a body field: at most MaxLength characters, and accepted by
+// the codec. Codec errors become 400 INVALID_MARKDOWN naming the construct and line.
+func Parse(field, src string) (markdown.Doc, error) {
+	if utf8.RuneCountInString(src) > MaxLength {
+		return markdown.Doc{}, apierr.Validation("field %q must be at most %d characters", field, MaxLength)
+	}
+	doc, err := markdown.Parse(src)
+	if err != nil {
+		var me *markdown.Error
+		if errors.As(err, &me) {
+			return markdown.Doc{}, apierr.New(http.StatusBadRequest, apierr.CodeInvalidMarkdown, fmt.Sprintf("field %q: %s", field, me.Error())).Wrap(err)
+		}
+		return markdown.Doc{}, err
+	}
+	return doc, nil
+}
+
+// Decode reads a stored document.
+func Decode(stored []byte) (markdown.Doc, error) { return markdown.Decode(stored) }
+
+// Render turns a stored document back into the Markdown of a response.
+func Render(stored []byte) (string, error) {
+	doc, err := markdown.Decode(stored)
+	if err != nil {
+		return "", fmt.Errorf("decode stored document: %w", err)
+	}
+	return Text(doc), nil
+}
+
+// Text is the Markdown of a document as responses carry it: the codec's canonical form without
+// its final newline, so that a client sending "Buy milk" reads back "Buy milk", and sending back
+// what it read changes nothing.
+func Text(doc markdown.Doc) string { return strings.TrimSuffix(markdown.Render(doc), "\n") }
