@@ -10,6 +10,11 @@ import (
 	"folio/modules/accounts"
 	"folio/modules/audit"
 	"folio/modules/notebooks"
+	"folio/modules/notes"
+	"folio/modules/suggestions"
+	"folio/modules/tags"
+	"folio/modules/tasks"
+	"folio/modules/versions"
 	"folio/modules/workspaces"
 	"folio/platform"
 	"folio/platform/httpx"
@@ -21,6 +26,11 @@ var Modules = fx.Options(
 	workspaces.Module,
 	notebooks.Module,
 	audit.Module,
+	tags.Module,
+	versions.Module,
+	notes.Module,
+	tasks.Module,
+	suggestions.Module,
 )
 
 // New builds the application graph. opts are the test seam (fx.Replace(cfg), fx.Populate(&x)) and
