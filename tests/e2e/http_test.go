@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"io"
 	"net/http"
 	"regexp"
@@ -69,6 +70,8 @@ func itemIDs(items []map[string]any) []string {
 			out[i] = v
 		case float64:
 			out[i] = strconv.FormatFloat(v, 'f', -1, 64)
+		case json.Number:
+			out[i] = v.String()
 		}
 	}
 	return out
@@ -111,9 +114,11 @@ func nextCursor(t testing.TB, r apitest.Response) (cursor string, ok bool) {
 }
 
 // walk follows nextCursor from the first page to the last and returns every item in order. It
-// checks that each page but the last is full and that nextCursor is the id of the page's last item.
+// checks that each page but the last is full (limit, clamped to 100) and that nextCursor is the id
+// of the page's last item.
 func walk(t testing.TB, s *apitest.Server, key, path string, limit int) []map[string]any {
 	t.Helper()
+	pageSize := min(limit, 100)
 	var all []map[string]any
 	cursor := ""
 	for pages := 0; ; pages++ {
@@ -129,13 +134,13 @@ func walk(t testing.TB, s *apitest.Server, key, path string, limit int) []map[st
 		next, more := nextCursor(t, r)
 		all = append(all, data...)
 		if !more {
-			if len(data) > limit {
-				t.Fatalf("last page has %d items, limit %d", len(data), limit)
+			if len(data) > pageSize {
+				t.Fatalf("last page has %d items, page size %d", len(data), pageSize)
 			}
 			return all
 		}
-		if len(data) != limit {
-			t.Fatalf("page %d has %d items with a nextCursor, want a full page of %d", pages, len(data), limit)
+		if len(data) != pageSize {
+			t.Fatalf("page %d has %d items with a nextCursor, want a full page of %d", pages, len(data), pageSize)
 		}
 		if last := itemIDs(data[len(data)-1:])[0]; last != next {
 			t.Fatalf("nextCursor %q is not the id of the page's last item %q", next, last)
