@@ -1,0 +1,864 @@
+package markdown
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"github.com/yuin/goldmark/util"
+)
+
+// Canonical returns the document that Parse(Render(d)) yields: the canonical
+// form of d. Parse only ever returns canonical documents, so for them
+// Canonical is the identity. The canonicalisation, in the order applied:
+//
+//   - Inline: empty text is dropped and a NUL becomes U+FFFD; marks are put
+//     in schema order (bold, italic, strike, underline, code, link) without
+//     repeats; hard breaks carry no marks; in code, line breaks become
+//     spaces; tags and mentions with a code or link mark, or an invalid
+//     name, become text.
+//   - Whitespace at the edge of a bold, italic, strike or underline range
+//     moves outside it (`** x**` is not bold in Markdown).
+//   - Spaces and tabs at the start and end of a paragraph, heading or cell,
+//     and around a line break, are dropped (Markdown drops them); blank lines
+//     inside a paragraph collapse to one line break; a hard break at the end
+//     of a block is dropped; in a level-3 heading a hard break becomes a line
+//     break; in a table cell it becomes a space.
+//   - A tag or mention right after a letter, digit, '_', '#', '@', '/' or '&'
+//     is text, since Markdown reads it so; likewise one directly followed by
+//     an opening emphasis delimiter that Markdown cannot write there.
+//   - Adjacent text nodes with the same marks merge.
+//   - Emphasis that no Markdown can express (rare: e.g. crossing spans whose
+//     delimiters would fuse) is dropped, in the order underline, strike,
+//     italic, bold, until the rest can be written.
+//   - Blocks: empty paragraphs and lists are dropped; heading levels are
+//     clamped to 1-3; code gets a final newline; a list is tight when it
+//     cannot be loose (one item holding at most one block) and loose when
+//     its blocks cannot be written without blank lines; a blockquote whose
+//     first paragraph starts with bold "Why:" or "Decision:" is a callout;
+//     tables get a header row, rectangular rows and one paragraph per cell.
+func Canonical(d Doc) Doc {
+	return Doc{Content: canonBlocks(d.Content, false)}
+}
+
+// Inline marks as bits; the link is kept beside them.
+const (
+	mBold uint8 = 1 << iota
+	mItalic
+	mStrike
+	mUnderline
+	mCode
+)
+
+const mEmphasis = mBold | mItalic | mStrike | mUnderline
+
+type linkAttr struct {
+	href, title string
+}
+
+func sameLink(a, b *linkAttr) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}
+
+type itemKind uint8
+
+const (
+	itText itemKind = iota
+	itTag
+	itMention
+	itBreak
+)
+
+// item is one inline node in flat form: text (possibly code), a tag or
+// mention, or a hard break.
+type item struct {
+	kind  itemKind
+	text  string // text, or the name of a tag or mention
+	marks uint8
+	link  *linkAttr
+}
+
+func (it *item) sameMarks(o *item) bool {
+	return it.marks == o.marks && sameLink(it.link, o.link)
+}
+
+// blockCtx says which block the inline content belongs to.
+type blockCtx uint8
+
+const (
+	ctxParagraph blockCtx = iota
+	ctxHeading            // level 1 or 2: may be written as a setext heading
+	ctxHeading3
+	ctxCell
+)
+
+// itemsFromNodes flattens inline nodes into items, applying the per-node
+// rules (mark order, invalid tags, code line breaks).
+func itemsFromNodes(nodes []Node) []item {
+	items := make([]item, 0, len(nodes))
+	for i := range nodes {
+		n := &nodes[i]
+		var it item
+		for _, m := range n.Marks {
+			switch m.Type {
+			case MarkBold:
+				it.marks |= mBold
+			case MarkItalic:
+				it.marks |= mItalic
+			case MarkStrike:
+				it.marks |= mStrike
+			case MarkUnderline:
+				it.marks |= mUnderline
+			case MarkCode:
+				it.marks |= mCode
+			case MarkLink:
+				if it.link == nil {
+					it.link = &linkAttr{m.Href, m.Title}
+				}
+			}
+		}
+		switch n.Type {
+		case TypeText:
+			it.kind = itText
+			it.text = n.Text
+		case TypeTag, TypeMention:
+			it.kind, it.text = itTag, n.Attrs.Name
+			valid := validTagName(n.Attrs.Name)
+			if n.Type == TypeMention {
+				it.kind = itMention
+				valid = validMentionName(n.Attrs.Name)
+			}
+			if !valid || it.marks&mCode != 0 || it.link != nil {
+				it.text = sigil(it.kind) + n.Attrs.Name
+				it.kind = itText
+			}
+		case TypeHardBreak:
+			it = item{kind: itBreak}
+		default:
+			continue
+		}
+		if it.kind == itText {
+			it.text = cleanText(it.text, it.marks&mCode != 0)
+			if it.text == "" {
+				continue
+			}
+		}
+		items = append(items, it)
+	}
+	return items
+}
+
+func sigil(k itemKind) string {
+	if k == itMention {
+		return "@"
+	}
+	return "#"
+}
+
+// cleanText replaces NUL, and in code line breaks.
+func cleanText(s string, code bool) string {
+	if strings.IndexByte(s, 0) >= 0 {
+		s = strings.ReplaceAll(s, "\x00", "\uFFFD")
+	}
+	if code && strings.ContainsAny(s, "\r\n") {
+		s = strings.NewReplacer("\r\n", " ", "\r", " ", "\n", " ").Replace(s)
+	}
+	return s
+}
+
+// nodesFromItems builds inline nodes from canonical items.
+func nodesFromItems(items []item) []Node {
+	if len(items) == 0 {
+		return nil
+	}
+	nodes := make([]Node, 0, len(items))
+	for i := range items {
+		it := &items[i]
+		var n Node
+		switch it.kind {
+		case itText:
+			n = Node{Type: TypeText, Text: it.text}
+		case itTag:
+			n = Node{Type: TypeTag, Attrs: Attrs{Name: it.text}}
+		case itMention:
+			n = Node{Type: TypeMention, Attrs: Attrs{Name: it.text}}
+		case itBreak:
+			nodes = append(nodes, Node{Type: TypeHardBreak})
+			continue
+		}
+		n.Marks = marksOf(it)
+		nodes = append(nodes, n)
+	}
+	return nodes
+}
+
+var (
+	markBold      = []Mark{{Type: MarkBold}}
+	markItalic    = []Mark{{Type: MarkItalic}}
+	markBoldItal  = []Mark{{Type: MarkBold}, {Type: MarkItalic}}
+	markCode      = []Mark{{Type: MarkCode}}
+	markUnderline = []Mark{{Type: MarkUnderline}}
+)
+
+func marksOf(it *item) []Mark {
+	if it.link == nil {
+		// Share the common sets; marks are never modified in place.
+		switch it.marks {
+		case 0:
+			return nil
+		case mBold:
+			return markBold
+		case mItalic:
+			return markItalic
+		case mBold | mItalic:
+			return markBoldItal
+		case mCode:
+			return markCode
+		case mUnderline:
+			return markUnderline
+		}
+	}
+	ms := make([]Mark, 0, 3)
+	for _, b := range [...]struct {
+		bit uint8
+		t   MarkType
+	}{{mBold, MarkBold}, {mItalic, MarkItalic}, {mStrike, MarkStrike}, {mUnderline, MarkUnderline}, {mCode, MarkCode}} {
+		if it.marks&b.bit != 0 {
+			ms = append(ms, Mark{Type: b.t})
+		}
+	}
+	if it.link != nil {
+		ms = append(ms, Mark{Type: MarkLink, Href: it.link.href, Title: it.link.title})
+	}
+	return ms
+}
+
+// isStripSpace reports the characters Markdown drops at the start and end of
+// lines of a paragraph (goldmark's util.IsSpace without line endings).
+func isStripSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\v' || c == '\f'
+}
+
+// isFlankSpace reports Unicode whitespace as the emphasis rules see it.
+func isFlankSpace(r rune) bool {
+	return util.IsSpaceRune(r)
+}
+
+// normInline applies the inline canonicalisation (see Canonical) except the
+// final expressibility check, which the planner does.
+func normInline(items []item, ctx blockCtx) []item {
+	if len(items) == 0 {
+		return items
+	}
+	// Context rules for hard breaks.
+	for i := range items {
+		it := &items[i]
+		if it.kind == itBreak {
+			it.marks, it.link = 0, nil
+			switch ctx {
+			case ctxHeading3:
+				*it = item{kind: itText, text: "\n"}
+			case ctxCell:
+				*it = item{kind: itText, text: " "}
+			}
+		}
+	}
+	items = mergeItems(items)
+	items = moveEdgeSpace(items)
+	items = mergeItems(items)
+	items = stripSpaces(items, ctx)
+	items = fixTags(items)
+	return mergeItems(items)
+}
+
+// mergeItems joins adjacent text items with equal marks and drops empty ones.
+func mergeItems(items []item) []item {
+	out := items[:0]
+	for _, it := range items {
+		if it.kind == itText && it.text == "" {
+			continue
+		}
+		if n := len(out); n > 0 && it.kind == itText && out[n-1].kind == itText && out[n-1].sameMarks(&it) {
+			out[n-1].text += it.text
+			continue
+		}
+		out = append(out, it)
+	}
+	return out
+}
+
+// moveEdgeSpace removes emphasis marks from whitespace at the edges of their
+// ranges, until no emphasis range starts or ends with whitespace.
+func moveEdgeSpace(items []item) []item {
+	changed := true
+	for changed {
+		changed = false
+		var out []item
+		for i := 0; i < len(items); i++ {
+			it := items[i]
+			if it.kind != itText || it.marks&mEmphasis == 0 || it.marks&mCode != 0 {
+				out = append(out, it)
+				continue
+			}
+			prevMarks := neighbourMarks(items, i, -1)
+			nextMarks := neighbourMarks(items, i, +1)
+			// Leading whitespace loses the marks not shared with the left.
+			lead := leadingFlankSpace(it.text)
+			trail := trailingFlankSpace(it.text)
+			if lead == len(it.text) {
+				keep := it.marks&^mEmphasis | (it.marks & prevMarks & nextMarks & mEmphasis)
+				if keep != it.marks {
+					it.marks = keep
+					changed = true
+				}
+				out = append(out, it)
+				continue
+			}
+			if lead > 0 {
+				keep := it.marks&^mEmphasis | (it.marks & prevMarks & mEmphasis)
+				if keep != it.marks {
+					out = append(out, item{kind: itText, text: it.text[:lead], marks: keep, link: it.link})
+					it.text = it.text[lead:]
+					trail = trailingFlankSpace(it.text)
+					changed = true
+				}
+			}
+			var tail *item
+			if trail > 0 {
+				keep := it.marks&^mEmphasis | (it.marks & nextMarks & mEmphasis)
+				if keep != it.marks {
+					cut := len(it.text) - trail
+					tail = &item{kind: itText, text: it.text[cut:], marks: keep, link: it.link}
+					it.text = it.text[:cut]
+					changed = true
+				}
+			}
+			out = append(out, it)
+			if tail != nil {
+				out = append(out, *tail)
+			}
+		}
+		items = out
+	}
+	return items
+}
+
+// neighbourMarks returns the emphasis marks of the item next to i in
+// direction dir that continue across it; hard breaks count as spaces.
+func neighbourMarks(items []item, i, dir int) uint8 {
+	j := i + dir
+	if j < 0 || j >= len(items) {
+		return 0
+	}
+	if items[j].kind == itBreak {
+		return 0
+	}
+	return items[j].marks & mEmphasis
+}
+
+func leadingFlankSpace(s string) int {
+	for i, r := range s {
+		if !isFlankSpace(r) {
+			return i
+		}
+	}
+	return len(s)
+}
+
+func trailingFlankSpace(s string) int {
+	n := 0
+	for len(s) > 0 {
+		r, size := utf8.DecodeLastRuneInString(s)
+		if !isFlankSpace(r) {
+			break
+		}
+		n += size
+		s = s[:len(s)-size]
+	}
+	return n
+}
+
+// stripSpaces drops the whitespace that Markdown cannot keep: at the block's
+// edges, around line breaks, and after hard breaks; it collapses blank lines
+// and drops hard breaks at the end.
+func stripSpaces(items []item, ctx blockCtx) []item {
+	// Around soft line breaks, inside each text item.
+	for i := range items {
+		it := &items[i]
+		if it.kind != itText || it.marks&mCode != 0 || strings.IndexByte(it.text, '\n') < 0 {
+			continue
+		}
+		it.text = stripAroundNewlines(it.text)
+	}
+	// After hard breaks and soft breaks across items.
+	for i := 1; i < len(items); i++ {
+		prev := &items[i-1]
+		it := &items[i]
+		if it.kind != itText || it.marks&mCode != 0 {
+			continue
+		}
+		afterBreak := prev.kind == itBreak
+		if prev.kind == itText && prev.marks&mCode == 0 && strings.HasSuffix(prev.text, "\n") {
+			afterBreak = true
+		}
+		if !afterBreak {
+			continue
+		}
+		// A link opening here protects its leading spaces with '['.
+		if it.link != nil && (i < 2 || !sameLink(items[i-2].link, it.link)) && prev.kind == itBreak {
+			continue
+		}
+		if it.link != nil && prev.kind == itText && !sameLink(prev.link, it.link) {
+			continue
+		}
+		t := strings.TrimLeft(it.text, " \t\v\f")
+		if prev.kind == itBreak {
+			t = strings.TrimLeft(t, " \t\v\f\n")
+		} else if strings.HasPrefix(t, "\n") {
+			t = stripAroundNewlines(strings.TrimLeft(t, "\n"))
+		}
+		it.text = t
+	}
+	items = mergeItems(items)
+	// Drop soft breaks directly after hard breaks.
+	for i := 1; i < len(items); i++ {
+		if items[i-1].kind == itBreak && items[i].kind == itText && items[i].marks&mCode == 0 {
+			items[i].text = strings.TrimLeft(items[i].text, " \t\v\f\n")
+		}
+	}
+	items = mergeItems(items)
+	// Leading whitespace of the block.
+	for len(items) > 0 {
+		it := &items[0]
+		if it.kind != itText || it.marks&mCode != 0 || it.link != nil {
+			break
+		}
+		it.text = strings.TrimLeft(it.text, " \t\v\f\n")
+		if it.text != "" {
+			break
+		}
+		items = items[1:]
+	}
+	// Trailing whitespace and hard breaks.
+	for len(items) > 0 {
+		it := &items[len(items)-1]
+		if it.kind == itBreak {
+			items = items[:len(items)-1]
+			continue
+		}
+		if it.kind != itText || it.marks&mCode != 0 || it.link != nil {
+			break
+		}
+		it.text = strings.TrimRight(it.text, " \t\v\f\n")
+		if it.text != "" {
+			break
+		}
+		items = items[:len(items)-1]
+	}
+	// Whitespace before a hard break stays (a backslash break keeps it), but
+	// soft breaks right before one become nothing but the break line itself.
+	return items
+}
+
+// stripAroundNewlines removes spaces and tabs around '\n' and collapses runs
+// of line breaks to one.
+func stripAroundNewlines(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	pending := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '\n' {
+			// drop spaces before it
+			out := b.String()
+			j := len(out)
+			for j > 0 && isStripSpace(out[j-1]) {
+				j--
+			}
+			if j != len(out) {
+				b.Reset()
+				b.WriteString(out[:j])
+			}
+			if !pending {
+				b.WriteByte('\n')
+			}
+			pending = true
+			continue
+		}
+		if pending && isStripSpace(c) {
+			continue
+		}
+		pending = false
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// fixTags turns tags and mentions that Markdown would not read as such into
+// text: those after a character that blocks the tag rule, and those directly
+// followed by an opening delimiter that cannot be written after a name
+// character.
+func fixTags(items []item) []item {
+	prev := noPrev
+	for i := range items {
+		it := &items[i]
+		switch it.kind {
+		case itTag, itMention:
+			if blocksTag(prev) || !tagCanPrecede(items, i) {
+				it.text = sigil(it.kind) + it.text
+				it.kind = itText
+			}
+		}
+		prev = itemLastRune(it, prev)
+	}
+	return items
+}
+
+func itemLastRune(it *item, prev rune) rune {
+	switch it.kind {
+	case itBreak:
+		return '\n'
+	default:
+		if r := lastRune(it.text); r != noPrev {
+			return r
+		}
+	}
+	return prev
+}
+
+// tagCanPrecede reports whether the tag at i can be followed by what comes
+// next: an opening emphasis delimiter right after a name that ends in a
+// letter or digit must see a letter or digit next, and must be alone (only
+// '*' and '~' delimiters open there).
+func tagCanPrecede(items []item, i int) bool {
+	it := &items[i]
+	if i+1 >= len(items) {
+		return true
+	}
+	last := lastRune(it.text)
+	if last == '_' || last == '-' {
+		return true
+	}
+	next := &items[i+1]
+	if next.kind == itBreak {
+		return true
+	}
+	opened := next.marks & mEmphasis &^ it.marks
+	if opened == 0 {
+		return true
+	}
+	if next.link != nil && !sameLink(next.link, it.link) {
+		return true // '[' comes first
+	}
+	if it.marks&mEmphasis&^next.marks != 0 {
+		return true // closers come first
+	}
+	if opened != mBold && opened != mItalic && opened != mStrike {
+		return false
+	}
+	if next.kind != itText || next.marks&mCode != 0 {
+		return false
+	}
+	r, _ := utf8.DecodeRuneInString(next.text)
+	return !isFlankSpace(r) && !util.IsPunctRune(r)
+}
+
+// canonBlocks returns the canonical form of a block list. inItem says that
+// the nearest enclosing container is a list item.
+func canonBlocks(nodes []Node, inItem bool) []Node {
+	out := make([]Node, 0, len(nodes))
+	for i := range nodes {
+		n := &nodes[i]
+		switch n.Type {
+		case TypeParagraph:
+			items := planItems(normInline(itemsFromNodes(n.Content), ctxParagraph), ctxParagraph)
+			if len(items) == 0 {
+				continue
+			}
+			out = append(out, Node{Type: TypeParagraph, Content: nodesFromItems(items)})
+		case TypeHeading:
+			level := min(max(n.Attrs.Level, 1), 3)
+			ctx := ctxHeading
+			if level == 3 {
+				ctx = ctxHeading3
+			}
+			items := planItems(normInline(itemsFromNodes(n.Content), ctx), ctx)
+			out = append(out, Node{Type: TypeHeading, Attrs: Attrs{Level: level}, Content: nodesFromItems(items)})
+		case TypeBulletList, TypeOrderedList:
+			l := Node{Type: n.Type}
+			if n.Type == TypeOrderedList {
+				l.Attrs.Start = min(max(n.Attrs.Start, 0), maxListStart)
+			}
+			for j := range n.Content {
+				if n.Content[j].Type != TypeListItem {
+					continue
+				}
+				l.Content = append(l.Content, Node{Type: TypeListItem, Content: canonBlocks(n.Content[j].Content, true)})
+			}
+			if len(l.Content) == 0 {
+				continue
+			}
+			l.Attrs.Tight = listTight(l.Content, n.Attrs.Tight)
+			out = append(out, l)
+		case TypeBlockquote, TypeCallout:
+			out = append(out, canonQuote(n))
+		case TypeCodeBlock:
+			text := canonCode(n.Text)
+			if inItem {
+				text = blankSpaceLines(text)
+			}
+			out = append(out, Node{Type: TypeCodeBlock, Attrs: Attrs{Language: canonLanguage(n.Attrs.Language)}, Text: text})
+		case TypeHorizontalRule:
+			out = append(out, Node{Type: TypeHorizontalRule})
+		case TypeTable:
+			if t, ok := canonTable(n); ok {
+				out = append(out, t)
+			}
+		}
+	}
+	return out
+}
+
+const maxListStart = 999999999
+
+func canonCode(s string) string {
+	if strings.IndexByte(s, 0) >= 0 {
+		s = strings.ReplaceAll(s, "\x00", "\uFFFD")
+	}
+	if strings.IndexByte(s, '\r') >= 0 {
+		s = strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
+	}
+	if s != "" && s[len(s)-1] != '\n' {
+		s += "\n"
+	}
+	return s
+}
+
+// blankSpaceLines empties the whitespace-only lines of code: inside a list
+// item Markdown cannot keep them (the line is blank once the indentation is
+// taken).
+func blankSpaceLines(s string) string {
+	if !strings.ContainsAny(s, " \t\v\f") {
+		return s
+	}
+	lines := strings.SplitAfter(s, "\n")
+	for i, l := range lines {
+		body := strings.TrimSuffix(l, "\n")
+		if body != "" && isBlankStr(body) {
+			lines[i] = l[len(body):]
+		}
+	}
+	return strings.Join(lines, "")
+}
+
+func canonLanguage(s string) string {
+	if strings.IndexByte(s, 0) >= 0 {
+		s = strings.ReplaceAll(s, "\x00", "\uFFFD")
+	}
+	return strings.Trim(s, " \t\n\v\f\r")
+}
+
+// canonQuote handles blockquotes and callouts: a blockquote whose first
+// paragraph starts with the bold label is a callout.
+func canonQuote(n *Node) Node {
+	content := canonBlocks(n.Content, false)
+	if n.Type == TypeCallout && (n.Attrs.Kind == CalloutWhy || n.Attrs.Kind == CalloutDecision) {
+		return Node{Type: TypeCallout, Attrs: Attrs{Kind: n.Attrs.Kind}, Content: content}
+	}
+	if kind, rest, ok := splitCallout(content); ok {
+		return Node{Type: TypeCallout, Attrs: Attrs{Kind: kind}, Content: rest}
+	}
+	return Node{Type: TypeBlockquote, Content: content}
+}
+
+// splitCallout recognises the callout label at the start of blocks and
+// returns the blocks without it.
+func splitCallout(blocks []Node) (CalloutKind, []Node, bool) {
+	if len(blocks) == 0 || blocks[0].Type != TypeParagraph || len(blocks[0].Content) == 0 {
+		return "", nil, false
+	}
+	first := &blocks[0].Content[0]
+	if first.Type != TypeText || len(first.Marks) != 1 || first.Marks[0].Type != MarkBold {
+		return "", nil, false
+	}
+	var kind CalloutKind
+	switch first.Text {
+	case "Why:":
+		kind = CalloutWhy
+	case "Decision:":
+		kind = CalloutDecision
+	default:
+		return "", nil, false
+	}
+	items := planItems(normInline(itemsFromNodes(blocks[0].Content[1:]), ctxParagraph), ctxParagraph)
+	rest := make([]Node, 0, len(blocks))
+	if len(items) > 0 {
+		rest = append(rest, Node{Type: TypeParagraph, Content: nodesFromItems(items)})
+	}
+	rest = append(rest, blocks[1:]...)
+	return kind, rest, true
+}
+
+// canonTable makes a table rectangular, with a header row and one paragraph
+// per cell.
+func canonTable(n *Node) (Node, bool) {
+	var rows []Node
+	for i := range n.Content {
+		if n.Content[i].Type == TypeTableRow {
+			rows = append(rows, n.Content[i])
+		}
+	}
+	if len(rows) == 0 || len(rows[0].Content) == 0 {
+		return Node{}, false
+	}
+	width := len(rows[0].Content)
+	t := Node{Type: TypeTable, Content: make([]Node, len(rows))}
+	for r := range rows {
+		cellType := TypeTableCell
+		if r == 0 {
+			cellType = TypeTableHeader
+		}
+		row := Node{Type: TypeTableRow, Content: make([]Node, width)}
+		for c := 0; c < width; c++ {
+			var inl []Node
+			if c < len(rows[r].Content) {
+				inl = cellInline(rows[r].Content[c].Content)
+			}
+			items := planItems(normInline(itemsFromNodes(inl), ctxCell), ctxCell)
+			row.Content[c] = Node{Type: cellType, Content: []Node{{Type: TypeParagraph, Content: nodesFromItems(items)}}}
+		}
+		t.Content[r] = row
+	}
+	return t, true
+}
+
+// cellInline gathers the inline content of a cell's blocks, separated by
+// spaces.
+func cellInline(blocks []Node) []Node {
+	var out []Node
+	var walk func(nodes []Node)
+	walk = func(nodes []Node) {
+		for i := range nodes {
+			n := &nodes[i]
+			switch n.Type {
+			case TypeText, TypeTag, TypeMention, TypeHardBreak:
+				out = append(out, *n)
+			case TypeCodeBlock:
+				out = append(out, Node{Type: TypeText, Text: n.Text, Marks: []Mark{{Type: MarkCode}}})
+			default:
+				if isBlockType(n.Type) && len(out) > 0 {
+					out = append(out, Node{Type: TypeText, Text: " "})
+				}
+				walk(n.Content)
+			}
+		}
+	}
+	walk(blocks)
+	return out
+}
+
+// listTight decides tightness. A gap (between items, or between blocks of an
+// item) can hold a blank line unless what precedes it ends with an empty item
+// marker: goldmark closes every enclosing list after "-" and a blank line. It
+// can be written without one if the blocks are joinable. A blank line before
+// a table inside an item does not count: goldmark builds tables from
+// paragraphs and does not carry the blank line over, so that gap is always
+// written blank and never decides. A loose list needs one gap with a blank
+// line; a tight one needs all other gaps without.
+func listTight(items []Node, tight bool) bool {
+	canBlank, allTight := false, true
+	for i := range items {
+		c := items[i].Content
+		if i > 0 && !itemEndsWithEmptyMarker(&items[i-1]) {
+			canBlank = true
+		}
+		for j := 1; j < len(c); j++ {
+			if endsWithEmptyMarker(&c[j-1]) || c[j].Type == TypeTable {
+				continue
+			}
+			canBlank = true
+			if !joinable(&c[j-1], &c[j]) {
+				allTight = false
+			}
+		}
+	}
+	if tight {
+		return allTight
+	}
+	return !canBlank
+}
+
+// endsWithEmptyMarker reports whether a block's last written line is the
+// marker of an empty list item.
+func endsWithEmptyMarker(n *Node) bool {
+	if n.Type != TypeBulletList && n.Type != TypeOrderedList || len(n.Content) == 0 {
+		return false
+	}
+	return itemEndsWithEmptyMarker(&n.Content[len(n.Content)-1])
+}
+
+func itemEndsWithEmptyMarker(it *Node) bool {
+	if len(it.Content) == 0 {
+		return true
+	}
+	return endsWithEmptyMarker(&it.Content[len(it.Content)-1])
+}
+
+// joinable reports whether block b can follow block a on the next line,
+// without a blank line, and still start a new block.
+func joinable(a, b *Node) bool {
+	switch a.Type {
+	case TypeCodeBlock, TypeHorizontalRule, TypeHeading:
+		return true
+	}
+	// After a paragraph, a table, or a container that may end in one, the
+	// next line must open a block that interrupts a paragraph (and is not
+	// taken as a lazy continuation or a setext underline).
+	switch b.Type {
+	case TypeCodeBlock, TypeHorizontalRule:
+		return true
+	case TypeHeading:
+		return !headingIsSetext(b)
+	case TypeBlockquote, TypeCallout:
+		return a.Type == TypeParagraph || a.Type == TypeTable || a.Type == TypeBulletList || a.Type == TypeOrderedList
+	case TypeBulletList, TypeOrderedList:
+		return listCanInterrupt(b)
+	}
+	return false
+}
+
+// listCanInterrupt reports whether a list can start right after a
+// paragraph line: its first item must not be empty and an ordered list must
+// start at 1.
+func listCanInterrupt(l *Node) bool {
+	if len(l.Content) == 0 || len(l.Content[0].Content) == 0 {
+		return false
+	}
+	return l.Type == TypeBulletList || l.Attrs.Start == 1
+}
+
+// headingIsSetext reports whether a canonical heading is written as a setext
+// heading: a level 1 or 2 heading holding a line break.
+func headingIsSetext(h *Node) bool {
+	if h.Attrs.Level > 2 {
+		return false
+	}
+	for i := range h.Content {
+		c := &h.Content[i]
+		if c.Type == TypeHardBreak || (c.Type == TypeText && strings.IndexByte(c.Text, '\n') >= 0 && !hasMark(c, MarkCode)) {
+			return true
+		}
+	}
+	return false
+}
+
+func hasMark(n *Node, t MarkType) bool {
+	for _, m := range n.Marks {
+		if m.Type == t {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,54 @@
+package markdown
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ErrInvalid is the sentinel behind every rejection: errors.Is(err, ErrInvalid)
+// is true for each *Error that Parse returns. The HTTP layer maps it to
+// 400 INVALID_MARKDOWN.
+var ErrInvalid = errors.New("invalid markdown")
+
+// Constructs named by Error.Construct.
+const (
+	ConstructImage   = "image"
+	ConstructUTF8    = "invalid UTF-8"
+	ConstructNUL     = "NUL byte"
+	ConstructScheme  = "link scheme"
+	ConstructNesting = "nesting"
+)
+
+// Error reports Markdown that cannot be stored without losing content. Its
+// message names the construct and the 1-based line where it starts.
+type Error struct {
+	// Construct is one of the Construct* constants.
+	Construct string
+	// Line is the 1-based line of the input where the construct starts.
+	Line int
+	// Detail is an optional precision, such as the rejected scheme.
+	Detail string
+}
+
+func (e *Error) Error() string {
+	switch e.Construct {
+	case ConstructImage:
+		return fmt.Sprintf("images are not supported (line %d)", e.Line)
+	case ConstructUTF8:
+		return fmt.Sprintf("invalid UTF-8 (line %d)", e.Line)
+	case ConstructNUL:
+		return fmt.Sprintf("NUL bytes are not allowed (line %d)", e.Line)
+	case ConstructScheme:
+		return fmt.Sprintf("link scheme %q is not allowed, only http, https and mailto (line %d)", e.Detail, e.Line)
+	case ConstructNesting:
+		return fmt.Sprintf("lists and quotes nested deeper than %d levels are not supported (line %d)", MaxNesting, e.Line)
+	}
+	return fmt.Sprintf("%s is not supported (line %d)", e.Construct, e.Line)
+}
+
+// Unwrap makes errors.Is(err, ErrInvalid) true.
+func (e *Error) Unwrap() error { return ErrInvalid }
+
+func invalid(construct string, line int, detail string) *Error {
+	return &Error{Construct: construct, Line: line, Detail: detail}
+}

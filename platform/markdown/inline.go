@@ -1,0 +1,1189 @@
+package markdown
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/yuin/goldmark/util"
+)
+
+// The inline writer. Markdown's emphasis rules (delimiter runs, flanking,
+// the rule of 3) decide whether `**` opens, closes or is literal from the
+// characters around it, so the writer works in passes:
+//
+//  1. plan the spans: which marks open and close at each boundary between
+//     items, nesting the longer-running marks outside and opening a link
+//     before any emphasis at the same point;
+//  2. choose the delimiters: ** bold, * or _ italic, ~~ strike, __
+//     underline, with italic switching to _ where * would fuse with a
+//     neighbouring run of the other side;
+//  3. write the tokens, escaping text where needed, and write a character
+//     next to a delimiter as a numeric reference (&#97;) where a letter or
+//     digit there would stop the delimiter from opening or closing;
+//  4. replay goldmark's delimiter algorithm on the result and check that
+//     every delimiter matches as planned; if not, retry with references
+//     around every delimiter, and as a last resort drop the emphasis that
+//     cannot be written (see Canonical).
+
+type inlineCtx struct {
+	block       blockCtx
+	noLineStart bool // the content continues a line (a callout's first paragraph)
+}
+
+type inlinePlan struct {
+	items []item
+	out   string
+}
+
+// planItems returns the items as the writer can express them.
+func planItems(items []item, ctx blockCtx) []item {
+	if len(items) == 0 {
+		return items
+	}
+	return renderInline(items, inlineCtx{block: ctx}).items
+}
+
+// renderInline writes canonical items as Markdown. Line breaks in the result
+// are bare "\n"; the block writer adds container prefixes.
+func renderInline(items []item, ctx inlineCtx) inlinePlan {
+	if len(items) == 0 {
+		return inlinePlan{}
+	}
+	w := inlineWriter{ctx: ctx}
+	if ctx.block == ctxHeading {
+		w.atx = !hasLineBreak(items)
+	} else {
+		w.atx = ctx.block == ctxHeading3
+	}
+	cur := items
+	drops := [...]uint8{mUnderline, mStrike, mItalic, mBold}
+	dropped := 0
+	tagsFreed := false
+	for {
+		if out, ok := w.try(cur, false); ok {
+			return inlinePlan{items: cur, out: out}
+		}
+		if out, ok := w.try(cur, true); ok {
+			return inlinePlan{items: cur, out: out}
+		}
+		if !tagsFreed {
+			tagsFreed = true
+			if next, changed := freeUnderscoreTags(cur); changed {
+				cur = next
+				continue
+			}
+		}
+		if dropped == len(drops) {
+			// Unreachable in practice: without emphasis nothing can fail.
+			out, _ := w.try(cur, true)
+			return inlinePlan{items: cur, out: out}
+		}
+		next := make([]item, len(cur))
+		copy(next, cur)
+		for i := range next {
+			next[i].marks &^= drops[dropped]
+		}
+		dropped++
+		cur = normInline(next, ctx.block)
+	}
+}
+
+func hasLineBreak(items []item) bool {
+	for i := range items {
+		it := &items[i]
+		if it.kind == itBreak || (it.kind == itText && it.marks&mCode == 0 && strings.IndexByte(it.text, '\n') >= 0) {
+			return true
+		}
+	}
+	return false
+}
+
+// freeUnderscoreTags turns tags and mentions whose names hold '_' into text,
+// where the underscore can be escaped.
+func freeUnderscoreTags(items []item) ([]item, bool) {
+	changed := false
+	out := make([]item, len(items))
+	copy(out, items)
+	for i := range out {
+		if (out[i].kind == itTag || out[i].kind == itMention) && strings.IndexByte(out[i].text, '_') >= 0 {
+			out[i].text = sigil(out[i].kind) + out[i].text
+			out[i].kind = itText
+			changed = true
+		}
+	}
+	if !changed {
+		return items, false
+	}
+	return mergeItems(out), true
+}
+
+type spanKind uint8
+
+const (
+	spBold spanKind = iota
+	spItalic
+	spStrike
+	spUnderline
+	spLink
+)
+
+var spanBits = [...]uint8{spBold: mBold, spItalic: mItalic, spStrike: mStrike, spUnderline: mUnderline}
+
+type span struct {
+	kind     spanKind
+	link     *linkAttr
+	ch       byte // delimiter character of emphasis
+	autolink bool
+}
+
+type boundary struct {
+	closers []int // inner first
+	openers []int // outer first
+}
+
+type tokKind uint8
+
+const (
+	tkText tokKind = iota
+	tkDelim
+	tkCode
+	tkAtom
+	tkLinkOpen
+	tkLinkClose
+	tkBreak
+)
+
+type token struct {
+	kind  tokKind
+	item  int    // item index (text, code, atom, break)
+	span  int    // span index (delim, link)
+	open  bool   // delim: opening
+	pos   int    // boundary index of a delimiter
+	scope int    // link scope: span index of the enclosing link + 1, or 0
+	s     string // written form (all but text)
+	// text tokens
+	forceFirst, forceLast bool
+	// written first and last runes, for the flanking rules
+	first, last rune
+}
+
+type inlineWriter struct {
+	ctx inlineCtx
+	atx bool
+
+	items  []item
+	eff    []item // effective marks: hard breaks take what their neighbours share
+	spans  []span
+	bounds []boundary
+	toks   []token
+	prev   []rune // decoded character before each item
+}
+
+// try plans and writes items; ok is false when the replayed delimiter
+// algorithm disagrees with the plan.
+func (w *inlineWriter) try(items []item, aggressive bool) (string, bool) {
+	w.items = items
+	w.planSpans()
+	w.buildTokens()
+	w.writeTexts()
+	for round := 0; round < 8; round++ {
+		if !w.fixFlanking(aggressive) {
+			break
+		}
+		w.writeTexts()
+	}
+	ok := w.verify()
+	return w.join(), ok
+}
+
+// planSpans computes the effective marks and the span boundaries.
+func (w *inlineWriter) planSpans() {
+	n := len(w.items)
+	w.eff = append(w.eff[:0], w.items...)
+	for i := range w.eff {
+		e := &w.eff[i]
+		e.marks &= mEmphasis
+		if e.kind != itBreak {
+			continue
+		}
+		var pm, nm uint8
+		var pl, nl *linkAttr
+		for j := i - 1; j >= 0; j-- {
+			if w.items[j].kind != itBreak {
+				pm, pl = w.items[j].marks&mEmphasis, w.items[j].link
+				break
+			}
+		}
+		for j := i + 1; j < n; j++ {
+			if w.items[j].kind != itBreak {
+				nm, nl = w.items[j].marks&mEmphasis, w.items[j].link
+				break
+			}
+		}
+		e.marks = pm & nm
+		e.link = nil
+		if sameLink(pl, nl) {
+			e.link = pl
+		}
+	}
+	w.spans = w.spans[:0]
+	if cap(w.bounds) < n+1 {
+		w.bounds = make([]boundary, n+1)
+	}
+	w.bounds = w.bounds[:n+1]
+	for i := range w.bounds {
+		w.bounds[i] = boundary{}
+	}
+	var stack []int
+	for i := 0; i <= n; i++ {
+		var want item
+		if i < n {
+			want = w.eff[i]
+		}
+		k := 0
+		for k < len(stack) && w.spanWanted(stack[k], &want) {
+			k++
+		}
+		b := &w.bounds[i]
+		for j := len(stack) - 1; j >= k; j-- {
+			b.closers = append(b.closers, stack[j])
+		}
+		stack = stack[:k]
+		if i == n {
+			break
+		}
+		// Marks to open, outer first.
+		var have uint8
+		haveLink := false
+		for _, s := range stack {
+			if w.spans[s].kind == spLink {
+				haveLink = true
+			} else {
+				have |= spanBits[w.spans[s].kind]
+			}
+		}
+		if want.link != nil && !haveLink {
+			w.spans = append(w.spans, span{kind: spLink, link: want.link})
+			b.openers = append(b.openers, len(w.spans)-1)
+		}
+		var kinds []spanKind
+		for k := spBold; k <= spUnderline; k++ {
+			if want.marks&spanBits[k] != 0 && have&spanBits[k] == 0 {
+				kinds = append(kinds, k)
+			}
+		}
+		// Longer runs outside; ties in schema order.
+		for a := 1; a < len(kinds); a++ {
+			for c := a; c > 0 && w.runLen(i, kinds[c]) > w.runLen(i, kinds[c-1]); c-- {
+				kinds[c], kinds[c-1] = kinds[c-1], kinds[c]
+			}
+		}
+		for _, k := range kinds {
+			sp := span{kind: k, ch: delimChar(k)}
+			if k == spItalic && w.italicNeedsUnderscore(i) {
+				sp.ch = '_'
+			}
+			w.spans = append(w.spans, sp)
+			b.openers = append(b.openers, len(w.spans)-1)
+		}
+		w.resolveFusion(b)
+		stack = append(stack, b.openers...)
+	}
+	w.markAutolinks()
+}
+
+func delimChar(k spanKind) byte {
+	switch k {
+	case spStrike:
+		return '~'
+	case spUnderline:
+		return '_'
+	}
+	return '*'
+}
+
+func (w *inlineWriter) spanWanted(s int, want *item) bool {
+	sp := &w.spans[s]
+	if sp.kind == spLink {
+		return want.link != nil && sameLink(sp.link, want.link)
+	}
+	return want.marks&spanBits[sp.kind] != 0
+}
+
+func (w *inlineWriter) runLen(i int, k spanKind) int {
+	n := 0
+	for j := i; j < len(w.eff) && w.eff[j].marks&spanBits[k] != 0; j++ {
+		n++
+	}
+	return n
+}
+
+// italicNeedsUnderscore reports whether an italic span opening at boundary i
+// had better use '_': its '*' would fuse with a bold opening where it ends.
+func (w *inlineWriter) italicNeedsUnderscore(i int) bool {
+	end := i + w.runLen(i, spItalic)
+	if end >= len(w.eff) || end == 0 {
+		return false
+	}
+	opensBold := w.eff[end].marks&mBold != 0 && w.eff[end-1].marks&mBold == 0
+	opensUnder := w.eff[end].marks&mUnderline != 0 && w.eff[end-1].marks&mUnderline == 0
+	return opensBold && !opensUnder
+}
+
+// resolveFusion reorders the openers at a boundary so that the first one does
+// not use the same character as the last closer (the two runs would fuse
+// into one that both closes and opens).
+func (w *inlineWriter) resolveFusion(b *boundary) {
+	if len(b.closers) == 0 || len(b.openers) == 0 {
+		return
+	}
+	last := w.spans[b.closers[len(b.closers)-1]]
+	if last.kind == spLink {
+		return
+	}
+	c := last.ch
+	first := &w.spans[b.openers[0]]
+	if first.kind == spLink || first.ch != c {
+		return
+	}
+	for j := 1; j < len(b.openers); j++ {
+		if w.spans[b.openers[j]].ch != c {
+			o := b.openers[j]
+			copy(b.openers[1:j+1], b.openers[:j])
+			b.openers[0] = o
+			return
+		}
+	}
+	for j := 0; j < len(b.openers); j++ {
+		sp := &w.spans[b.openers[j]]
+		if sp.kind == spItalic {
+			if c == '*' {
+				sp.ch = '_'
+			} else {
+				sp.ch = '*'
+			}
+			o := b.openers[j]
+			copy(b.openers[1:j+1], b.openers[:j])
+			b.openers[0] = o
+			return
+		}
+	}
+}
+
+// markAutolinks marks the links written as <url>: one plain text item equal
+// to its destination.
+func (w *inlineWriter) markAutolinks() {
+	for i := range w.bounds {
+		for _, s := range w.bounds[i].openers {
+			sp := &w.spans[s]
+			if sp.kind != spLink || i >= len(w.items) || sp.link.title != "" {
+				continue
+			}
+			it := &w.items[i]
+			if it.kind != itText || it.marks != 0 {
+				continue
+			}
+			if i+1 < len(w.items) && sameLink(w.items[i+1].link, sp.link) {
+				continue
+			}
+			if len(w.bounds[i].openers) != 1 {
+				continue
+			}
+			sp.autolink = autolinkable(it.text, sp.link.href, w.ctx.block == ctxCell)
+		}
+	}
+}
+
+func autolinkable(text, href string, inTable bool) bool {
+	if strings.ContainsAny(text, "&\\") || (inTable && strings.IndexByte(text, '|') >= 0) {
+		return false
+	}
+	b := []byte(text)
+	if href == text && util.FindEmailIndex(b) < 0 && util.FindURLIndex(b) == len(b) {
+		return true
+	}
+	if href == "mailto:"+text && util.FindEmailIndex(b) == len(b) {
+		return true
+	}
+	return false
+}
+
+// buildTokens lays out the token sequence from the plan.
+func (w *inlineWriter) buildTokens() {
+	w.toks = w.toks[:0]
+	w.prev = w.prev[:0]
+	p := noPrev
+	for i := range w.items {
+		w.prev = append(w.prev, p)
+		p = itemLastRune(&w.items[i], p)
+	}
+	scope := 0
+	for i := 0; i <= len(w.items); i++ {
+		b := &w.bounds[i]
+		for _, s := range b.closers {
+			sp := &w.spans[s]
+			if sp.kind == spLink {
+				scope = 0
+				if !sp.autolink {
+					w.toks = append(w.toks, token{kind: tkLinkClose, span: s, s: linkTail(sp.link, w.ctx.block == ctxCell), first: ']', last: ')'})
+				}
+				continue
+			}
+			w.toks = append(w.toks, token{kind: tkDelim, span: s, pos: i, scope: scope, s: delimString(sp), first: rune(sp.ch), last: rune(sp.ch)})
+		}
+		for _, s := range b.openers {
+			sp := &w.spans[s]
+			if sp.kind == spLink {
+				scope = s + 1
+				if !sp.autolink {
+					w.toks = append(w.toks, token{kind: tkLinkOpen, span: s, s: "[", first: '[', last: '['})
+				}
+				continue
+			}
+			w.toks = append(w.toks, token{kind: tkDelim, span: s, open: true, pos: i, scope: scope, s: delimString(sp), first: rune(sp.ch), last: rune(sp.ch)})
+		}
+		if i == len(w.items) {
+			break
+		}
+		it := &w.items[i]
+		switch {
+		case it.kind == itBreak:
+			w.toks = append(w.toks, token{kind: tkBreak, item: i, s: "\\\n", first: '\\', last: '\n'})
+		case it.kind == itTag || it.kind == itMention:
+			s := sigil(it.kind) + it.text
+			w.toks = append(w.toks, token{kind: tkAtom, item: i, scope: scope, s: s, first: rune(s[0]), last: lastRune(s)})
+		case it.marks&mCode != 0:
+			w.toks = append(w.toks, token{kind: tkCode, item: i, s: codeSpan(it.text, w.ctx.block == ctxCell), first: '`', last: '`'})
+		case scope > 0 && w.spans[scope-1].autolink:
+			s := "<" + it.text + ">"
+			w.toks = append(w.toks, token{kind: tkAtom, item: i, s: s, first: '<', last: '>'})
+		default:
+			w.toks = append(w.toks, token{kind: tkText, item: i, scope: scope})
+		}
+	}
+}
+
+func delimString(sp *span) string {
+	if sp.kind == spItalic {
+		return string(sp.ch)
+	}
+	return string([]byte{sp.ch, sp.ch})
+}
+
+// codeSpan writes code with a backtick fence longer than any run inside it
+// and spaces where Markdown would otherwise strip or join.
+func codeSpan(code string, inTable bool) string {
+	if inTable && strings.IndexByte(code, '|') >= 0 {
+		code = strings.ReplaceAll(code, "|", "\\|")
+	}
+	n := 1
+	for {
+		if !hasBacktickRun(code, n) {
+			break
+		}
+		n++
+	}
+	fence := strings.Repeat("`", n)
+	pad := code[0] == '`' || code[len(code)-1] == '`' ||
+		(code[0] == ' ' && code[len(code)-1] == ' ' && !util.IsBlank([]byte(code)))
+	if pad {
+		return fence + " " + code + " " + fence
+	}
+	return fence + code + fence
+}
+
+func hasBacktickRun(s string, n int) bool {
+	for i := 0; i < len(s); {
+		if s[i] != '`' {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && s[j] == '`' {
+			j++
+		}
+		if j-i == n {
+			return true
+		}
+		i = j
+	}
+	return false
+}
+
+// linkTail writes "](destination "title")".
+func linkTail(l *linkAttr, inTable bool) string {
+	var b strings.Builder
+	b.WriteString("](")
+	if l.href == "" && l.title != "" {
+		b.WriteString("<>")
+	}
+	writeDestination(&b, l.href, inTable)
+	if l.title != "" {
+		b.WriteString(" \"")
+		writeTitle(&b, l.title, inTable)
+		b.WriteByte('"')
+	}
+	b.WriteByte(')')
+	return b.String()
+}
+
+func writeDestination(b *strings.Builder, href string, inTable bool) {
+	balanced := parensBalanced(href)
+	for i := 0; i < len(href); i++ {
+		c := href[i]
+		switch {
+		case c <= ' ' || c == 0x7f:
+			writeCharRef(b, rune(c))
+		case c == '\\' || c == '<' || c == '>':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case (c == '(' || c == ')') && !balanced:
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c == '&' && entityLike(href[i:]):
+			b.WriteString("\\&")
+		case c == '|' && inTable:
+			b.WriteString("\\|")
+		default:
+			b.WriteByte(c)
+		}
+	}
+}
+
+func parensBalanced(s string) bool {
+	depth := 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '(':
+			depth++
+			if depth > 16 {
+				return false
+			}
+		case ')':
+			depth--
+			if depth < 0 {
+				return false
+			}
+		}
+	}
+	return depth == 0
+}
+
+func writeTitle(b *strings.Builder, title string, inTable bool) {
+	for i := 0; i < len(title); i++ {
+		c := title[i]
+		switch {
+		case c == '\n' || c == '\r':
+			writeCharRef(b, rune(c))
+		case c == '"' || c == '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c == '&' && entityLike(title[i:]):
+			b.WriteString("\\&")
+		case c == '|' && inTable:
+			b.WriteString("\\|")
+		default:
+			b.WriteByte(c)
+		}
+	}
+}
+
+func writeCharRef(b *strings.Builder, r rune) {
+	b.WriteString("&#")
+	b.WriteString(strconv.Itoa(int(r)))
+	b.WriteByte(';')
+}
+
+// entityLike reports whether s starts with something Markdown could read as
+// a character reference: &name; or &#digits; or &#xhex;.
+func entityLike(s string) bool {
+	if len(s) < 3 || s[0] != '&' {
+		return false
+	}
+	i := 1
+	if s[1] == '#' {
+		i = 2
+		if i < len(s) && (s[i] == 'x' || s[i] == 'X') {
+			i++
+			j := i
+			for j < len(s) && util.IsHexDecimal(s[j]) {
+				j++
+			}
+			return j > i && j < len(s) && s[j] == ';'
+		}
+		j := i
+		for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+			j++
+		}
+		return j > i && j < len(s) && s[j] == ';'
+	}
+	j := i
+	for j < len(s) && util.IsAlphaNumeric(s[j]) {
+		j++
+	}
+	return j > i && j < len(s) && s[j] == ';'
+}
+
+// writeTexts writes every text token.
+func (w *inlineWriter) writeTexts() {
+	for t := range w.toks {
+		if w.toks[t].kind == tkText {
+			w.writeText(t)
+		}
+	}
+}
+
+// lineStartAt reports whether token t starts a line.
+func (w *inlineWriter) lineStartAt(t int) bool {
+	if w.atx || w.ctx.block == ctxCell {
+		return false
+	}
+	if t == 0 {
+		return !w.ctx.noLineStart
+	}
+	p := &w.toks[t-1]
+	switch p.kind {
+	case tkBreak:
+		return true
+	case tkText:
+		return strings.HasSuffix(w.items[p.item].text, "\n")
+	}
+	return false
+}
+
+// writeText escapes one text token for its context.
+func (w *inlineWriter) writeText(t int) {
+	tok := &w.toks[t]
+	it := &w.items[tok.item]
+	text := it.text
+	inLink := it.link != nil
+	var next *token
+	if t+1 < len(w.toks) {
+		next = &w.toks[t+1]
+	}
+	lastTok := next == nil
+	afterAtom := tok.item > 0 && (w.items[tok.item-1].kind == itTag || w.items[tok.item-1].kind == itMention) &&
+		w.items[tok.item-1].sameMarks(it) && t > 0 && w.toks[t-1].kind == tkAtom
+	var b strings.Builder
+	b.Grow(len(text) + 8)
+	lineStart := w.lineStartAt(t)
+	prev := w.prev[tok.item]
+	escapeAt := -1 // byte index to escape for a line-start construct
+	firstSet := false
+	for i := 0; i < len(text); {
+		r, size := utf8.DecodeRuneInString(text[i:])
+		atEnd := i+size == len(text)
+		var piece string // written form when not raw
+		raw := false
+		switch {
+		case r == '\n':
+			if w.atx || w.ctx.block == ctxCell {
+				piece = "&#10;"
+			} else {
+				b.WriteByte('\n')
+				if !firstSet {
+					tok.first, firstSet = '\n', true
+				}
+				tok.last = '\n'
+				prev = r
+				i += size
+				lineStart = true
+				continue
+			}
+		case (i == 0 && tok.forceFirst) || (atEnd && tok.forceLast):
+			piece = charRef(r)
+		case i == 0 && afterAtom && continuesName(w.items[tok.item-1].kind == itMention, text):
+			if r < utf8.RuneSelf && util.IsPunct(byte(r)) {
+				piece = "\\" + string(r)
+			} else {
+				piece = charRef(r)
+			}
+		case r == '\r':
+			piece = "&#13;"
+		default:
+			if lineStart {
+				escapeAt = lineEscape(text[i:])
+				if escapeAt >= 0 {
+					escapeAt += i
+				}
+				lineStart = false
+			}
+			if i == escapeAt {
+				piece = "\\" + string(r)
+			} else if w.needsEscape(text, i, r, prev, inLink, atEnd, next, lastTok, t) {
+				if r == '\\' && atEnd && next != nil && next.kind == tkBreak {
+					piece = "&#92;"
+				} else {
+					piece = "\\" + string(r)
+				}
+			} else {
+				raw = true
+			}
+		}
+		if raw {
+			b.WriteString(text[i : i+size])
+			if !firstSet {
+				tok.first, firstSet = r, true
+			}
+			tok.last = r
+		} else {
+			b.WriteString(piece)
+			if !firstSet {
+				tok.first, firstSet = rune(piece[0]), true
+			}
+			tok.last = lastRune(piece)
+		}
+		lineStart = false
+		prev = r
+		i += size
+	}
+	tok.s = b.String()
+}
+
+func charRef(r rune) string {
+	return "&#" + strconv.Itoa(int(r)) + ";"
+}
+
+// lineEscape returns the index of the character to escape so that a line
+// starting with s does not open a block, or -1.
+func lineEscape(s string) int {
+	if s == "" {
+		return -1
+	}
+	line := s
+	if k := strings.IndexByte(s, '\n'); k >= 0 {
+		line = s[:k]
+	}
+	switch c := line[0]; c {
+	case '#':
+		n := countRun(line, '#')
+		if n <= 6 && (n == len(line) || line[n] == ' ' || line[n] == '\t') {
+			return 0
+		}
+	case '>':
+		return 0
+	case '+':
+		if len(line) == 1 || line[1] == ' ' || line[1] == '\t' {
+			return 0
+		}
+	case '-', ':':
+		if c == '-' && (len(line) == 1 || line[1] == ' ' || line[1] == '\t') {
+			return 0
+		}
+		if onlyBytes(line, "-: \t") && strings.IndexByte(line, '-') >= 0 {
+			return 0
+		}
+	case '=':
+		if onlyBytes(line, "= \t") {
+			return 0
+		}
+	default:
+		if c >= '0' && c <= '9' {
+			d := 0
+			for d < len(line) && line[d] >= '0' && line[d] <= '9' {
+				d++
+			}
+			if d <= 9 && d < len(line) && (line[d] == '.' || line[d] == ')') &&
+				(d+1 == len(line) || line[d+1] == ' ' || line[d+1] == '\t') {
+				return d
+			}
+		}
+	}
+	return -1
+}
+
+func onlyBytes(s, set string) bool {
+	for i := 0; i < len(s); i++ {
+		if strings.IndexByte(set, s[i]) < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// needsEscape decides the backslash escapes of inline syntax characters.
+func (w *inlineWriter) needsEscape(text string, i int, r rune, prev rune, inLink, atEnd bool, next *token, lastTok bool, t int) bool {
+	switch r {
+	case '\\':
+		if atEnd {
+			return true
+		}
+		_, nsize := utf8.DecodeRuneInString(text[i+1:])
+		if i+1+nsize == len(text) && w.toks[t].forceLast {
+			return true
+		}
+		c := text[i+1]
+		return c == '\n' || util.IsPunct(c)
+	case '*', '~':
+		return !spacedRun(text, i, byte(r))
+	case '_':
+		if spacedRun(text, i, '_') {
+			return false
+		}
+		// An underscore between two letters or digits can neither open nor
+		// close emphasis.
+		if i == 0 || atEnd || text[i+1] == '_' || text[i-1] == '_' {
+			return true
+		}
+		pr, psize := utf8.DecodeLastRuneInString(text[:i])
+		nr, nsize := utf8.DecodeRuneInString(text[i+1:])
+		if (i-psize == 0 && w.toks[t].forceFirst) || (i+1+nsize == len(text) && w.toks[t].forceLast) {
+			return true
+		}
+		return !isWordRune(pr) || !isWordRune(nr)
+	case '`', ']', '|':
+		return true
+	case '[':
+		return inLink
+	case '!':
+		return atEnd && next != nil && next.kind == tkLinkOpen
+	case '<':
+		if atEnd {
+			return true
+		}
+		c := text[i+1]
+		return c != ' ' && c != '\t' && c != '\n'
+	case '&':
+		return entityLike(text[i:])
+	case '#', '@':
+		if !inLink {
+			if _, ok := scanTag(prev, text, i, nil); ok {
+				return true
+			}
+		}
+		if r == '#' && w.atx && lastTok {
+			return closingHashes(text, i, t == 0)
+		}
+	}
+	return false
+}
+
+// spacedRun reports whether the run of c around i has a space on both sides
+// inside the text, so that it can neither open nor close.
+func spacedRun(text string, i int, c byte) bool {
+	a := i
+	for a > 0 && text[a-1] == c {
+		a--
+	}
+	z := i
+	for z < len(text) && text[z] == c {
+		z++
+	}
+	return a > 0 && z < len(text) && text[a-1] == ' ' && text[z] == ' '
+}
+
+func isWordRune(r rune) bool {
+	return !util.IsSpaceRune(r) && !util.IsPunctRune(r)
+}
+
+// closingHashes reports whether the '#' at i starts a trailing run of '#'
+// that an ATX heading would take as its closing sequence.
+func closingHashes(text string, i int, firstTok bool) bool {
+	if i > 0 && text[i-1] == '#' {
+		return false
+	}
+	j := i
+	for j < len(text) && text[j] == '#' {
+		j++
+	}
+	if j != len(text) {
+		return false
+	}
+	if i == 0 {
+		return firstTok
+	}
+	return isStripSpace(text[i-1])
+}
+
+// runInfo is a run of adjacent delimiter tokens with one character.
+type runInfo struct {
+	from, to int // token indexes, inclusive
+	ch       byte
+	p, n     rune // written characters before and after
+	pTok     int  // token holding p, or -1
+	nTok     int
+}
+
+func (w *inlineWriter) runs() []runInfo {
+	var out []runInfo
+	for t := 0; t < len(w.toks); t++ {
+		if w.toks[t].kind != tkDelim {
+			continue
+		}
+		ch := w.spans[w.toks[t].span].ch
+		z := t
+		for z+1 < len(w.toks) && w.toks[z+1].kind == tkDelim && w.spans[w.toks[z+1].span].ch == ch {
+			z++
+		}
+		ri := runInfo{from: t, to: z, ch: ch, p: '\n', n: '\n', pTok: -1, nTok: -1}
+		if t > 0 {
+			ri.p, ri.pTok = w.toks[t-1].last, t-1
+		}
+		if z+1 < len(w.toks) {
+			ri.n, ri.nTok = w.toks[z+1].first, z+1
+		}
+		out = append(out, ri)
+		t = z
+	}
+	return out
+}
+
+func flankClass(r rune) int {
+	switch {
+	case util.IsSpaceRune(r):
+		return 0
+	case util.IsPunctRune(r):
+		return 1
+	}
+	return 2
+}
+
+// fixFlanking writes as character references the letters and digits next to
+// delimiters that would keep them from opening or closing. It reports
+// whether anything changed.
+func (w *inlineWriter) fixFlanking(aggressive bool) bool {
+	changed := false
+	force := func(tok int, first bool) {
+		if tok < 0 || w.toks[tok].kind != tkText {
+			return
+		}
+		if first && !w.toks[tok].forceFirst {
+			w.toks[tok].forceFirst = true
+			changed = true
+		}
+		if !first && !w.toks[tok].forceLast {
+			w.toks[tok].forceLast = true
+			changed = true
+		}
+	}
+	for _, ru := range w.runs() {
+		opens, closes := false, false
+		for t := ru.from; t <= ru.to; t++ {
+			if w.toks[t].open {
+				opens = true
+			} else {
+				closes = true
+			}
+		}
+		pc, nc := flankClass(ru.p), flankClass(ru.n)
+		if opens && pc == 2 && (nc != 2 || ru.ch == '_' || aggressive) {
+			force(ru.pTok, false)
+		}
+		if closes && nc == 2 && (pc != 2 || ru.ch == '_' || aggressive) {
+			force(ru.nTok, true)
+		}
+		if ru.ch == '~' && ru.p == '~' {
+			force(ru.pTok, false)
+		}
+	}
+	return changed
+}
+
+// join concatenates the written tokens.
+func (w *inlineWriter) join() string {
+	n := 0
+	for i := range w.toks {
+		n += len(w.toks[i].s)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for i := range w.toks {
+		b.WriteString(w.toks[i].s)
+	}
+	return b.String()
+}
+
+// simRun is a delimiter run as goldmark's delimiter algorithm sees it.
+type simRun struct {
+	ch                byte
+	length, orig      int
+	canOpen, canClose bool
+	literal           bool // inside a tag name: must stay literal
+	removed           bool
+	pos               int // 2*boundary for planned runs, 2*item+1 inside items
+	scope             int
+	order             int // position in the written text, for sorting
+}
+
+// flanking applies CommonMark's left- and right-flanking rules as goldmark
+// does, for a run of ch between the characters p and n.
+func flanking(ch byte, p, n rune) (canOpen, canClose bool) {
+	pp, ps := util.IsPunctRune(p), util.IsSpaceRune(p)
+	np, ns := util.IsPunctRune(n), util.IsSpaceRune(n)
+	left := !ns && (!np || ps || pp)
+	right := !ps && (!pp || ns || np)
+	if ch == '_' {
+		return left && (!right || pp), right && (!left || np)
+	}
+	return left, right
+}
+
+// verify replays goldmark's delimiter processing on the written tokens and
+// reports whether every planned delimiter matches as planned, nothing else
+// matches, and each item ends up with exactly its emphasis marks.
+func (w *inlineWriter) verify() bool {
+	var runs []*simRun
+	for _, ru := range w.runs() {
+		length := 0
+		for t := ru.from; t <= ru.to; t++ {
+			length += len(w.toks[t].s)
+		}
+		if ru.ch == '~' && (length > 2 || ru.p == '~') {
+			return false
+		}
+		// A tag name ending in '_' would fuse with an underscore run.
+		if ru.ch == '_' && ru.pTok >= 0 && w.toks[ru.pTok].kind == tkAtom && strings.HasSuffix(w.toks[ru.pTok].s, "_") {
+			return false
+		}
+		o, c := flanking(ru.ch, ru.p, ru.n)
+		runs = append(runs, &simRun{ch: ru.ch, length: length, orig: length, canOpen: o, canClose: c,
+			pos: 2 * w.toks[ru.from].pos, scope: w.toks[ru.from].scope, order: ru.from << 16})
+	}
+	for t := range w.toks {
+		tok := &w.toks[t]
+		if tok.kind != tkAtom || strings.IndexByte(tok.s, '_') < 0 {
+			continue
+		}
+		s := tok.s
+		for i := 0; i < len(s); i++ {
+			if s[i] != '_' {
+				continue
+			}
+			j := i
+			for j < len(s) && s[j] == '_' {
+				j++
+			}
+			p, _ := utf8.DecodeLastRuneInString(s[:i])
+			n := rune('\n')
+			if j < len(s) {
+				n, _ = utf8.DecodeRuneInString(s[j:])
+			} else if t+1 < len(w.toks) {
+				n = w.toks[t+1].first
+			}
+			o, c := flanking('_', p, n)
+			if o || c {
+				runs = append(runs, &simRun{ch: '_', length: j - i, orig: j - i, canOpen: o, canClose: c,
+					literal: true, pos: 2*tok.item + 1, scope: tok.scope, order: t<<16 | i})
+			}
+			i = j
+		}
+	}
+	if len(runs) == 0 {
+		return true
+	}
+	sort.Slice(runs, func(a, b int) bool { return runs[a].order < runs[b].order })
+	type match struct {
+		from, to int // item range
+		bit      uint8
+	}
+	var matches []match
+	process := func(list []*simRun) bool {
+		for ci, closer := range list {
+			if closer.removed || !closer.canClose {
+				continue
+			}
+			for closer.length > 0 {
+				found, maybe := false, false
+				oi, consume := -1, 0
+				for k := ci - 1; k >= 0; k-- {
+					o := list[k]
+					if o.removed || !o.canOpen || o.ch != closer.ch {
+						continue
+					}
+					maybe = true
+					consume = 1
+					if (o.canClose || closer.canOpen) && (o.orig+closer.orig)%3 == 0 && closer.orig%3 != 0 {
+						consume = 0
+					} else if o.length >= 2 && closer.length >= 2 {
+						consume = 2
+					}
+					if consume > 0 {
+						found, oi = true, k
+						break
+					}
+				}
+				if !found {
+					if !maybe && !closer.canOpen {
+						closer.removed = true
+					}
+					break
+				}
+				o := list[oi]
+				if o.literal || closer.literal {
+					return false
+				}
+				o.length -= consume
+				closer.length -= consume
+				var bit uint8
+				switch {
+				case closer.ch == '~':
+					bit = mStrike
+				case consume == 2 && closer.ch == '_':
+					bit = mUnderline
+				case consume == 2:
+					bit = mBold
+				default:
+					bit = mItalic
+				}
+				matches = append(matches, match{o.pos / 2, closer.pos / 2, bit})
+				for k := oi + 1; k < ci; k++ {
+					list[k].removed = true
+				}
+				if o.length == 0 {
+					o.removed = true
+				}
+				if closer.length == 0 {
+					closer.removed = true
+				}
+			}
+		}
+		return true
+	}
+	// Runs inside links first, each link alone, then the rest.
+	byScope := map[int][]*simRun{}
+	var scopes []int
+	for _, r := range runs {
+		if _, ok := byScope[r.scope]; !ok {
+			scopes = append(scopes, r.scope)
+		}
+		byScope[r.scope] = append(byScope[r.scope], r)
+	}
+	for _, sc := range scopes {
+		if sc != 0 && !process(byScope[sc]) {
+			return false
+		}
+	}
+	if !process(byScope[0]) {
+		return false
+	}
+	for _, r := range runs {
+		if r.literal {
+			if r.length != r.orig {
+				return false
+			}
+		} else if r.length != 0 {
+			return false
+		}
+	}
+	// Compare the marks each item receives with its own.
+	got := make([]uint8, len(w.items)+1)
+	for _, m := range matches {
+		for i := m.from; i < m.to && i < len(w.items); i++ {
+			if got[i]&m.bit != 0 {
+				return false
+			}
+			got[i] |= m.bit
+		}
+	}
+	for i := range w.items {
+		if w.items[i].kind == itBreak {
+			continue
+		}
+		if got[i] != w.items[i].marks&mEmphasis {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,561 @@
+package markdown
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// SchemaVersion is the version of the stored document shape. Decode rejects
+// documents written by a newer version.
+const SchemaVersion = 1
+
+// MaxNesting is the deepest nesting of lists and quotes (callouts count as
+// quotes) that Parse accepts.
+const MaxNesting = 16
+
+// NodeType names a node of the document tree. The names are those of
+// ProseMirror/TipTap so that an editor can load the stored JSON as is.
+type NodeType string
+
+// Node types.
+const (
+	TypeParagraph      NodeType = "paragraph"
+	TypeHeading        NodeType = "heading"
+	TypeBulletList     NodeType = "bulletList"
+	TypeOrderedList    NodeType = "orderedList"
+	TypeListItem       NodeType = "listItem"
+	TypeBlockquote     NodeType = "blockquote"
+	TypeCallout        NodeType = "callout"
+	TypeCodeBlock      NodeType = "codeBlock"
+	TypeHorizontalRule NodeType = "horizontalRule"
+	TypeTable          NodeType = "table"
+	TypeTableRow       NodeType = "tableRow"
+	TypeTableHeader    NodeType = "tableHeader"
+	TypeTableCell      NodeType = "tableCell"
+	TypeHardBreak      NodeType = "hardBreak"
+	TypeText           NodeType = "text"
+	TypeTag            NodeType = "tag"
+	TypeMention        NodeType = "mention"
+)
+
+// MarkType names a mark on an inline node.
+type MarkType string
+
+// Mark types, in schema order: marks on a node are kept in this order.
+const (
+	MarkBold      MarkType = "bold"
+	MarkItalic    MarkType = "italic"
+	MarkStrike    MarkType = "strike"
+	MarkUnderline MarkType = "underline"
+	MarkCode      MarkType = "code"
+	MarkLink      MarkType = "link"
+)
+
+// CalloutKind is the kind attribute of a callout.
+type CalloutKind string
+
+// Callout kinds, written `> **Why:** text` and `> **Decision:** text`.
+const (
+	CalloutWhy      CalloutKind = "why"
+	CalloutDecision CalloutKind = "decision"
+)
+
+// Doc is the stored form of Markdown content: the root of a ProseMirror-shaped
+// tree, serialised as {"type":"doc","schemaVersion":1,"content":[...]}.
+type Doc struct {
+	Content []Node
+}
+
+// Node is one node of the tree. Only the attributes of its type are used.
+type Node struct {
+	Type    NodeType
+	Attrs   Attrs
+	Content []Node
+	Text    string // text nodes only
+	Marks   []Mark // inline nodes only
+}
+
+// Attrs holds the attributes of all node types; each type uses its own.
+type Attrs struct {
+	Level    int         // heading: 1 to 3
+	Start    int         // orderedList: number of the first item
+	Tight    bool        // bulletList, orderedList: items not separated by blank lines
+	Kind     CalloutKind // callout
+	Language string      // codeBlock: the info string, "" when absent
+	Name     string      // tag, mention: the name without # or @
+}
+
+// Mark is a mark on an inline node. Href and Title are for links only.
+type Mark struct {
+	Type  MarkType
+	Href  string
+	Title string
+}
+
+// TagKind is the kind of a Tag.
+type TagKind string
+
+// Tag kinds.
+const (
+	KindTag    TagKind = "TAG"
+	KindPerson TagKind = "PERSON"
+)
+
+// Tag is a tag (#name) or a person mention (@name) of a document.
+type Tag struct {
+	Kind TagKind
+	Name string
+}
+
+// Tags returns the tags and mentions of d, unique by kind and lower-cased name
+// (the first casing seen is kept), ordered by kind (TAG, PERSON) then by
+// lower-cased name.
+func (d Doc) Tags() []Tag {
+	type entry struct {
+		tag   Tag
+		lower string
+	}
+	var out []entry
+	seen := map[string]bool{}
+	walkNodes(d.Content, func(n *Node) {
+		var kind TagKind
+		switch n.Type {
+		case TypeTag:
+			kind = KindTag
+		case TypeMention:
+			kind = KindPerson
+		default:
+			return
+		}
+		lower := strings.ToLower(n.Attrs.Name)
+		key := string(kind) + "\x00" + lower
+		if seen[key] {
+			return
+		}
+		seen[key] = true
+		out = append(out, entry{Tag{kind, n.Attrs.Name}, lower})
+	})
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].tag.Kind != out[j].tag.Kind {
+			return out[i].tag.Kind == KindTag
+		}
+		return out[i].lower < out[j].lower
+	})
+	tags := make([]Tag, len(out))
+	for i, e := range out {
+		tags[i] = e.tag
+	}
+	return tags
+}
+
+// HasDecision reports whether d holds at least one Decision callout.
+func (d Doc) HasDecision() bool {
+	found := false
+	walkNodes(d.Content, func(n *Node) {
+		if n.Type == TypeCallout && n.Attrs.Kind == CalloutDecision {
+			found = true
+		}
+	})
+	return found
+}
+
+// Text returns the plain text of d: inline text, tags as #name, mentions as
+// @name, callouts starting with their label ("Why:"), code as is; blocks are
+// separated by newlines. It suits search indexing and snippets.
+func (d Doc) Text() string {
+	var b strings.Builder
+	textOf(&b, d.Content)
+	return b.String()
+}
+
+func textOf(b *strings.Builder, nodes []Node) {
+	for i := range nodes {
+		n := &nodes[i]
+		switch n.Type {
+		case TypeText:
+			b.WriteString(n.Text)
+		case TypeTag:
+			b.WriteString("#" + n.Attrs.Name)
+		case TypeMention:
+			b.WriteString("@" + n.Attrs.Name)
+		case TypeHardBreak:
+			b.WriteByte('\n')
+		case TypeCodeBlock:
+			b.WriteString(n.Text)
+		case TypeCallout:
+			b.WriteString(calloutLabel(n.Attrs.Kind))
+			b.WriteByte(' ')
+			textOf(b, n.Content)
+		default:
+			textOf(b, n.Content)
+		}
+		if isBlockType(n.Type) && b.Len() > 0 && !strings.HasSuffix(b.String(), "\n") {
+			b.WriteByte('\n')
+		}
+	}
+}
+
+func calloutLabel(k CalloutKind) string {
+	if k == CalloutDecision {
+		return "Decision:"
+	}
+	return "Why:"
+}
+
+func walkNodes(nodes []Node, fn func(*Node)) {
+	for i := range nodes {
+		fn(&nodes[i])
+		walkNodes(nodes[i].Content, fn)
+	}
+}
+
+func isBlockType(t NodeType) bool {
+	switch t {
+	case TypeParagraph, TypeHeading, TypeBulletList, TypeOrderedList, TypeListItem,
+		TypeBlockquote, TypeCallout, TypeCodeBlock, TypeHorizontalRule, TypeTable,
+		TypeTableRow, TypeTableHeader, TypeTableCell:
+		return true
+	}
+	return false
+}
+
+// Encode returns the stored JSON form of d.
+func Encode(d Doc) ([]byte, error) {
+	return json.Marshal(d)
+}
+
+// Decode reads the stored JSON form, checking that it is a valid document of
+// a known schema version.
+func Decode(data []byte) (Doc, error) {
+	var d Doc
+	if err := json.Unmarshal(data, &d); err != nil {
+		return Doc{}, fmt.Errorf("decode markdown document: %w", err)
+	}
+	if err := Validate(d); err != nil {
+		return Doc{}, fmt.Errorf("decode markdown document: %w", err)
+	}
+	return d, nil
+}
+
+type jsonDoc struct {
+	Type          string `json:"type"`
+	SchemaVersion int    `json:"schemaVersion"`
+	Content       []Node `json:"content"`
+}
+
+// MarshalJSON writes {"type":"doc","schemaVersion":1,"content":[...]}.
+func (d Doc) MarshalJSON() ([]byte, error) {
+	content := d.Content
+	if content == nil {
+		content = []Node{}
+	}
+	return json.Marshal(jsonDoc{Type: "doc", SchemaVersion: SchemaVersion, Content: content})
+}
+
+// UnmarshalJSON reads the form written by MarshalJSON.
+func (d *Doc) UnmarshalJSON(data []byte) error {
+	var j jsonDoc
+	if err := json.Unmarshal(data, &j); err != nil {
+		return err
+	}
+	if j.Type != "doc" {
+		return fmt.Errorf("root type %q, want doc", j.Type)
+	}
+	if j.SchemaVersion < 1 || j.SchemaVersion > SchemaVersion {
+		return fmt.Errorf("unsupported schema version %d", j.SchemaVersion)
+	}
+	d.Content = j.Content
+	return nil
+}
+
+type jsonAttrs struct {
+	Level    *int    `json:"level,omitempty"`
+	Start    *int    `json:"start,omitempty"`
+	Tight    *bool   `json:"tight,omitempty"`
+	Kind     string  `json:"kind,omitempty"`
+	Language *string `json:"language,omitempty"`
+	Name     string  `json:"name,omitempty"`
+	Href     *string `json:"href,omitempty"`
+	Title    string  `json:"title,omitempty"`
+}
+
+type jsonNode struct {
+	Type    NodeType   `json:"type"`
+	Attrs   *jsonAttrs `json:"attrs,omitempty"`
+	Content []Node     `json:"content,omitempty"`
+	Text    *string    `json:"text,omitempty"`
+	Marks   []Mark     `json:"marks,omitempty"`
+}
+
+// MarshalJSON writes the ProseMirror shape, with only the attributes of the
+// node's type.
+func (n Node) MarshalJSON() ([]byte, error) {
+	j := jsonNode{Type: n.Type, Content: n.Content, Marks: n.Marks}
+	switch n.Type {
+	case TypeHeading:
+		j.Attrs = &jsonAttrs{Level: &n.Attrs.Level}
+	case TypeOrderedList:
+		j.Attrs = &jsonAttrs{Start: &n.Attrs.Start, Tight: &n.Attrs.Tight}
+	case TypeBulletList:
+		j.Attrs = &jsonAttrs{Tight: &n.Attrs.Tight}
+	case TypeCallout:
+		j.Attrs = &jsonAttrs{Kind: string(n.Attrs.Kind)}
+	case TypeCodeBlock:
+		j.Attrs = &jsonAttrs{Language: &n.Attrs.Language}
+	case TypeTag, TypeMention:
+		j.Attrs = &jsonAttrs{Name: n.Attrs.Name}
+	case TypeText:
+		j.Text = &n.Text
+	}
+	if n.Type == TypeCodeBlock && n.Text != "" {
+		// ProseMirror keeps code as a text child.
+		j.Content = []Node{{Type: TypeText, Text: n.Text}}
+	}
+	return json.Marshal(j)
+}
+
+// UnmarshalJSON reads the shape written by MarshalJSON.
+func (n *Node) UnmarshalJSON(data []byte) error {
+	var j jsonNode
+	if err := json.Unmarshal(data, &j); err != nil {
+		return err
+	}
+	*n = Node{Type: j.Type, Content: j.Content, Marks: j.Marks}
+	if j.Text != nil {
+		n.Text = *j.Text
+	}
+	if a := j.Attrs; a != nil {
+		if a.Level != nil {
+			n.Attrs.Level = *a.Level
+		}
+		if a.Start != nil {
+			n.Attrs.Start = *a.Start
+		}
+		if a.Tight != nil {
+			n.Attrs.Tight = *a.Tight
+		}
+		n.Attrs.Kind = CalloutKind(a.Kind)
+		if a.Language != nil {
+			n.Attrs.Language = *a.Language
+		}
+		n.Attrs.Name = a.Name
+	}
+	if n.Type == TypeOrderedList && (j.Attrs == nil || j.Attrs.Start == nil) {
+		n.Attrs.Start = 1
+	}
+	if n.Type == TypeCodeBlock {
+		var b strings.Builder
+		for _, c := range n.Content {
+			if c.Type != TypeText {
+				return fmt.Errorf("codeBlock holds a %q node", c.Type)
+			}
+			b.WriteString(c.Text)
+		}
+		n.Text = b.String()
+		n.Content = nil
+	}
+	return nil
+}
+
+// MarshalJSON writes {"type":"link","attrs":{"href":...}} and {"type":"bold"}.
+func (m Mark) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	buf.WriteString(`{"type":`)
+	t, err := json.Marshal(string(m.Type))
+	if err != nil {
+		return nil, err
+	}
+	buf.Write(t)
+	if m.Type == MarkLink {
+		a, err := json.Marshal(jsonAttrs{Href: &m.Href, Title: m.Title})
+		if err != nil {
+			return nil, err
+		}
+		buf.WriteString(`,"attrs":`)
+		buf.Write(a)
+	}
+	buf.WriteByte('}')
+	return buf.Bytes(), nil
+}
+
+// UnmarshalJSON reads the shape written by MarshalJSON.
+func (m *Mark) UnmarshalJSON(data []byte) error {
+	var j struct {
+		Type  MarkType   `json:"type"`
+		Attrs *jsonAttrs `json:"attrs"`
+	}
+	if err := json.Unmarshal(data, &j); err != nil {
+		return err
+	}
+	*m = Mark{Type: j.Type}
+	if j.Attrs != nil {
+		if j.Attrs.Href != nil {
+			m.Href = *j.Attrs.Href
+		}
+		m.Title = j.Attrs.Title
+	}
+	return nil
+}
+
+var errInvalidDoc = errors.New("invalid document")
+
+// Validate checks that d is schema-valid: known node and mark types in their
+// places, attributes in range, valid tag names, rectangular tables, and no
+// nesting of lists and quotes deeper than MaxNesting.
+func Validate(d Doc) error {
+	return validateBlocks(d.Content, 0, "doc")
+}
+
+func docErr(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", errInvalidDoc, fmt.Sprintf(format, args...))
+}
+
+func validateBlocks(nodes []Node, depth int, parent string) error {
+	for i := range nodes {
+		n := &nodes[i]
+		switch n.Type {
+		case TypeParagraph:
+			if err := validateInline(n.Content); err != nil {
+				return err
+			}
+		case TypeHeading:
+			if n.Attrs.Level < 1 || n.Attrs.Level > 3 {
+				return docErr("heading level %d", n.Attrs.Level)
+			}
+			if err := validateInline(n.Content); err != nil {
+				return err
+			}
+		case TypeBulletList, TypeOrderedList:
+			if depth+1 > MaxNesting {
+				return docErr("nesting deeper than %d", MaxNesting)
+			}
+			if n.Type == TypeOrderedList && (n.Attrs.Start < 0 || n.Attrs.Start > maxListStart) {
+				return docErr("ordered list start %d", n.Attrs.Start)
+			}
+			if len(n.Content) == 0 {
+				return docErr("empty list")
+			}
+			for j := range n.Content {
+				it := &n.Content[j]
+				if it.Type != TypeListItem {
+					return docErr("%s inside a list", it.Type)
+				}
+				if err := validateBlocks(it.Content, depth+1, "listItem"); err != nil {
+					return err
+				}
+			}
+		case TypeBlockquote, TypeCallout:
+			if depth+1 > MaxNesting {
+				return docErr("nesting deeper than %d", MaxNesting)
+			}
+			if n.Type == TypeCallout && n.Attrs.Kind != CalloutWhy && n.Attrs.Kind != CalloutDecision {
+				return docErr("callout kind %q", n.Attrs.Kind)
+			}
+			if err := validateBlocks(n.Content, depth+1, string(n.Type)); err != nil {
+				return err
+			}
+		case TypeCodeBlock:
+			if len(n.Content) != 0 {
+				return docErr("codeBlock with children")
+			}
+		case TypeHorizontalRule:
+			if len(n.Content) != 0 {
+				return docErr("horizontalRule with children")
+			}
+		case TypeTable:
+			if err := validateTable(n); err != nil {
+				return err
+			}
+		default:
+			return docErr("%q node inside %s", n.Type, parent)
+		}
+	}
+	return nil
+}
+
+func validateTable(t *Node) error {
+	if len(t.Content) == 0 {
+		return docErr("empty table")
+	}
+	width := len(t.Content[0].Content)
+	if width == 0 {
+		return docErr("table without columns")
+	}
+	for r := range t.Content {
+		row := &t.Content[r]
+		if row.Type != TypeTableRow {
+			return docErr("%s inside a table", row.Type)
+		}
+		if len(row.Content) != width {
+			return docErr("table row %d has %d cells, want %d", r, len(row.Content), width)
+		}
+		want := TypeTableCell
+		if r == 0 {
+			want = TypeTableHeader
+		}
+		for c := range row.Content {
+			cell := &row.Content[c]
+			if cell.Type != want {
+				return docErr("%s in table row %d, want %s", cell.Type, r, want)
+			}
+			if len(cell.Content) != 1 || cell.Content[0].Type != TypeParagraph {
+				return docErr("table cell must hold one paragraph")
+			}
+			if err := validateInline(cell.Content[0].Content); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func validateInline(nodes []Node) error {
+	for i := range nodes {
+		n := &nodes[i]
+		switch n.Type {
+		case TypeText:
+			if n.Text == "" {
+				return docErr("empty text node")
+			}
+			if strings.IndexByte(n.Text, 0) >= 0 {
+				return docErr("NUL in text")
+			}
+		case TypeHardBreak:
+		case TypeTag:
+			if !validTagName(n.Attrs.Name) {
+				return docErr("tag name %q", n.Attrs.Name)
+			}
+		case TypeMention:
+			if !validMentionName(n.Attrs.Name) {
+				return docErr("mention name %q", n.Attrs.Name)
+			}
+		default:
+			return docErr("%q node in inline content", n.Type)
+		}
+		if len(n.Content) != 0 {
+			return docErr("%s with children", n.Type)
+		}
+		seen := map[MarkType]bool{}
+		for _, m := range n.Marks {
+			switch m.Type {
+			case MarkBold, MarkItalic, MarkStrike, MarkUnderline, MarkCode, MarkLink:
+			default:
+				return docErr("mark %q", m.Type)
+			}
+			if seen[m.Type] {
+				return docErr("mark %q twice", m.Type)
+			}
+			seen[m.Type] = true
+			if m.Type == MarkLink {
+				if _, bad := unsafeScheme(m.Href); bad {
+					return docErr("link scheme of %q", m.Href)
+				}
+			}
+		}
+	}
+	return nil
+}

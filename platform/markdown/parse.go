@@ -1,0 +1,602 @@
+package markdown
+
+import (
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	east "github.com/yuin/goldmark/extension/ast"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
+)
+
+// The goldmark parser: CommonMark plus GFM tables and strikethrough only (the
+// GFM extension would also turn on linkify and task lists), with `_`
+// emphasis replaced so that `__x__` is underline rather than strong.
+var mdParser = parser.NewParser(
+	parser.WithBlockParsers(parser.DefaultBlockParsers()...),
+	parser.WithInlineParsers(
+		util.Prioritized(parser.NewCodeSpanParser(), 100),
+		util.Prioritized(parser.NewLinkParser(), 200),
+		util.Prioritized(parser.NewAutoLinkParser(), 300),
+		util.Prioritized(parser.NewRawHTMLParser(), 400),
+		util.Prioritized(emphasisParser{}, 500),
+		util.Prioritized(extension.NewStrikethroughParser(), 500),
+	),
+	parser.WithParagraphTransformers(
+		util.Prioritized(parser.LinkReferenceParagraphTransformer, 100),
+		util.Prioritized(extension.NewTableParagraphTransformer(), 200),
+	),
+	parser.WithASTTransformers(
+		util.Prioritized(extension.NewTableASTTransformer(), 0),
+	),
+)
+
+// kindUnderline is the goldmark node kind of `__x__`.
+var kindUnderline = ast.NewNodeKind("Underline")
+
+type underlineNode struct {
+	ast.BaseInline
+}
+
+func (n *underlineNode) Kind() ast.NodeKind { return kindUnderline }
+
+func (n *underlineNode) Dump(source []byte, level int) {
+	ast.DumpHelper(n, source, level, nil, nil)
+}
+
+// starDelimiters and underscoreDelimiters follow CommonMark's emphasis rules;
+// only the node made by a double underscore differs.
+type starDelimiters struct{}
+
+func (starDelimiters) IsDelimiter(b byte) bool { return b == '*' }
+
+func (starDelimiters) CanOpenCloser(opener, closer *parser.Delimiter) bool {
+	return opener.Char == closer.Char
+}
+
+func (starDelimiters) OnMatch(consumes int) ast.Node { return ast.NewEmphasis(consumes) }
+
+type underscoreDelimiters struct{}
+
+func (underscoreDelimiters) IsDelimiter(b byte) bool { return b == '_' }
+
+func (underscoreDelimiters) CanOpenCloser(opener, closer *parser.Delimiter) bool {
+	return opener.Char == closer.Char
+}
+
+func (underscoreDelimiters) OnMatch(consumes int) ast.Node {
+	if consumes == 2 {
+		return &underlineNode{}
+	}
+	return ast.NewEmphasis(1)
+}
+
+type emphasisParser struct{}
+
+func (emphasisParser) Trigger() []byte { return []byte{'*', '_'} }
+
+func (emphasisParser) Parse(parent ast.Node, block text.Reader, pc parser.Context) ast.Node {
+	line, segment := block.PeekLine()
+	var proc parser.DelimiterProcessor = starDelimiters{}
+	if line[0] == '_' {
+		proc = underscoreDelimiters{}
+	}
+	d := parser.ScanDelimiter(line, block.PrecendingCharacter(), 1, proc)
+	if d == nil {
+		return nil
+	}
+	d.Segment = segment.WithStop(segment.Start + d.OriginalLength)
+	block.Advance(d.OriginalLength)
+	pc.PushDelimiter(d)
+	return d
+}
+
+// Parse reads Markdown into the stored document. It rejects, with an *Error
+// (errors.Is(err, ErrInvalid)), what cannot be stored without losing content:
+// images, invalid UTF-8, NUL bytes, link destinations with a scheme other than
+// http, https or mailto, and lists and quotes nested deeper than MaxNesting.
+// What is only presentation is normalised (see the package documentation).
+// The caller limits the input size.
+func Parse(markdown string) (Doc, error) {
+	src, err := prepare(markdown)
+	if err != nil {
+		return Doc{}, err
+	}
+	if err := nestingScan(src); err != nil {
+		return Doc{}, err
+	}
+	source := []byte(src)
+	root := mdParser.Parse(text.NewReader(source))
+	c := converter{src: src, source: source}
+	content := c.blocks(root, 0)
+	if c.err != nil {
+		return Doc{}, c.err
+	}
+	return Doc{Content: content}, nil
+}
+
+type converter struct {
+	src    string
+	source []byte
+	err    error
+
+	// inline state of the block being converted
+	items []item
+	lits  [][]litRange // literal byte ranges of each text item
+}
+
+type litRange struct{ from, to int }
+
+func (c *converter) fail(construct string, pos int, detail string) {
+	if c.err == nil {
+		c.err = invalid(construct, c.lineOf(pos), detail)
+	}
+}
+
+func (c *converter) lineOf(pos int) int {
+	if pos < 0 {
+		pos = 0
+	}
+	if pos > len(c.src) {
+		pos = len(c.src)
+	}
+	return strings.Count(c.src[:pos], "\n") + 1
+}
+
+// nodePos finds a source offset for a node: its own, or its first line's, or
+// a descendant's.
+func nodePos(n ast.Node) int {
+	for m := n; m != nil; m = m.FirstChild() {
+		if p := m.Pos(); p >= 0 {
+			return p
+		}
+		if m.Type() == ast.TypeBlock && m.Lines().Len() > 0 {
+			return m.Lines().At(0).Start
+		}
+		if t, ok := m.(*ast.Text); ok {
+			return t.Segment.Start
+		}
+	}
+	return 0
+}
+
+func (c *converter) blocks(parent ast.Node, depth int) []Node {
+	var out []Node
+	for n := parent.FirstChild(); n != nil && c.err == nil; n = n.NextSibling() {
+		switch b := n.(type) {
+		case *ast.Paragraph, *ast.TextBlock:
+			if items := c.inline(n, ctxParagraph); len(items) > 0 {
+				out = append(out, Node{Type: TypeParagraph, Content: nodesFromItems(items)})
+			}
+		case *ast.Heading:
+			level := min(b.Level, 3)
+			ctx := ctxHeading
+			if level == 3 {
+				ctx = ctxHeading3
+			}
+			out = append(out, Node{Type: TypeHeading, Attrs: Attrs{Level: level}, Content: nodesFromItems(c.inline(n, ctx))})
+		case *ast.ThematicBreak:
+			out = append(out, Node{Type: TypeHorizontalRule})
+		case *ast.CodeBlock:
+			out = append(out, Node{Type: TypeCodeBlock, Text: canonCode(c.lines(n))})
+		case *ast.FencedCodeBlock:
+			lang := ""
+			if b.Info != nil {
+				v, _ := decodeText(b.Info.Segment.Value(c.source), nil)
+				lang = canonLanguage(v)
+			}
+			out = append(out, Node{Type: TypeCodeBlock, Attrs: Attrs{Language: lang}, Text: canonCode(c.lines(n))})
+		case *ast.Blockquote:
+			if depth+1 > MaxNesting {
+				c.fail(ConstructNesting, nodePos(n), "")
+				return nil
+			}
+			content := c.blocks(n, depth+1)
+			if kind, rest, ok := splitCallout(content); ok {
+				out = append(out, Node{Type: TypeCallout, Attrs: Attrs{Kind: kind}, Content: rest})
+			} else {
+				out = append(out, Node{Type: TypeBlockquote, Content: content})
+			}
+		case *ast.List:
+			if depth+1 > MaxNesting {
+				c.fail(ConstructNesting, nodePos(n), "")
+				return nil
+			}
+			l := Node{Type: TypeBulletList}
+			if b.IsOrdered() {
+				l.Type = TypeOrderedList
+				l.Attrs.Start = min(max(b.Start, 0), maxListStart)
+			}
+			for it := n.FirstChild(); it != nil; it = it.NextSibling() {
+				l.Content = append(l.Content, Node{Type: TypeListItem, Content: c.blocks(it, depth+1)})
+			}
+			if len(l.Content) == 0 {
+				continue
+			}
+			l.Attrs.Tight = listTight(l.Content, b.IsTight)
+			out = append(out, l)
+		case *ast.HTMLBlock:
+			out = append(out, c.htmlBlock(b)...)
+		case *east.Table:
+			out = append(out, c.table(b))
+		case *ast.LinkReferenceDefinition:
+			// Definitions are resolved into the links that use them.
+		default:
+			out = append(out, c.blocks(n, depth)...)
+		}
+	}
+	return out
+}
+
+func (c *converter) lines(n ast.Node) string {
+	lines := n.Lines()
+	var b strings.Builder
+	for i := 0; i < lines.Len(); i++ {
+		seg := lines.At(i)
+		b.Write(seg.Value(c.source))
+	}
+	return b.String()
+}
+
+// htmlBlock keeps raw HTML as literal text, one paragraph per run of
+// non-blank lines.
+func (c *converter) htmlBlock(b *ast.HTMLBlock) []Node {
+	raw := c.lines(b)
+	if b.HasClosure() {
+		raw += string(b.ClosureLine.Value(c.source))
+	}
+	var out []Node
+	for _, para := range splitParagraphs(raw) {
+		items := normInline([]item{{kind: itText, text: para}}, ctxParagraph)
+		if len(items) > 0 {
+			out = append(out, Node{Type: TypeParagraph, Content: nodesFromItems(items)})
+		}
+	}
+	return out
+}
+
+func splitParagraphs(s string) []string {
+	var out []string
+	var cur []string
+	for _, line := range strings.Split(s, "\n") {
+		if isBlankStr(line) {
+			if len(cur) > 0 {
+				out = append(out, strings.Join(cur, "\n"))
+				cur = cur[:0]
+			}
+			continue
+		}
+		cur = append(cur, line)
+	}
+	if len(cur) > 0 {
+		out = append(out, strings.Join(cur, "\n"))
+	}
+	return out
+}
+
+func (c *converter) table(t *east.Table) Node {
+	table := Node{Type: TypeTable}
+	for row := t.FirstChild(); row != nil; row = row.NextSibling() {
+		cellType := TypeTableCell
+		if _, ok := row.(*east.TableHeader); ok {
+			cellType = TypeTableHeader
+		}
+		r := Node{Type: TypeTableRow}
+		for cell := row.FirstChild(); cell != nil; cell = cell.NextSibling() {
+			items := c.inline(cell, ctxCell)
+			r.Content = append(r.Content, Node{Type: cellType, Content: []Node{{Type: TypeParagraph, Content: nodesFromItems(items)}}})
+		}
+		table.Content = append(table.Content, r)
+	}
+	return table
+}
+
+// inline converts the inline children of a block into canonical items.
+func (c *converter) inline(block ast.Node, ctx blockCtx) []item {
+	c.items = c.items[:0]
+	c.lits = c.lits[:0]
+	c.walk(block, 0, nil)
+	if c.err != nil {
+		return nil
+	}
+	items := c.scanTags()
+	return normInline(items, ctx)
+}
+
+// add appends text with its marks, merging with the previous item when the
+// marks are equal. lits are literal ranges relative to s.
+func (c *converter) add(s string, marks uint8, link *linkAttr, lits []litRange, allLiteral bool) {
+	if s == "" {
+		return
+	}
+	if allLiteral {
+		lits = []litRange{{0, len(s)}}
+	}
+	if n := len(c.items); n > 0 {
+		last := &c.items[n-1]
+		if last.kind == itText && last.marks == marks && sameLink(last.link, link) {
+			base := len(last.text)
+			for _, l := range lits {
+				c.lits[n-1] = append(c.lits[n-1], litRange{l.from + base, l.to + base})
+			}
+			last.text += s
+			return
+		}
+	}
+	c.items = append(c.items, item{kind: itText, text: s, marks: marks, link: link})
+	c.lits = append(c.lits, append([]litRange(nil), lits...))
+}
+
+func (c *converter) addBreak() {
+	c.items = append(c.items, item{kind: itBreak})
+	c.lits = append(c.lits, nil)
+}
+
+func (c *converter) walk(parent ast.Node, marks uint8, link *linkAttr) {
+	for n := parent.FirstChild(); n != nil && c.err == nil; n = n.NextSibling() {
+		switch t := n.(type) {
+		case *ast.Text:
+			raw := t.Segment.Value(c.source)
+			if t.IsRaw() {
+				c.add(string(raw), marks, link, nil, true)
+			} else {
+				s, lits := decodeText(raw, nil)
+				c.add(s, marks, link, lits, false)
+			}
+			if t.HardLineBreak() {
+				c.addBreak()
+			} else if t.SoftLineBreak() {
+				c.add("\n", marks, link, nil, false)
+			}
+		case *ast.String:
+			c.add(string(t.Value), marks, link, nil, true)
+		case *ast.CodeSpan:
+			var b strings.Builder
+			for ch := t.FirstChild(); ch != nil; ch = ch.NextSibling() {
+				if tx, ok := ch.(*ast.Text); ok {
+					v := tx.Segment.Value(c.source)
+					if len(v) > 0 && v[len(v)-1] == '\n' {
+						b.Write(v[:len(v)-1])
+						b.WriteByte(' ')
+					} else {
+						b.Write(v)
+					}
+				}
+			}
+			c.add(b.String(), marks|mCode, link, nil, true)
+		case *ast.Emphasis:
+			bit := mItalic
+			if t.Level >= 2 {
+				bit = mBold
+			}
+			c.walk(n, marks|bit, link)
+		case *underlineNode:
+			c.walk(n, marks|mUnderline, link)
+		case *east.Strikethrough:
+			c.walk(n, marks|mStrike, link)
+		case *ast.Link:
+			href, _ := decodeText(t.Destination, nil)
+			title, _ := decodeText(t.Title, nil)
+			if !c.checkHref(href, t.Destination, t.Pos()) {
+				return
+			}
+			c.walk(n, marks, &linkAttr{href: href, title: title})
+		case *ast.AutoLink:
+			label := string(t.Label(c.source))
+			href := string(t.URL(c.source))
+			if t.AutoLinkType == ast.AutoLinkEmail {
+				href = "mailto:" + href
+			}
+			pos := nodePos(n)
+			if !c.checkHref(href, []byte(href), pos) {
+				return
+			}
+			c.add(label, marks, &linkAttr{href: href}, nil, true)
+		case *ast.Image:
+			c.fail(ConstructImage, t.Pos(), "")
+			return
+		case *ast.RawHTML:
+			var b strings.Builder
+			for i := 0; i < t.Segments.Len(); i++ {
+				seg := t.Segments.At(i)
+				b.Write(seg.Value(c.source))
+			}
+			c.add(b.String(), marks, link, nil, true)
+		default:
+			c.walk(n, marks, link)
+		}
+	}
+}
+
+// checkHref rejects unsafe schemes, looking at the destination decoded
+// correctly and also as goldmark's HTML renderer decodes it.
+func (c *converter) checkHref(href string, raw []byte, pos int) bool {
+	if scheme, bad := unsafeScheme(href); bad {
+		c.fail(ConstructScheme, pos, scheme)
+		return false
+	}
+	alt := util.ResolveEntityNames(util.ResolveNumericReferences(util.UnescapePunctuations(raw)))
+	if scheme, bad := unsafeScheme(string(alt)); bad {
+		c.fail(ConstructScheme, pos, scheme)
+		return false
+	}
+	return true
+}
+
+// unsafeScheme reports a destination whose scheme is not http, https or
+// mailto, reading it as a browser would (ignoring leading controls and
+// spaces, and tabs and newlines anywhere).
+func unsafeScheme(href string) (string, bool) {
+	i := 0
+	for i < len(href) && href[i] <= ' ' {
+		i++
+	}
+	var b strings.Builder
+	for ; i < len(href); i++ {
+		ch := href[i]
+		if ch == '\t' || ch == '\n' || ch == '\r' {
+			continue
+		}
+		if ch == ':' {
+			scheme := strings.ToLower(b.String())
+			switch scheme {
+			case "http", "https", "mailto":
+				return "", false
+			}
+			return scheme, true
+		}
+		isAlpha := ch|0x20 >= 'a' && ch|0x20 <= 'z'
+		if b.Len() == 0 && !isAlpha {
+			return "", false
+		}
+		if !isAlpha && !(ch >= '0' && ch <= '9') && ch != '+' && ch != '-' && ch != '.' {
+			return "", false
+		}
+		b.WriteByte(ch)
+	}
+	return "", false
+}
+
+// decodeText resolves backslash escapes and character references in one
+// pass, as CommonMark defines (and as goldmark's HTML writer does): a
+// resolved escape is never read again as the start of a reference. It also
+// returns the byte ranges of the result that came from an escape or a
+// reference; such characters never take part in tags.
+func decodeText(raw []byte, lits []litRange) (string, []litRange) {
+	if !hasEscapeOrRef(raw) {
+		return string(raw), lits
+	}
+	var b strings.Builder
+	b.Grow(len(raw))
+	for i := 0; i < len(raw); {
+		ch := raw[i]
+		if ch == '\\' && i+1 < len(raw) && util.IsPunct(raw[i+1]) {
+			start := b.Len()
+			b.WriteByte(raw[i+1])
+			lits = append(lits, litRange{start, b.Len()})
+			i += 2
+			continue
+		}
+		if ch == '&' {
+			if s, n := charReference(raw[i:]); n > 0 {
+				start := b.Len()
+				b.WriteString(s)
+				lits = append(lits, litRange{start, b.Len()})
+				i += n
+				continue
+			}
+		}
+		if ch == 0 {
+			b.WriteString("\uFFFD")
+			i++
+			continue
+		}
+		b.WriteByte(ch)
+		i++
+	}
+	return b.String(), lits
+}
+
+func hasEscapeOrRef(raw []byte) bool {
+	for _, ch := range raw {
+		if ch == '\\' || ch == '&' || ch == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// charReference decodes a character reference at the start of s: &name; with
+// an HTML5 entity name, &#digits; (up to 7) or &#xhex; (up to 6). It returns
+// the characters and the length read, or 0.
+func charReference(s []byte) (string, int) {
+	if len(s) < 3 || s[0] != '&' {
+		return "", 0
+	}
+	if s[1] == '#' {
+		i := 2
+		base := 10
+		if i < len(s) && (s[i] == 'x' || s[i] == 'X') {
+			base = 16
+			i++
+		}
+		j := i
+		for j < len(s) && (base == 10 && s[j] >= '0' && s[j] <= '9' || base == 16 && util.IsHexDecimal(s[j])) {
+			j++
+		}
+		digits := j - i
+		if digits == 0 || j >= len(s) || s[j] != ';' || (base == 10 && digits > 7) || (base == 16 && digits > 6) {
+			return "", 0
+		}
+		v, _ := strconv.ParseUint(string(s[i:j]), base, 32)
+		return string(util.ToValidRune(rune(v))), j + 1
+	}
+	j := 1
+	for j < len(s) && util.IsAlphaNumeric(s[j]) {
+		j++
+	}
+	if j == 1 || j >= len(s) || s[j] != ';' {
+		return "", 0
+	}
+	e, ok := util.LookUpHTML5EntityByName(string(s[1:j]))
+	if !ok {
+		return "", 0
+	}
+	return string(e.Characters), j + 1
+}
+
+// scanTags splits tags and mentions out of the text items (not code, not
+// links), following the rule in tags.go.
+func (c *converter) scanTags() []item {
+	out := make([]item, 0, len(c.items))
+	prev := noPrev
+	for idx := range c.items {
+		it := c.items[idx]
+		if it.kind != itText || it.marks&mCode != 0 || it.link != nil || !strings.ContainsAny(it.text, "#@") {
+			out = append(out, it)
+			prev = itemLastRune(&it, prev)
+			continue
+		}
+		lits := c.lits[idx]
+		literal := func(j int) bool {
+			for _, l := range lits {
+				if j >= l.from && j < l.to {
+					return true
+				}
+			}
+			return false
+		}
+		s := it.text
+		start := 0
+		p := prev
+		for i := 0; i < len(s); {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r == '#' || r == '@' {
+				if end, ok := scanTag(p, s, i, literal); ok {
+					if i > start {
+						out = append(out, item{kind: itText, text: s[start:i], marks: it.marks})
+					}
+					kind := itTag
+					if r == '@' {
+						kind = itMention
+					}
+					out = append(out, item{kind: kind, text: s[i+1 : end], marks: it.marks})
+					p, _ = utf8.DecodeLastRuneInString(s[:end])
+					i, start = end, end
+					continue
+				}
+			}
+			p = r
+			i += size
+		}
+		if start < len(s) {
+			out = append(out, item{kind: itText, text: s[start:], marks: it.marks})
+		}
+		prev = p
+	}
+	return out
+}

@@ -1,0 +1,326 @@
+package markdown
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Render writes d as canonical Markdown: ATX headings (setext only for a
+// level 1 or 2 heading holding a line break), `-` bullets, `1.` numbers,
+// backtick fences, `---` rules, `**bold**`, `*italic*`, `~~strike~~`,
+// `__underline__`, inline links, pipe tables without alignment. It escapes
+// exactly what would otherwise change meaning. Render(Parse(s)) is a fixed
+// point of Render∘Parse, and Parse(Render(d)) equals Canonical(d).
+func Render(d Doc) string {
+	blocks := canonBlocks(d.Content, false)
+	var r renderer
+	r.blocks(blocks, false)
+	return r.b.String()
+}
+
+type prefix struct {
+	first string // written on the first line (a list marker)
+	rest  string // written on the following lines
+	used  bool
+}
+
+type renderer struct {
+	b      strings.Builder
+	prefix []prefix
+}
+
+// writeLine writes one line with the container prefixes.
+func (r *renderer) writeLine(s string) {
+	if s == "" && r.markersMakeRule() {
+		// "- - -" would be a thematic break: end the line before the last
+		// marker, so that its item starts with a blank line.
+		k := len(r.prefix) - 1
+		last := r.prefix[k]
+		r.prefix = r.prefix[:k]
+		r.writeLine("")
+		r.prefix = append(r.prefix, last)
+	}
+	start := r.b.Len()
+	for i := range r.prefix {
+		p := &r.prefix[i]
+		if !p.used {
+			r.b.WriteString(p.first)
+			p.used = true
+		} else {
+			r.b.WriteString(p.rest)
+		}
+	}
+	if s == "" {
+		// No trailing spaces on blank lines.
+		out := r.b.String()
+		end := len(out)
+		for end > start && out[end-1] == ' ' {
+			end--
+		}
+		if end != len(out) {
+			trimmed := out[:end]
+			r.b.Reset()
+			r.b.WriteString(trimmed)
+		}
+	}
+	r.b.WriteString(s)
+	r.b.WriteByte('\n')
+}
+
+// markersMakeRule reports whether pending list markers alone would form a
+// thematic break as the content of some container on the next line.
+func (r *renderer) markersMakeRule() bool {
+	pending := 0
+	for i := range r.prefix {
+		if !r.prefix[i].used {
+			pending++
+		}
+	}
+	if pending < 3 {
+		return false
+	}
+	for k := range r.prefix {
+		if r.prefix[k].used {
+			continue
+		}
+		var b strings.Builder
+		for i := k; i < len(r.prefix); i++ {
+			b.WriteString(r.prefix[i].first)
+		}
+		if isThematicBreak(strings.TrimRight(b.String(), " ")) {
+			return true
+		}
+	}
+	return false
+}
+
+// writeLines writes text holding '\n' line breaks.
+func (r *renderer) writeLines(s string) {
+	for {
+		i := strings.IndexByte(s, '\n')
+		if i < 0 {
+			r.writeLine(s)
+			return
+		}
+		r.writeLine(s[:i])
+		s = s[i+1:]
+	}
+}
+
+// markerPending reports whether the next line starts with a list marker.
+func (r *renderer) markerPending() bool {
+	for i := range r.prefix {
+		if !r.prefix[i].used {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *renderer) blocks(nodes []Node, tight bool) {
+	prevAlt := false
+	for i := range nodes {
+		n := &nodes[i]
+		joined := false
+		if i > 0 {
+			// Never a blank line after an empty item's marker (see listTight).
+			joined = endsWithEmptyMarker(&nodes[i-1]) || tight && n.Type != TypeTable && joinable(&nodes[i-1], n)
+			if !joined {
+				r.writeLine("")
+			}
+		}
+		// Adjacent lists of one type alternate markers, or they would merge.
+		alt := false
+		if i > 0 && nodes[i-1].Type == n.Type && (n.Type == TypeBulletList || n.Type == TypeOrderedList) {
+			alt = !prevAlt
+		}
+		prevAlt = alt
+		r.block(n, joined && nodes[i-1].Type != TypeCodeBlock && nodes[i-1].Type != TypeHeading && nodes[i-1].Type != TypeHorizontalRule, alt)
+	}
+}
+
+func (r *renderer) block(n *Node, afterParagraph, altMarker bool) {
+	switch n.Type {
+	case TypeParagraph:
+		r.writeLines(renderInline(itemsFromNodes(n.Content), inlineCtx{block: ctxParagraph}).out)
+	case TypeHeading:
+		r.heading(n)
+	case TypeHorizontalRule:
+		switch {
+		case r.markerPending():
+			r.writeLine("___")
+		case afterParagraph:
+			r.writeLine("***")
+		default:
+			r.writeLine("---")
+		}
+	case TypeCodeBlock:
+		r.code(n)
+	case TypeBulletList, TypeOrderedList:
+		r.list(n, altMarker)
+	case TypeBlockquote:
+		r.prefix = append(r.prefix, prefix{first: "> ", rest: "> "})
+		if len(n.Content) == 0 {
+			r.writeLine("")
+		}
+		r.blocks(n.Content, false)
+		r.prefix = r.prefix[:len(r.prefix)-1]
+	case TypeCallout:
+		r.callout(n)
+	case TypeTable:
+		r.table(n)
+	}
+}
+
+func (r *renderer) heading(n *Node) {
+	items := itemsFromNodes(n.Content)
+	ctx := ctxHeading
+	if n.Attrs.Level == 3 {
+		ctx = ctxHeading3
+	}
+	out := renderInline(items, inlineCtx{block: ctx}).out
+	if ctx == ctxHeading && hasLineBreak(items) {
+		r.writeLines(out)
+		if n.Attrs.Level == 1 {
+			r.writeLine("===")
+		} else {
+			r.writeLine("---")
+		}
+		return
+	}
+	hashes := strings.Repeat("#", n.Attrs.Level)
+	if out == "" {
+		r.writeLine(hashes)
+		return
+	}
+	r.writeLine(hashes + " " + out)
+}
+
+func (r *renderer) code(n *Node) {
+	fence := byte('`')
+	if strings.IndexByte(n.Attrs.Language, '`') >= 0 {
+		fence = '~'
+	}
+	longest := 0
+	for i := 0; i < len(n.Text); {
+		if n.Text[i] != fence {
+			i++
+			continue
+		}
+		j := i
+		for j < len(n.Text) && n.Text[j] == fence {
+			j++
+		}
+		longest = max(longest, j-i)
+		i = j
+	}
+	f := strings.Repeat(string(fence), max(3, longest+1))
+	r.writeLine(f + infoString(n.Attrs.Language))
+	text := n.Text
+	for text != "" {
+		i := strings.IndexByte(text, '\n')
+		if i < 0 {
+			r.writeLine(text)
+			break
+		}
+		r.writeLine(text[:i])
+		text = text[i+1:]
+	}
+	r.writeLine(f)
+}
+
+// infoString escapes a code block's language for the opening fence.
+func infoString(lang string) string {
+	if lang == "" {
+		return ""
+	}
+	var b strings.Builder
+	for i := 0; i < len(lang); i++ {
+		c := lang[i]
+		switch {
+		case c < ' ' || c == 0x7f:
+			writeCharRef(&b, rune(c))
+		case c == '\\':
+			b.WriteString("\\\\")
+		case c == '&' && entityLike(lang[i:]):
+			b.WriteString("\\&")
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+func (r *renderer) list(n *Node, alt bool) {
+	ordered := n.Type == TypeOrderedList
+	for i := range n.Content {
+		if i > 0 && !n.Attrs.Tight && !itemEndsWithEmptyMarker(&n.Content[i-1]) {
+			r.writeLine("")
+		}
+		var marker string
+		if ordered {
+			num := n.Attrs.Start + i
+			if num > maxListStart {
+				num = maxListStart
+			}
+			marker = strconv.Itoa(num) + "."
+			if alt {
+				marker = strconv.Itoa(num) + ")"
+			}
+		} else {
+			marker = "-"
+			if alt {
+				marker = "*"
+			}
+		}
+		first := marker + " "
+		r.prefix = append(r.prefix, prefix{first: first, rest: strings.Repeat(" ", len(first))})
+		item := &n.Content[i]
+		if len(item.Content) == 0 {
+			r.writeLine("")
+		}
+		r.blocks(item.Content, n.Attrs.Tight)
+		r.prefix = r.prefix[:len(r.prefix)-1]
+	}
+}
+
+func (r *renderer) callout(n *Node) {
+	r.prefix = append(r.prefix, prefix{first: "> ", rest: "> "})
+	label := "**" + calloutLabel(n.Attrs.Kind) + "**"
+	rest := n.Content
+	if len(rest) > 0 && rest[0].Type == TypeParagraph {
+		out := renderInline(itemsFromNodes(rest[0].Content), inlineCtx{block: ctxParagraph, noLineStart: true}).out
+		r.writeLines(label + " " + out)
+		rest = rest[1:]
+	} else {
+		r.writeLine(label)
+	}
+	if len(rest) > 0 {
+		r.writeLine("")
+		r.blocks(rest, false)
+	}
+	r.prefix = r.prefix[:len(r.prefix)-1]
+}
+
+func (r *renderer) table(n *Node) {
+	for ri := range n.Content {
+		row := &n.Content[ri]
+		var b strings.Builder
+		b.WriteString("|")
+		for ci := range row.Content {
+			cell := &row.Content[ci]
+			var content []Node
+			if len(cell.Content) > 0 {
+				content = cell.Content[0].Content
+			}
+			out := renderInline(itemsFromNodes(content), inlineCtx{block: ctxCell}).out
+			b.WriteString(" ")
+			b.WriteString(out)
+			b.WriteString(" |")
+		}
+		r.writeLine(b.String())
+		if ri == 0 {
+			r.writeLine("|" + strings.Repeat(" --- |", len(row.Content)))
+		}
+	}
+}
