@@ -166,6 +166,10 @@ type Patch struct {
 // Update applies a PATCH. Content is snapshotted before it is overwritten, in the same
 // transaction; a move needs write access to both notebooks and a free slot in the target.
 func (s *Service) Update(ctx context.Context, p *auth.Principal, id string, patch Patch) (View, error) {
+	if patch == (Patch{}) {
+		// Nothing to change: no write, no snapshot, no audit entry, updatedAt unchanged.
+		return s.Get(ctx, p, id)
+	}
 	if !ids.Valid(id) {
 		return View{}, ErrNotFound
 	}

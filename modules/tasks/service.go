@@ -227,6 +227,10 @@ func (s *Service) Update(ctx context.Context, p *auth.Principal, id string, patc
 	if err := patch.Validate(); err != nil {
 		return View{}, err
 	}
+	if patch == (Patch{}) {
+		// Nothing to change: no write, no snapshot, no audit entry, updatedAt unchanged.
+		return s.Get(ctx, p, id)
+	}
 	if !ids.Valid(id) {
 		return View{}, ErrNotFound
 	}
