@@ -1,0 +1,419 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"folio/platform/auth"
+	"folio/tests/testenv"
+)
+
+var (
+	keyLine = regexp.MustCompile(`^svc_live_[A-Za-z0-9]{8}_[A-Za-z0-9]{24}$`)
+	idLine  = regexp.MustCompile(`^[a-z][a-z0-9]{23}$`)
+)
+
+// TestCLI drives the real folio binary as an operator would (CONTRACT.md section 9): migrate,
+// create a user and keys, list, revoke and rotate them, then serve the API with the same database
+// and check the keys against it, and stop the server with SIGTERM. Secrets must never reach a log.
+func TestCLI(t *testing.T) {
+	bin := buildFolio(t)
+	for _, kind := range []string{"sqlite", "postgres"} {
+		t.Run(kind, func(t *testing.T) {
+			var env []string
+			switch kind {
+			case "sqlite":
+				env = []string{"FOLIO_SQLITE_PATH=" + filepath.Join(t.TempDir(), "data", "folio.db")}
+			case "postgres":
+				url := testenv.PostgresDB(t, func(url string) error {
+					_, stderr, err := runFolio(bin, []string{"FOLIO_DATABASE_URL=" + url}, "migrate")
+					if err != nil {
+						return fmt.Errorf("folio migrate: %v: %s", err, stderr)
+					}
+					return nil
+				})
+				env = []string{"FOLIO_DATABASE_URL=" + url}
+			}
+			cliScenario(t, bin, env)
+		})
+	}
+}
+
+func cliScenario(t *testing.T, bin string, env []string) {
+	c := &cli{t: t, bin: bin, env: env}
+	var secrets []string // every raw key the CLI printed
+
+	// migrate: idempotent, silent on stdout.
+	for range 2 {
+		if out := c.ok("migrate"); out != "" {
+			t.Fatalf("folio migrate printed %q on stdout", out)
+		}
+	}
+
+	// user create prints only the id.
+	annID := c.line("user", "create", "--email", "Ann@Example.com", "--name", "Ann Operator")
+	if !idLine.MatchString(annID) {
+		t.Fatalf("user create printed %q, want an id", annID)
+	}
+	c.line("user", "create", "--email", "bob@example.com", "--name", "Bob", "--password", "correct horse")
+	c.fails("user create with a taken email", "already exists", "user", "create", "--email", "ann@example.com", "--name", "Ann Again")
+	c.fails("user create without --name", "--name", "user", "create", "--email", "x@example.com")
+	c.fails("user create with a bad email", "email", "user", "create", "--email", "not-an-email", "--name", "X")
+	c.fails("user create with a short password", "password", "user", "create", "--email", "y@example.com", "--name", "Y", "--password", "short")
+
+	// key create prints exactly one line: the raw key.
+	newKey := func(name string, scope string) string {
+		t.Helper()
+		k := c.line("key", "create", "--email", "ann@example.com", "--name", name, "--scope", scope)
+		if !keyLine.MatchString(k) {
+			t.Fatalf("key create printed %q, want one raw key", k)
+		}
+		secrets = append(secrets, k)
+		return k
+	}
+	kept := newKey("kept", "3")
+	revoked := newKey("to revoke", "1")
+	rotated := newKey("to rotate", "3")
+	laterRevoked := newKey("cut while serving", "1")
+	for _, tc := range []struct {
+		name, want string
+		args       []string
+	}{
+		{"scope 0", "--scope", []string{"--scope", "0"}},
+		{"scope 4", "scope", []string{"--scope", "4"}},
+		{"scope -1", "scope", []string{"--scope", "-1"}},
+		{"scope not a number", "scope", []string{"--scope", "rw"}},
+		{"unknown email", "email", []string{"--scope", "3", "--email-override", "nobody@example.com"}},
+		{"both --workspace and --notebook", "workspace", []string{"--scope", "3", "--workspace", "aaaaaaaaaaaaaaaaaaaaaaaa", "--notebook", "bbbbbbbbbbbbbbbbbbbbbbbb"}},
+		{"unknown workspace", "workspace", []string{"--scope", "3", "--workspace", "aaaaaaaaaaaaaaaaaaaaaaaa"}},
+		{"unknown notebook", "notebook", []string{"--scope", "3", "--notebook", "bbbbbbbbbbbbbbbbbbbbbbbb"}},
+		{"blank name", "name", []string{"--scope", "3", "--name-override", "   "}},
+	} {
+		email, name := "ann@example.com", "bad"
+		var args []string
+		for i := 0; i < len(tc.args); i++ {
+			switch tc.args[i] {
+			case "--email-override":
+				email = tc.args[i+1]
+				i++
+			case "--name-override":
+				name = tc.args[i+1]
+				i++
+			default:
+				args = append(args, tc.args[i])
+			}
+		}
+		c.fails("key create: "+tc.name, tc.want, append([]string{"key", "create", "--email", email, "--name", name}, args...)...)
+	}
+
+	// key revoke and rotate.
+	if out := c.ok("key", "revoke", "--prefix", prefixOf(t, revoked)); out != "" {
+		t.Fatalf("key revoke printed %q", out)
+	}
+	c.fails("revoking a revoked key", "revoked", "key", "revoke", "--prefix", prefixOf(t, revoked))
+	c.fails("revoking an unknown prefix", "prefix", "key", "revoke", "--prefix", "ZZZZZZZZ")
+	c.fails("revoke without --prefix", "--prefix", "key", "revoke")
+	fresh := c.line("key", "rotate", "--prefix", "svc_live_"+prefixOf(t, rotated)) // the display prefix works too
+	if !keyLine.MatchString(fresh) || fresh == rotated {
+		t.Fatalf("key rotate printed %q, want a new raw key", fresh)
+	}
+	secrets = append(secrets, fresh)
+	c.fails("rotating a rotated-away key", "revoked", "key", "rotate", "--prefix", prefixOf(t, rotated))
+
+	// key list shows prefixes and states, never a secret.
+	list := c.ok("key", "list", "--email", "ann@example.com")
+	for _, k := range []string{kept, revoked, rotated, laterRevoked, fresh} {
+		if !strings.Contains(list, "svc_live_"+prefixOf(t, k)) {
+			t.Fatalf("key list does not show %s:\n%s", "svc_live_"+prefixOf(t, k), list)
+		}
+	}
+	if n := strings.Count(list, "revoked"); n != 2 {
+		t.Fatalf("key list shows %d revoked keys, want 2 (revoked and rotated away):\n%s", n, list)
+	}
+	c.fails("key list of an unknown email", "email", "key", "list", "--email", "nobody@example.com")
+	c.fails("unknown command", "unknown", "frobnicate")
+
+	// serve, on the same database.
+	wrongSecret := "svc_live_" + prefixOf(t, kept) + "_" + strings.Repeat("x", 24)
+	secrets = append(secrets, wrongSecret) // a guessed secret must not be logged either
+	srv := startServe(t, bin, env)
+	get := func(key string) int {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodGet, srv.url+"/api/v1/notebooks", nil)
+		req.Header.Set("Authorization", "Bearer "+key)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatalf("GET /api/v1/notebooks: %v", err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	for _, tc := range []struct {
+		name string
+		key  string
+		want int
+	}{
+		{"created key", kept, 200},
+		{"revoked key", revoked, 401},
+		{"rotated-away key", rotated, 401},
+		{"key from the rotation", fresh, 200},
+		{"key about to be revoked", laterRevoked, 200},
+		{"right prefix, wrong secret", wrongSecret, 401},
+	} {
+		if got := get(tc.key); got != tc.want {
+			t.Errorf("%s: status %d, want %d", tc.name, got, tc.want)
+		}
+	}
+
+	// A revocation by another process (the CLI) reaches the running server within 5 seconds.
+	c.ok("key", "revoke", "--prefix", prefixOf(t, laterRevoked))
+	revokedAt := time.Now()
+	for get(laterRevoked) != 401 {
+		if time.Since(revokedAt) > 5*time.Second {
+			t.Fatalf("the server still accepts a key revoked through the CLI %v ago", time.Since(revokedAt))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Logf("the server refused the key revoked by the CLI after %v", time.Since(revokedAt).Round(time.Millisecond))
+	if got := get(kept); got != 200 {
+		t.Fatalf("the kept key got %d after another key's revocation", got)
+	}
+
+	// SIGTERM: graceful stop, exit status 0.
+	code, took := srv.stop(t)
+	if code != 0 {
+		t.Fatalf("folio serve exited with %d after SIGTERM; stderr:\n%s", code, srv.stderr())
+	}
+	if took > 5*time.Second {
+		t.Fatalf("folio serve took %v to stop after SIGTERM", took)
+	}
+	t.Logf("folio serve stopped %v after SIGTERM", took.Round(time.Millisecond))
+
+	// No secret in any output but the one line that prints it.
+	logs := srv.stderr() + srv.stdout() + c.allStderr.String() + list
+	if !strings.Contains(logs, "request") {
+		t.Fatalf("the server logged no request line; the leak check would be empty:\n%s", logs)
+	}
+	for _, k := range secrets {
+		_, secret, _ := auth.ParseKey(k)
+		if strings.Contains(logs, k) || strings.Contains(logs, secret) {
+			t.Fatalf("a key's secret appears in the logs or the key list: %s", k)
+		}
+	}
+}
+
+// cli runs folio commands with one environment and checks their shape.
+type cli struct {
+	t         *testing.T
+	bin       string
+	env       []string
+	allStderr bytes.Buffer
+}
+
+// ok runs a command that must succeed and returns its stdout.
+func (c *cli) ok(args ...string) string {
+	c.t.Helper()
+	stdout, stderr, err := runFolio(c.bin, c.env, args...)
+	c.allStderr.WriteString(stderr)
+	if err != nil {
+		c.t.Fatalf("folio %s: %v\nstderr: %s", strings.Join(args, " "), err, stderr)
+	}
+	return stdout
+}
+
+// line runs a command that must succeed and print exactly one line, and returns it.
+func (c *cli) line(args ...string) string {
+	c.t.Helper()
+	out := c.ok(args...)
+	if !strings.HasSuffix(out, "\n") || strings.Count(out, "\n") != 1 {
+		c.t.Fatalf("folio %s printed %q, want exactly one line", strings.Join(args, " "), out)
+	}
+	return strings.TrimSuffix(out, "\n")
+}
+
+// fails runs a command that must fail: non-zero exit, nothing on stdout, a message on stderr that
+// mentions want.
+func (c *cli) fails(name, want string, args ...string) {
+	c.t.Helper()
+	stdout, stderr, err := runFolio(c.bin, c.env, args...)
+	c.allStderr.WriteString(stderr)
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() == 0 {
+		c.t.Errorf("%s: folio %s: want a non-zero exit, got %v (stdout %q)", name, strings.Join(args, " "), err, stdout)
+		return
+	}
+	if stdout != "" {
+		c.t.Errorf("%s: printed %q on stdout", name, stdout)
+	}
+	if !strings.Contains(strings.ToLower(stderr), strings.ToLower(want)) {
+		c.t.Errorf("%s: stderr %q does not mention %q", name, stderr, want)
+	}
+}
+
+// runFolio runs the binary with env on top of a FOLIO_-free copy of the test's environment.
+func runFolio(bin string, env []string, args ...string) (stdout, stderr string, err error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Env = folioEnv(env)
+	cmd.Dir = os.TempDir()
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err = cmd.Run()
+	return out.String(), errb.String(), err
+}
+
+func folioEnv(env []string) []string {
+	var out []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "FOLIO_") {
+			out = append(out, kv)
+		}
+	}
+	return append(out, env...)
+}
+
+// buildFolio builds ./cmd/folio, from the module root, into the test's temporary directory.
+func buildFolio(t *testing.T) string {
+	t.Helper()
+	_, file, _, _ := runtime.Caller(0)
+	root := filepath.Join(filepath.Dir(file), "..", "..")
+	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
+		t.Fatalf("module root not found from %s: %v", file, err)
+	}
+	bin := filepath.Join(t.TempDir(), "folio")
+	cmd := exec.Command("go", "build", "-o", bin, "./cmd/folio")
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build ./cmd/folio: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func prefixOf(t *testing.T, raw string) string {
+	t.Helper()
+	p, _, err := auth.ParseKey(raw)
+	if err != nil {
+		t.Fatalf("not a key: %q", raw)
+	}
+	return p
+}
+
+// served is a running `folio serve`.
+type served struct {
+	url            string
+	cmd            *exec.Cmd
+	done           chan struct{}
+	waitErr        error
+	errBuf, outBuf lockedBuffer
+}
+
+func (s *served) stderr() string { return s.errBuf.String() }
+func (s *served) stdout() string { return s.outBuf.String() }
+
+// startServe starts `folio serve` on a free loopback port and waits until /healthz answers.
+func startServe(t *testing.T, bin string, env []string) *served {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	_ = ln.Close()
+	s := &served{url: "http://" + addr, done: make(chan struct{})}
+	// The default log level (info) and format: the leak check reads everything a real server logs.
+	s.cmd = exec.Command(bin, "serve")
+	s.cmd.Env = folioEnv(append(env, "FOLIO_HTTP_ADDR="+addr))
+	s.cmd.Dir = t.TempDir()
+	s.cmd.Stdout, s.cmd.Stderr = &s.outBuf, &s.errBuf
+	if err := s.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		s.waitErr = s.cmd.Wait()
+		close(s.done)
+	}()
+	t.Cleanup(func() {
+		select {
+		case <-s.done:
+		default:
+			_ = s.cmd.Process.Kill()
+			<-s.done
+		}
+	})
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		resp, err := http.Get(s.url + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return s
+			}
+		}
+		select {
+		case <-s.done:
+			t.Fatalf("folio serve exited early (%v):\n%s", s.waitErr, s.stderr())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("folio serve did not answer /healthz within 60s:\n%s", s.stderr())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// stop sends SIGTERM and waits for the exit; it returns the exit code and how long it took.
+func (s *served) stop(t *testing.T) (int, time.Duration) {
+	t.Helper()
+	start := time.Now()
+	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-s.done:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("folio serve still running 30s after SIGTERM:\n%s", s.stderr())
+	}
+	took := time.Since(start)
+	if s.waitErr == nil {
+		return 0, took
+	}
+	var exit *exec.ExitError
+	if errors.As(s.waitErr, &exit) {
+		return exit.ExitCode(), took
+	}
+	t.Fatalf("folio serve: %v", s.waitErr)
+	return -1, took
+}
+
+// lockedBuffer is a bytes.Buffer safe for the process's writer goroutine and the test.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
