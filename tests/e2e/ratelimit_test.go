@@ -54,10 +54,24 @@ func checkAccepted(t testing.TB, r apitest.Response, status, remaining int) {
 	checkReset(t, reset)
 }
 
+// checkAcceptedAt is checkAccepted for a server on a fake clock: Reset is a minute after the
+// oldest counted request, so after now and at most now+60s of the fake time.
+func checkAcceptedAt(t testing.TB, r apitest.Response, remaining int, now time.Time) {
+	t.Helper()
+	apitest.Must(t, r, 200)
+	limit, rem, reset := limitHeaders(t, r)
+	if limit != smallLimit || rem != remaining {
+		t.Fatalf("X-RateLimit-Limit/Remaining = %d/%d, want %d/%d", limit, rem, smallLimit, remaining)
+	}
+	if reset <= now.Unix()-1 || reset > now.Unix()+60 {
+		t.Fatalf("X-RateLimit-Reset %d is not within a minute after the fake now %d", reset, now.Unix())
+	}
+}
+
 func checkReset(t testing.TB, reset int64) {
 	t.Helper()
 	now := time.Now().Unix()
-	if reset <= now-1 || reset > now+60 {
+	if reset <= now || reset > now+60 {
 		t.Fatalf("X-RateLimit-Reset %d is not in (now, now+60] (now %d)", reset, now)
 	}
 }
@@ -223,6 +237,32 @@ func TestRateLimitWindow(t *testing.T) {
 				}
 			}
 			t.Logf("%d accepted, %d refused over %v of fake time", len(accepted), len(rejected), fake.Now().Sub(t0))
+
+			// A burst at the end of one minute is not forgiven at the start of the next (as a
+			// fixed per-minute window would): five at t=59s hold the limit until t=119s.
+			other := s.NewKey(t, s.NewUser(t, "Bea Burst"), auth.ScopeRead)
+			base := 2 * time.Hour
+			burst := func(d time.Duration, accepted int) {
+				t.Helper()
+				at(base + d)
+				for i := range accepted {
+					checkAcceptedAt(t, s.Get(t, other, "/notebooks"), smallLimit-1-i, fake.Now())
+				}
+				r := s.Get(t, other, "/notebooks")
+				checkLimited(t, r)
+				if _, _, reset := limitHeaders(t, r); reset != t0.Add(base+119*time.Second).Unix() {
+					t.Fatalf("t=%v: X-RateLimit-Reset = base%+ds, want base+119s", d, reset-t0.Add(base).Unix())
+				}
+			}
+			burst(59*time.Second, smallLimit)
+			burst(60*time.Second+time.Millisecond, 0)
+			burst(90*time.Second, 0)
+			burst(119*time.Second-time.Millisecond, 0)
+			at(base + 119*time.Second)
+			for i := range smallLimit {
+				checkAcceptedAt(t, s.Get(t, other, "/notebooks"), smallLimit-1-i, fake.Now())
+			}
+			checkLimited(t, s.Get(t, other, "/notebooks"))
 		})
 	}
 }
