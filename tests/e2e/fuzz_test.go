@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +17,7 @@ import (
 
 	"folio/platform/auth"
 	"folio/tests/apitest"
+	"folio/tests/testenv"
 )
 
 // fuzzMethods are the methods a fuzz input picks from: the API's own and three it does not serve.
@@ -101,7 +103,9 @@ func newFuzzTarget(tb testing.TB, name string) *fuzzTarget {
 // fuzzing (-fuzz FuzzAPI) runs on SQLite only, for speed.
 func FuzzAPI(f *testing.F) {
 	targets := []*fuzzTarget{newFuzzTarget(f, "sqlite")}
-	if fz := flag.Lookup("test.fuzz"); fz == nil || fz.Value.String() == "" {
+	fz := flag.Lookup("test.fuzz")
+	fuzzing := fz != nil && fz.Value.String() != ""
+	if !fuzzing && os.Getenv(testenv.SkipPostgresEnv) != "1" { // the skip would skip SQLite too
 		targets = append(targets, newFuzzTarget(f, "postgres"))
 	}
 	client := &http.Client{Timeout: 30 * time.Second}
