@@ -12,7 +12,6 @@ var (
 	ErrNotFound        = apierr.NotFound("NOTEBOOK_NOT_FOUND", "notebook not found")
 	ErrWorkspaceAbsent = apierr.NotFound("WORKSPACE_NOT_FOUND", "workspace not found")
 	ErrName            = apierr.Validation("field \"name\" must be 1 to 40 characters and not blank")
-	ErrNameNUL         = apierr.Validation("field \"name\" must not contain NUL characters")
 	ErrColor           = apierr.Validation("%s", fmt.Sprintf("field \"color\" must be one of %s", strings.Join(Colors, ", ")))
 	ErrCreateByKey     = apierr.ErrInsufficient.WithMessage("a notebook-scoped key cannot create notebooks")
 )

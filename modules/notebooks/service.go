@@ -58,9 +58,6 @@ func (in *NewNotebook) Validate() error {
 	if strings.TrimSpace(in.Name) == "" || utf8.RuneCountInString(in.Name) > 40 {
 		return ErrName
 	}
-	if strings.ContainsRune(in.Name, 0) {
-		return ErrNameNUL
-	}
 	if in.Color == "" {
 		in.Color = Colors[0]
 	} else if !slices.Contains(Colors, in.Color) {

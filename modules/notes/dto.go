@@ -7,14 +7,14 @@ import (
 )
 
 type createRequest struct {
-	Content    string                 `json:"content" binding:"required"`
+	Content    string                 `json:"content" binding:"required" markdown:"true"`
 	NotebookID string                 `json:"notebookId" binding:"required"`
 	TargetAt   httpx.Optional[string] `json:"targetAt" nullable:"true"`
 	FollowUpAt httpx.Optional[string] `json:"followUpAt" nullable:"true"`
 }
 
 type patchRequest struct {
-	Content    httpx.Optional[string] `json:"content"`
+	Content    httpx.Optional[string] `json:"content" markdown:"true"`
 	NotebookID httpx.Optional[string] `json:"notebookId"`
 	TargetAt   httpx.Optional[string] `json:"targetAt" nullable:"true"`
 	FollowUpAt httpx.Optional[string] `json:"followUpAt" nullable:"true"`

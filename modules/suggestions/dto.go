@@ -6,7 +6,7 @@ import (
 )
 
 type suggestRequest struct {
-	Content   string                 `json:"content" binding:"required"`
+	Content   string                 `json:"content" binding:"required" markdown:"true"`
 	Rationale httpx.Optional[string] `json:"rationale" nullable:"true"`
 }
 

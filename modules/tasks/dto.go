@@ -9,7 +9,7 @@ import (
 type createRequest struct {
 	Title      string                 `json:"title" binding:"required"`
 	NotebookID string                 `json:"notebookId" binding:"required"`
-	Notes      httpx.Optional[string] `json:"notes" nullable:"true"`
+	Notes      httpx.Optional[string] `json:"notes" nullable:"true" markdown:"true"`
 	Status     httpx.Optional[string] `json:"status"`
 	Priority   httpx.Optional[string] `json:"priority"`
 	DueAt      httpx.Optional[string] `json:"dueAt" nullable:"true"`
@@ -19,7 +19,7 @@ type createRequest struct {
 
 type patchRequest struct {
 	Title      httpx.Optional[string] `json:"title"`
-	Notes      httpx.Optional[string] `json:"notes" nullable:"true"`
+	Notes      httpx.Optional[string] `json:"notes" nullable:"true" markdown:"true"`
 	Status     httpx.Optional[string] `json:"status"`
 	Priority   httpx.Optional[string] `json:"priority"`
 	DueAt      httpx.Optional[string] `json:"dueAt" nullable:"true"`

@@ -6,7 +6,6 @@ import "folio/platform/apierr"
 var (
 	ErrNotFound      = apierr.NotFound("WORKSPACE_NOT_FOUND", "workspace not found")
 	ErrName          = apierr.Validation("field \"name\" must be 1 to 80 characters and not blank")
-	ErrNameNUL       = apierr.Validation("field \"name\" must not contain NUL characters")
 	ErrNoAccount     = apierr.Validation("field \"email\" names no account; the person must sign up first")
 	ErrLastOwner     = apierr.Validation("a workspace keeps at least one OWNER; make someone else an owner first")
 	ErrNotMemberUser = apierr.ErrNotMember.WithMessage("this user is not a member of the workspace")

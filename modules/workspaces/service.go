@@ -93,9 +93,6 @@ func (s *Service) Create(ctx context.Context, p *auth.Principal, name string) (V
 	if strings.TrimSpace(name) == "" || utf8.RuneCountInString(name) > 80 {
 		return View{}, ErrName
 	}
-	if strings.ContainsRune(name, 0) {
-		return View{}, ErrNameNUL
-	}
 	now := s.clock.Now()
 	w := Workspace{ID: ids.New(), Name: name, CreatedByID: p.UserID, CreatedAt: now, UpdatedAt: now}
 	owner := Membership{WorkspaceID: w.ID, UserID: p.UserID, Role: RoleOwner, CreatedAt: now}

@@ -41,8 +41,8 @@ var serverFields = map[string]bool{
 
 // Bind decodes the request body into dst, a pointer to a struct whose fields carry `json` tags,
 // strictly: the body must be application/json and a JSON object; an unknown or server-derived
-// field, a wrong JSON type or a null where none is allowed is 400 VALIDATION_ERROR naming the
-// field; a field tagged `binding:"required"` that is absent or null is 400 MISSING_FIELD.
+// field, a wrong JSON type, a null where none is allowed or a NUL character in a string (except in
+// fields tagged `markdown:"true"`, which the codec checks) is 400 VALIDATION_ERROR naming the field; a field tagged `binding:"required"` that is absent or null is 400 MISSING_FIELD.
 func Bind(c *gin.Context, dst any) error {
 	raw, err := readObject(c)
 	if err != nil {
@@ -149,6 +149,11 @@ func bindFields(obj map[string]json.RawMessage, dst any) error {
 		}
 		if err := json.Unmarshal(raw, target); err != nil {
 			return apierr.Validation("field %q must be %s", name, jsonTypeName(reflect.TypeOf(target).Elem()))
+		}
+		// PostgreSQL text cannot hold NUL, and no plain-text field needs it. Markdown fields are
+		// left to the codec, which rejects NUL as INVALID_MARKDOWN naming the line.
+		if str, ok := target.(*string); ok && strings.ContainsRune(*str, 0) && sf.Tag.Get("markdown") != "true" {
+			return apierr.Validation("field %q must not contain NUL characters", name)
 		}
 	}
 	return nil

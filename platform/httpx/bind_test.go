@@ -206,3 +206,34 @@ func TestBindDoesNotLeakInternals(t *testing.T) {
 		}
 	}
 }
+
+func TestBindRejectsNULOutsideMarkdown(t *testing.T) {
+	type req struct {
+		Name    string                 `json:"name"`
+		Title   httpx.Optional[string] `json:"title"`
+		Content string                 `json:"content" markdown:"true"`
+		Notes   httpx.Optional[string] `json:"notes" markdown:"true"`
+	}
+	for _, tc := range []struct{ body, wantField string }{
+		{`{"name":"a\u0000b"}`, "name"},
+		{`{"title":"\u0000"}`, "title"},
+		{`{"content":"a\u0000b","notes":"\u0000"}`, ""},
+	} {
+		gin.SetMode(gin.TestMode)
+		c, _ := gin.CreateTestContext(httptest.NewRecorder())
+		c.Request = httptest.NewRequest(http.MethodPost, "/things", strings.NewReader(tc.body))
+		c.Request.Header.Set("Content-Type", "application/json")
+		var r req
+		err := httpx.Bind(c, &r)
+		if tc.wantField == "" {
+			if err != nil {
+				t.Errorf("%s: markdown fields must reach the codec, got %v", tc.body, err)
+			}
+			continue
+		}
+		var ae *apierr.Error
+		if !errors.As(err, &ae) || ae.Code != apierr.CodeValidation || !strings.Contains(ae.Message, tc.wantField) || !strings.Contains(ae.Message, "NUL") {
+			t.Errorf("%s: got %v, want a VALIDATION_ERROR naming %q", tc.body, err, tc.wantField)
+		}
+	}
+}
