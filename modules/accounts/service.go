@@ -56,17 +56,17 @@ func NormalizeEmail(email string) string { return strings.ToLower(strings.TrimSp
 // settings UI until one is set); otherwise it needs at least 8 characters.
 func (s *Service) CreateUser(ctx context.Context, email, name, password string) (User, error) {
 	email = NormalizeEmail(email)
-	if addr, err := mail.ParseAddress(email); err != nil || addr.Address != email || len(email) > 320 {
+	if !ValidEmail(email) {
 		return User{}, ErrInvalidEmail
 	}
 	name = strings.TrimSpace(name)
-	if name == "" || utf8.RuneCountInString(name) > 200 {
+	if name == "" || utf8.RuneCountInString(name) > 200 || !cleanText(name) {
 		return User{}, ErrInvalidName
 	}
 	u := User{ID: ids.New(), Email: email, Name: name}
 	if password != "" {
-		if utf8.RuneCountInString(password) < 8 {
-			return User{}, ErrWeakPassword
+		if err := checkNewPassword(password); err != nil {
+			return User{}, err
 		}
 		u.PasswordHash = hashPassword(password)
 	}
@@ -76,6 +76,14 @@ func (s *Service) CreateUser(ctx context.Context, email, name, password string) 
 		return User{}, err
 	}
 	return u, nil
+}
+
+// ValidEmail reports whether email (after NormalizeEmail) is a plain address of at most 320
+// characters that an account may have.
+func ValidEmail(email string) bool {
+	email = NormalizeEmail(email)
+	addr, err := mail.ParseAddress(email)
+	return err == nil && addr.Address == email && len(email) <= 320 && cleanText(email)
 }
 
 // UserByEmail finds an account by email address (case-insensitive).
@@ -100,7 +108,7 @@ type NewKey struct {
 // CreateKey creates an API key and returns its raw form, which is shown once and never stored.
 func (s *Service) CreateKey(ctx context.Context, in NewKey) (string, APIKey, error) {
 	in.Name = strings.TrimSpace(in.Name)
-	if in.Name == "" || utf8.RuneCountInString(in.Name) > 100 {
+	if in.Name == "" || utf8.RuneCountInString(in.Name) > 100 || !cleanText(in.Name) {
 		return "", APIKey{}, ErrKeyName
 	}
 	if !auth.ValidScope(in.Scope) {
@@ -157,12 +165,25 @@ func (s *Service) KeyByPrefix(ctx context.Context, prefix string) (APIKey, error
 // RevokeKey revokes a key. It stops working on this instance at once and on every other instance
 // within the key cache's TTL (at most 5 seconds).
 func (s *Service) RevokeKey(ctx context.Context, prefix string) (APIKey, error) {
+	return s.revokeKey(ctx, "", prefix)
+}
+
+// RevokeOwnKey revokes one of userID's keys, like RevokeKey; another user's key is ErrKeyNotFound.
+func (s *Service) RevokeOwnKey(ctx context.Context, userID, prefix string) (APIKey, error) {
+	return s.revokeKey(ctx, userID, prefix)
+}
+
+// revokeKey revokes the key with this prefix; a non-empty owner must be its user.
+func (s *Service) revokeKey(ctx context.Context, owner, prefix string) (APIKey, error) {
 	prefix = strings.TrimPrefix(prefix, auth.KeyLiteral)
 	var key APIKey
 	err := db.Transaction(ctx, s.db, func(tx *gorm.DB) error {
 		var err error
 		if key, err = s.store.keyByPrefix(ctx, tx, prefix, true); err != nil {
 			return err
+		}
+		if owner != "" && key.UserID != owner {
+			return ErrKeyNotFound
 		}
 		if key.RevokedAt != nil {
 			return ErrKeyRevoked
@@ -178,6 +199,16 @@ func (s *Service) RevokeKey(ctx context.Context, prefix string) (APIKey, error) 
 // RotateKey replaces a key by a new one with the same name, scope and restriction under a new
 // prefix; the old key is revoked in the same transaction. It returns the new raw key.
 func (s *Service) RotateKey(ctx context.Context, prefix string) (string, APIKey, error) {
+	return s.rotateKey(ctx, "", prefix)
+}
+
+// RotateOwnKey rotates one of userID's keys, like RotateKey; another user's key is ErrKeyNotFound.
+func (s *Service) RotateOwnKey(ctx context.Context, userID, prefix string) (string, APIKey, error) {
+	return s.rotateKey(ctx, userID, prefix)
+}
+
+// rotateKey rotates the key with this prefix; a non-empty owner must be its user.
+func (s *Service) rotateKey(ctx context.Context, owner, prefix string) (string, APIKey, error) {
 	prefix = strings.TrimPrefix(prefix, auth.KeyLiteral)
 	var raw string
 	var key APIKey
@@ -185,6 +216,9 @@ func (s *Service) RotateKey(ctx context.Context, prefix string) (string, APIKey,
 		old, err := s.store.keyByPrefix(ctx, tx, prefix, true)
 		if err != nil {
 			return err
+		}
+		if owner != "" && old.UserID != owner {
+			return ErrKeyNotFound
 		}
 		if old.RevokedAt != nil {
 			return ErrKeyRevoked
@@ -210,6 +244,12 @@ type SignedIn struct {
 // same error, and an unknown email still costs one hash, so neither answer nor timing tells
 // whether the address has an account.
 func (s *Service) SignIn(ctx context.Context, email, password string) (SignedIn, error) {
+	if !cleanText(email) || len(email) > 320 {
+		// No account has such an address, and PostgreSQL refuses NUL and invalid UTF-8 even in a
+		// comparison: answer like any unknown address.
+		checkPassword(password, dummyHash)
+		return SignedIn{}, ErrBadSignIn
+	}
 	u, err := s.store.userByEmail(ctx, NormalizeEmail(email))
 	if err != nil && err != ErrUserNotFound {
 		return SignedIn{}, err

@@ -87,6 +87,44 @@ func (s *Store) deleteSessionByHash(ctx context.Context, hash []byte) error {
 	return s.db.WithContext(ctx).Where("token_hash = ?", hash).Delete(&Session{}).Error
 }
 
+// sessionByHash returns the session with this token hash and its user (ErrNoSession when none).
+func (s *Store) sessionByHash(ctx context.Context, hash []byte) (Session, error) {
+	var sess Session
+	err := s.db.WithContext(ctx).Preload("User").Where("token_hash = ?", hash).Take(&sess).Error
+	if db.IsNotFound(err) || (err == nil && sess.User == nil) {
+		return Session{}, ErrNoSession
+	}
+	return sess, err
+}
+
+// deleteSessionsOfUser ends every session of a user and returns their token hashes (for the
+// instance's cache).
+func (s *Store) deleteSessionsOfUser(ctx context.Context, tx *gorm.DB, userID string) ([][]byte, error) {
+	var hashes [][]byte
+	if err := tx.WithContext(ctx).Model(&Session{}).Where("user_id = ?", userID).Pluck("token_hash", &hashes).Error; err != nil {
+		return nil, err
+	}
+	return hashes, tx.WithContext(ctx).Where("user_id = ?", userID).Delete(&Session{}).Error
+}
+
+func (s *Store) setPassword(ctx context.Context, tx *gorm.DB, userID, hash string, at time.Time) error {
+	return tx.WithContext(ctx).Model(&User{}).Where("id = ?", userID).
+		Updates(map[string]any{"password_hash": hash, "updated_at": at}).Error
+}
+
+func (s *Store) userByID(ctx context.Context, tx *gorm.DB, id string, lock bool) (User, error) {
+	q := tx.WithContext(ctx).Where("id = ?", id)
+	if lock {
+		q = db.ForUpdate(q)
+	}
+	var u User
+	err := q.Take(&u).Error
+	if db.IsNotFound(err) {
+		return User{}, ErrUserNotFound
+	}
+	return u, err
+}
+
 // KeyByPrefix implements auth.Credentials.
 func (s *Store) KeyByPrefix(ctx context.Context, prefix string) (auth.KeyRecord, error) {
 	k, err := s.keyByPrefix(ctx, nil, prefix, false)

@@ -5,6 +5,7 @@ package notebooks
 import (
 	"go.uber.org/fx"
 
+	"folio/modules/accounts"
 	"folio/modules/workspaces"
 	"folio/platform/auth"
 	"folio/platform/httpx"
@@ -19,6 +20,8 @@ var Module = fx.Module("notebooks",
 		fx.Annotate(NewHandler, fx.As(new(httpx.Routes)), fx.ResultTags(`group:"routes"`)),
 		fx.Annotate(migrations, fx.ResultTags(`group:"migrations"`)),
 		func(a *Access) auth.RestrictionChecker { return a },
+		// The settings UI (accounts) offers and shows key restrictions by name.
+		fx.Annotate(NewKeyPlaces, fx.As(new(accounts.Places))),
 		// The workspaces module answers the membership questions.
 		func(w *workspaces.Service) Memberships { return w },
 	),

@@ -41,6 +41,13 @@ func (s *Store) list(ctx context.Context, visible func(*gorm.DB) *gorm.DB, p pag
 	return paginate.Find(scope(), scope(), keyset, p, func(n Notebook) string { return n.ID })
 }
 
+// all returns every notebook matched by visible (the settings UI's restriction choices).
+func (s *Store) all(ctx context.Context, visible func(*gorm.DB) *gorm.DB) ([]Notebook, error) {
+	var rows []Notebook
+	err := visible(s.db.WithContext(ctx).Table("notebooks")).Find(&rows).Error
+	return rows, err
+}
+
 func (s *Store) create(ctx context.Context, tx *gorm.DB, n *Notebook) error {
 	return tx.WithContext(ctx).Create(n).Error
 }

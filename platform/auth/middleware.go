@@ -37,6 +37,11 @@ type Guard struct {
 	Log          *zap.Logger
 }
 
+// FailureKey is the failure limiter's key for a client address. The API guard and the settings
+// UI's sign-in and sign-up forms count under the same key: one budget of failed attempts per
+// address, whichever door they knock on.
+func FailureKey(clientIP string) string { return "authfail:" + clientIP }
+
 // HashSessionToken returns the stored form of a session token.
 func HashSessionToken(token string) []byte {
 	sum := sha256.Sum256([]byte(token))
@@ -84,7 +89,7 @@ func (g *Guard) authenticate(c *gin.Context) (*Principal, error) {
 	if header == "" && (cookieErr != nil || cookie == "") {
 		return nil, apierr.ErrUnauthenticated.WithMessage("the Authorization header is missing; send Authorization: Bearer <API key>")
 	}
-	addr := "authfail:" + c.ClientIP()
+	addr := FailureKey(c.ClientIP())
 	if d, err := g.FailureLimit.Peek(c.Request.Context(), addr); err == nil && !d.Allowed {
 		return nil, apierr.ErrRateLimited.WithMessage("too many failed authentications from this address; retry after 60 seconds")
 	}

@@ -1,0 +1,90 @@
+package accounts
+
+import (
+	"context"
+	"unicode/utf8"
+
+	"gorm.io/gorm"
+
+	"folio/platform/auth"
+	"folio/platform/db"
+)
+
+// checkNewPassword applies the password rules: 8 to 256 characters. The upper bound keeps a
+// sign-in from hashing a megabyte; it is far above what a password manager generates.
+func checkNewPassword(password string) error {
+	switch n := utf8.RuneCountInString(password); {
+	case n < 8:
+		return ErrWeakPassword
+	case n > 256:
+		return ErrLongPassword
+	}
+	return nil
+}
+
+// CurrentSession returns the live web session whose cookie value is token, with its User loaded.
+// An unknown, signed-out or expired session is ErrNoSession (an expired one is deleted).
+func (s *Service) CurrentSession(ctx context.Context, token string) (Session, error) {
+	if token == "" {
+		return Session{}, ErrNoSession
+	}
+	sess, err := s.store.sessionByHash(ctx, auth.HashSessionToken(token))
+	if err != nil {
+		return Session{}, err
+	}
+	if !s.clock.Now().Before(sess.ExpiresAt) {
+		_ = s.SignOut(ctx, token)
+		return Session{}, ErrNoSession
+	}
+	return sess, nil
+}
+
+// ChangePassword replaces a user's password after checking the current one. Every session of the
+// user ends (on every instance: they are looked up in the database, and this instance's cache
+// drops them at once; other instances' caches hold a session at most FOLIO_KEY_CACHE_TTL), and a
+// new session is opened for the browser that made the change.
+func (s *Service) ChangePassword(ctx context.Context, userID, current, next string) (SignedIn, error) {
+	u, err := s.store.userByID(ctx, s.db, userID, false)
+	if err != nil {
+		return SignedIn{}, err
+	}
+	if u.PasswordHash == "" || !checkPassword(current, u.PasswordHash) {
+		return SignedIn{}, ErrBadPassword
+	}
+	if err := checkNewPassword(next); err != nil {
+		return SignedIn{}, err
+	}
+	hash := hashPassword(next)
+	var ended [][]byte
+	err = db.Transaction(ctx, s.db, func(tx *gorm.DB) error {
+		if err := s.store.setPassword(ctx, tx, userID, hash, s.clock.Now()); err != nil {
+			return err
+		}
+		var err error
+		ended, err = s.store.deleteSessionsOfUser(ctx, tx, userID)
+		return err
+	})
+	for _, h := range ended {
+		s.cache.InvalidateSession(h)
+	}
+	if err != nil {
+		return SignedIn{}, err
+	}
+	return s.OpenSession(ctx, userID)
+}
+
+// Place is a workspace or a notebook that a key may be restricted to, by name.
+type Place struct {
+	ID   string
+	Name string
+	// In is, for a notebook in a workspace, the workspace's name; "" otherwise.
+	In string
+}
+
+// Places lists where a user may restrict a key, so that the settings UI can offer and show
+// restrictions by name. The notebooks module provides it (it already decides, as the
+// auth.RestrictionChecker, whether a restriction is within the user's reach); accounts cannot
+// import it, as workspaces and notebooks depend on accounts.
+type Places interface {
+	KeyPlaces(ctx context.Context, userID string) (workspaces, notebooks []Place, err error)
+}
