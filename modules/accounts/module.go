@@ -1,12 +1,14 @@
 // Package accounts is the accounts module: users (with argon2id passwords), API keys (stored as
-// hashes, created, listed, revoked and rotated through the CLI and later the settings UI) and web
-// sessions. It provides the credential store that the API guard authenticates against.
+// hashes, created, listed, revoked and rotated through the CLI and the settings UI) and web
+// sessions. It provides the credential store that the API guard authenticates against, and the
+// settings UI (web.go): sign-up, sign-in and API key management as server-rendered pages.
 package accounts
 
 import (
 	"go.uber.org/fx"
 
 	"folio/platform/auth"
+	"folio/platform/httpx"
 )
 
 // Module wires the accounts module.
@@ -17,5 +19,7 @@ var Module = fx.Module("accounts",
 		NewDirectory,
 		func(s *Store) auth.Credentials { return s },
 		fx.Annotate(migrations, fx.ResultTags(`group:"migrations"`)),
+		// The settings UI: its pages join the same routes group as every API handler.
+		fx.Annotate(NewWeb, fx.As(new(httpx.Routes)), fx.ResultTags(`group:"routes"`)),
 	),
 )

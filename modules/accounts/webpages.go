@@ -1,0 +1,518 @@
+package accounts
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/gin-gonic/gin"
+
+	"folio/platform/apierr"
+	"folio/platform/auth"
+	"folio/platform/ids"
+)
+
+// Messages the forms show. Tests match them; keep them plain and specific.
+const (
+	msgBadSignIn     = "The email address or password is wrong."
+	msgTooMany       = "Too many failed attempts from your network. Wait a minute, then try again."
+	msgFormExpired   = "This form had expired, so nothing was sent. Please try again."
+	msgSignInMissing = "Enter your email address and password."
+)
+
+// --- signed out: sign-up and sign-in ---------------------------------------------------------
+
+func (w *Web) signupPage(c *gin.Context) {
+	if w.hasSession(c) {
+		c.Redirect(http.StatusSeeOther, "/settings/keys")
+		return
+	}
+	v := authView{view: w.base(nil, "Create your account", "")}
+	v.CSRF = w.preSessionToken(c)
+	w.render(c, http.StatusOK, "signup", v)
+}
+
+func (w *Web) signup(c *gin.Context) {
+	ctx := c.Request.Context()
+	v := authView{view: w.base(nil, "Create your account", ""), Errors: map[string]string{}}
+	cookie, _ := c.Cookie(preSessionCSRF)
+	if !w.formTokenMatches(c, cookie) {
+		v.Name, v.Email = c.Request.PostForm.Get("name"), c.Request.PostForm.Get("email")
+		v.CSRF, v.Error = w.freshPreSessionToken(c), msgFormExpired
+		w.render(c, http.StatusForbidden, "signup", v)
+		return
+	}
+	v.CSRF = cookie
+	form := c.Request.PostForm
+	v.Name, v.Email = strings.TrimSpace(form.Get("name")), strings.TrimSpace(form.Get("email"))
+	password, confirm := form.Get("password"), form.Get("confirm")
+	if w.overFailureLimit(ctx, c) {
+		c.Header("Retry-After", "60")
+		v.Error = msgTooMany
+		w.render(c, http.StatusTooManyRequests, "signup", v)
+		return
+	}
+	switch {
+	case v.Name == "":
+		v.Errors["name"] = "Enter your name."
+	case utf8.RuneCountInString(v.Name) > 200:
+		v.Errors["name"] = "Use at most 200 characters for your name."
+	case !cleanText(v.Name):
+		v.Errors["name"] = "Your name contains characters that cannot be stored."
+	}
+	switch {
+	case v.Email == "":
+		v.Errors["email"] = "Enter your email address."
+	case !ValidEmail(v.Email):
+		v.Errors["email"] = "Enter an email address like name@example.com."
+	}
+	switch n := utf8.RuneCountInString(password); {
+	case password == "":
+		v.Errors["password"] = "Choose a password."
+	case n < 8:
+		v.Errors["password"] = "Use at least 8 characters for your password."
+	case n > 256:
+		v.Errors["password"] = "Use at most 256 characters for your password."
+	}
+	if password != "" && v.Errors["password"] == "" && confirm != password {
+		v.Errors["confirm"] = "The two passwords don't match."
+	}
+	if len(v.Errors) > 0 {
+		w.render(c, http.StatusBadRequest, "signup", v)
+		return
+	}
+	u, err := w.svc.CreateUser(ctx, v.Email, v.Name, password)
+	switch {
+	case errors.Is(err, ErrEmailTaken):
+		// Telling this is what a sign-up form must do; counting it against the address keeps the
+		// form from being a faster way than sign-in to learn which addresses have accounts.
+		w.countFailure(ctx, c)
+		v.Errors["email"] = "An account with this email address already exists. Sign in instead."
+	case errors.Is(err, ErrInvalidEmail):
+		v.Errors["email"] = "Enter an email address like name@example.com."
+	case errors.Is(err, ErrInvalidName):
+		v.Errors["name"] = "Enter your name (at most 200 characters)."
+	case errors.Is(err, ErrWeakPassword), errors.Is(err, ErrLongPassword):
+		v.Errors["password"] = "Use 8 to 256 characters for your password."
+	case err != nil:
+		w.internal(c, nil, err)
+		return
+	}
+	if len(v.Errors) > 0 {
+		w.render(c, http.StatusBadRequest, "signup", v)
+		return
+	}
+	si, err := w.svc.OpenSession(ctx, u.ID)
+	if err != nil {
+		w.internal(c, nil, err)
+		return
+	}
+	w.startSession(c, si)
+	c.Redirect(http.StatusSeeOther, "/settings/keys?welcome=1")
+}
+
+func (w *Web) signinPage(c *gin.Context) {
+	if w.hasSession(c) {
+		c.Redirect(http.StatusSeeOther, "/settings/keys")
+		return
+	}
+	v := authView{view: w.base(nil, "Sign in", "")}
+	v.CSRF = w.preSessionToken(c)
+	switch {
+	case c.Query("signedout") != "":
+		v.Notice = "You have signed out."
+	case c.Query("password") != "":
+		v.Notice = "Your password was changed. Sign in with the new one."
+	}
+	w.render(c, http.StatusOK, "signin", v)
+}
+
+func (w *Web) signin(c *gin.Context) {
+	ctx := c.Request.Context()
+	v := authView{view: w.base(nil, "Sign in", "")}
+	cookie, _ := c.Cookie(preSessionCSRF)
+	if !w.formTokenMatches(c, cookie) {
+		v.Email = c.Request.PostForm.Get("email")
+		v.CSRF, v.Error = w.freshPreSessionToken(c), msgFormExpired
+		w.render(c, http.StatusForbidden, "signin", v)
+		return
+	}
+	v.CSRF = cookie
+	v.Email = strings.TrimSpace(c.Request.PostForm.Get("email"))
+	password := c.Request.PostForm.Get("password")
+	// Over the limit, the password is not even checked: a right guess must look like a wrong one.
+	if w.overFailureLimit(ctx, c) {
+		c.Header("Retry-After", "60")
+		v.Error = msgTooMany
+		w.render(c, http.StatusTooManyRequests, "signin", v)
+		return
+	}
+	if v.Email == "" || password == "" {
+		v.Error = msgSignInMissing
+		w.render(c, http.StatusBadRequest, "signin", v)
+		return
+	}
+	si, err := w.svc.SignIn(ctx, v.Email, password)
+	if errors.Is(err, ErrBadSignIn) {
+		w.countFailure(ctx, c)
+		v.Error = msgBadSignIn
+		w.render(c, http.StatusUnauthorized, "signin", v)
+		return
+	}
+	if err != nil {
+		w.internal(c, nil, err)
+		return
+	}
+	w.startSession(c, si)
+	c.Redirect(http.StatusSeeOther, "/settings/keys")
+}
+
+// startSession sets the new session's cookie, ending the session the browser had before (if
+// any). The pre-session token stays, so that a sign-in form open in another tab still works.
+func (w *Web) startSession(c *gin.Context, si SignedIn) {
+	if old, err := c.Cookie(auth.SessionCookie); err == nil && old != "" {
+		_ = w.svc.SignOut(c.Request.Context(), old)
+	}
+	w.setSession(c, si)
+}
+
+// hasSession tells whether the browser is signed in (the sign-in and sign-up pages then send it on).
+func (w *Web) hasSession(c *gin.Context) bool {
+	token, err := c.Cookie(auth.SessionCookie)
+	if err != nil || token == "" {
+		return false
+	}
+	_, err = w.svc.CurrentSession(c.Request.Context(), token)
+	return err == nil
+}
+
+// overFailureLimit reports whether the client address has used up its failed attempts (the API
+// guard's budget: failed keys, sessions, sign-ins and password checks all count under one key).
+func (w *Web) overFailureLimit(ctx context.Context, c *gin.Context) bool {
+	d, err := w.failures.Peek(ctx, auth.FailureKey(c.ClientIP()))
+	return err == nil && !d.Allowed
+}
+
+func (w *Web) countFailure(ctx context.Context, c *gin.Context) {
+	_, _ = w.failures.Allow(ctx, auth.FailureKey(c.ClientIP()))
+}
+
+// --- signed in -------------------------------------------------------------------------------
+
+func (w *Web) signout(c *gin.Context, sess Session) {
+	token, _ := c.Cookie(auth.SessionCookie)
+	if err := w.svc.SignOut(c.Request.Context(), token); err != nil {
+		w.internal(c, &sess, err)
+		return
+	}
+	w.setCookie(c, auth.SessionCookie, "", -1)
+	c.Redirect(http.StatusSeeOther, "/signin?signedout=1")
+}
+
+func (w *Web) keysPage(c *gin.Context, sess Session) {
+	ctx := c.Request.Context()
+	keys, err := w.svc.Keys(ctx, sess.UserID)
+	if err != nil {
+		w.internal(c, &sess, err)
+		return
+	}
+	wss, nbs, err := w.places.KeyPlaces(ctx, sess.UserID)
+	if err != nil {
+		w.internal(c, &sess, err)
+		return
+	}
+	v := keysView{view: w.base(&sess, "API keys", "keys")}
+	v.Active, v.Inactive = keyRows(keys, wss, nbs)
+	if p := c.Query("revoked"); p != "" {
+		for _, k := range keys {
+			if k.Prefix == p && k.RevokedAt != nil {
+				v.Notice = "The key “" + k.Name + "” (" + auth.DisplayPrefix(k.Prefix) + ") is revoked. Anything that used it has lost access."
+			}
+		}
+	}
+	if c.Query("welcome") != "" {
+		v.Notice = "Welcome to folio, " + sess.User.Name + ". Create an API key to connect your scripts and tools."
+	}
+	w.render(c, http.StatusOK, "keys", v)
+}
+
+func (w *Web) newKeyPage(c *gin.Context, sess Session) {
+	wss, nbs, err := w.places.KeyPlaces(c.Request.Context(), sess.UserID)
+	if err != nil {
+		w.internal(c, &sess, err)
+		return
+	}
+	v := newKeyView{view: w.base(&sess, "Create an API key", "keys"), Scope: auth.ScopeRead, Workspaces: wss, Notebooks: nbs}
+	w.render(c, http.StatusOK, "newkey", v)
+}
+
+func (w *Web) createKey(c *gin.Context, sess Session) {
+	ctx := c.Request.Context()
+	wss, nbs, err := w.places.KeyPlaces(ctx, sess.UserID)
+	if err != nil {
+		w.internal(c, &sess, err)
+		return
+	}
+	form := c.Request.PostForm
+	v := newKeyView{
+		view: w.base(&sess, "Create an API key", "keys"), Name: form.Get("name"), Access: form.Get("access"),
+		Workspaces: wss, Notebooks: nbs, Errors: map[string]string{},
+	}
+	in := NewKey{UserID: sess.UserID, Name: strings.TrimSpace(v.Name)}
+	switch {
+	case in.Name == "":
+		v.Errors["name"] = "Enter a name for the key."
+	case utf8.RuneCountInString(in.Name) > 100:
+		v.Errors["name"] = "Use at most 100 characters for the name."
+	case !cleanText(in.Name):
+		v.Errors["name"] = "The name contains characters that cannot be stored."
+	}
+	if scope, err := strconv.Atoi(form.Get("scope")); err == nil && auth.ValidScope(scope) {
+		in.Scope, v.Scope = scope, scope
+	} else {
+		v.Errors["scope"] = "Choose what the key may do: read, write, or read and write."
+	}
+	if v.Access != "" {
+		kind, id, _ := strings.Cut(v.Access, ":")
+		switch {
+		case kind == "workspace" && hasPlace(wss, id):
+			in.WorkspaceID = &id
+		case kind == "notebook" && hasPlace(nbs, id):
+			in.NotebookID = &id
+		default:
+			v.Errors["access"] = "Choose a workspace or notebook from the list."
+		}
+	}
+	if len(v.Errors) > 0 {
+		w.render(c, http.StatusBadRequest, "newkey", v)
+		return
+	}
+	raw, key, err := w.svc.CreateKey(ctx, in)
+	var ae *apierr.Error
+	switch {
+	case err == nil:
+	case errors.Is(err, ErrKeyName):
+		v.Errors["name"] = "Enter a name of 1 to 100 characters."
+	case errors.Is(err, ErrKeyScope):
+		v.Errors["scope"] = "Choose what the key may do: read, write, or read and write."
+	case errors.As(err, &ae) && ae.Status < 500:
+		// The restriction check: the workspace or notebook left the user's reach meanwhile.
+		v.Errors["access"] = "You no longer have access to that workspace or notebook. Choose another."
+	default:
+		w.internal(c, &sess, err)
+		return
+	}
+	if len(v.Errors) > 0 {
+		w.render(c, http.StatusBadRequest, "newkey", v)
+		return
+	}
+	w.showSecret(c, sess, raw, key, wss, nbs, "")
+}
+
+// showSecret renders the only page that ever shows a raw key. It is the answer to the POST itself
+// (never a page to come back to), and like every page of the UI it is not cached.
+func (w *Web) showSecret(c *gin.Context, sess Session, raw string, key APIKey, wss, nbs []Place, oldPrefix string) {
+	rows, _ := keyRows([]APIKey{key}, wss, nbs)
+	scheme := "http"
+	if w.secure(c) {
+		scheme = "https"
+	}
+	title := "Your new API key"
+	if oldPrefix != "" {
+		title = "Your rotated API key"
+	}
+	v := secretView{
+		view: w.base(&sess, title, "keys"), Raw: raw, Key: rows[0], Rotated: oldPrefix != "",
+		OldPrefix: oldPrefix, BaseURL: scheme + "://" + c.Request.Host,
+	}
+	w.render(c, http.StatusOK, "secret", v)
+}
+
+const (
+	actionRotate = "rotate"
+	actionRevoke = "revoke"
+)
+
+// ownKey loads the key named by the :prefix path segment if it is one of the user's; otherwise it
+// shows a not-found page and returns false.
+func (w *Web) ownKey(c *gin.Context, sess Session) (APIKey, bool) {
+	prefix := c.Param("prefix")
+	if len(prefix) == auth.PrefixLength && alnum(prefix) {
+		k, err := w.svc.KeyByPrefix(c.Request.Context(), prefix)
+		if err == nil && k.UserID == sess.UserID {
+			return k, true
+		}
+		if err != nil && !errors.Is(err, ErrKeyNotFound) {
+			w.internal(c, &sess, err)
+			return APIKey{}, false
+		}
+	}
+	w.keyNotFound(c, sess)
+	return APIKey{}, false
+}
+
+func (w *Web) keyNotFound(c *gin.Context, sess Session) {
+	w.message(c, http.StatusNotFound, &sess, "Key not found", "None of your API keys has this prefix.")
+}
+
+func (w *Web) keyAlreadyRevoked(c *gin.Context, sess Session) {
+	w.message(c, http.StatusConflict, &sess, "This key is already revoked",
+		"The key no longer works, so there is nothing to rotate or revoke. Create a new key instead.")
+}
+
+func (w *Web) confirmPage(action string) func(c *gin.Context, sess Session) {
+	return func(c *gin.Context, sess Session) {
+		k, ok := w.ownKey(c, sess)
+		if !ok {
+			return
+		}
+		if k.RevokedAt != nil {
+			w.keyAlreadyRevoked(c, sess)
+			return
+		}
+		wss, nbs, err := w.places.KeyPlaces(c.Request.Context(), sess.UserID)
+		if err != nil {
+			w.internal(c, &sess, err)
+			return
+		}
+		rows, _ := keyRows([]APIKey{k}, wss, nbs)
+		title := "Rotate key"
+		if action == actionRevoke {
+			title = "Revoke key"
+		}
+		w.render(c, http.StatusOK, "confirm", confirmView{view: w.base(&sess, title, "keys"), Action: action, Key: rows[0]})
+	}
+}
+
+func (w *Web) rotateKey(c *gin.Context, sess Session) {
+	ctx := c.Request.Context()
+	prefix := c.Param("prefix")
+	if len(prefix) != auth.PrefixLength || !alnum(prefix) {
+		w.keyNotFound(c, sess)
+		return
+	}
+	raw, key, err := w.svc.RotateOwnKey(ctx, sess.UserID, prefix)
+	switch {
+	case errors.Is(err, ErrKeyNotFound):
+		w.keyNotFound(c, sess)
+		return
+	case errors.Is(err, ErrKeyRevoked):
+		w.keyAlreadyRevoked(c, sess)
+		return
+	case err != nil:
+		w.internal(c, &sess, err)
+		return
+	}
+	wss, nbs, err := w.places.KeyPlaces(ctx, sess.UserID)
+	if err != nil {
+		// The rotation is done and its key exists only in this response: show it with its
+		// restriction unnamed rather than lose it.
+		wss, nbs = nil, nil
+	}
+	w.showSecret(c, sess, raw, key, wss, nbs, auth.DisplayPrefix(prefix))
+}
+
+func (w *Web) revokeKey(c *gin.Context, sess Session) {
+	prefix := c.Param("prefix")
+	if len(prefix) != auth.PrefixLength || !alnum(prefix) {
+		w.keyNotFound(c, sess)
+		return
+	}
+	_, err := w.svc.RevokeOwnKey(c.Request.Context(), sess.UserID, prefix)
+	switch {
+	case errors.Is(err, ErrKeyNotFound):
+		w.keyNotFound(c, sess)
+	case errors.Is(err, ErrKeyRevoked):
+		w.keyAlreadyRevoked(c, sess)
+	case err != nil:
+		w.internal(c, &sess, err)
+	default:
+		c.Redirect(http.StatusSeeOther, "/settings/keys?revoked="+prefix)
+	}
+}
+
+func (w *Web) accountPage(c *gin.Context, sess Session) {
+	v := accountView{view: w.base(&sess, "Account", "account")}
+	if c.Query("changed") != "" {
+		v.Notice = "Your password was changed. Every other browser and device was signed out."
+	}
+	w.render(c, http.StatusOK, "account", v)
+}
+
+func (w *Web) changePassword(c *gin.Context, sess Session) {
+	ctx := c.Request.Context()
+	form := c.Request.PostForm
+	current, next, confirm := form.Get("current"), form.Get("new"), form.Get("confirm")
+	v := accountView{view: w.base(&sess, "Account", "account"), Errors: map[string]string{}}
+	if w.overFailureLimit(ctx, c) {
+		c.Header("Retry-After", "60")
+		v.Error = msgTooMany
+		w.render(c, http.StatusTooManyRequests, "account", v)
+		return
+	}
+	if current == "" {
+		v.Errors["current"] = "Enter your current password."
+	}
+	switch n := utf8.RuneCountInString(next); {
+	case next == "":
+		v.Errors["new"] = "Choose a new password."
+	case n < 8:
+		v.Errors["new"] = "Use at least 8 characters for your password."
+	case n > 256:
+		v.Errors["new"] = "Use at most 256 characters for your password."
+	}
+	if next != "" && v.Errors["new"] == "" && confirm != next {
+		v.Errors["confirm"] = "The two passwords don't match."
+	}
+	if len(v.Errors) > 0 {
+		w.render(c, http.StatusBadRequest, "account", v)
+		return
+	}
+	si, err := w.svc.ChangePassword(ctx, sess.UserID, current, next)
+	switch {
+	case errors.Is(err, ErrBadPassword):
+		w.countFailure(ctx, c)
+		v.Errors["current"] = "That is not your current password."
+		w.render(c, http.StatusBadRequest, "account", v)
+		return
+	case errors.Is(err, ErrWeakPassword), errors.Is(err, ErrLongPassword):
+		v.Errors["new"] = "Use 8 to 256 characters for your password."
+		w.render(c, http.StatusBadRequest, "account", v)
+		return
+	case err != nil:
+		w.internal(c, &sess, err)
+		return
+	}
+	w.setSession(c, si)
+	c.Redirect(http.StatusSeeOther, "/settings/account?changed=1")
+}
+
+// --- helpers ---------------------------------------------------------------------------------
+
+func hasPlace(list []Place, id string) bool {
+	if !ids.Valid(id) {
+		return false
+	}
+	for _, p := range list {
+		if p.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+func alnum(s string) bool {
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// cleanText reports whether s can be stored as text by every database folio runs on: valid
+// UTF-8 without NUL (PostgreSQL refuses both).
+func cleanText(s string) bool { return utf8.ValidString(s) && !strings.ContainsRune(s, 0) }

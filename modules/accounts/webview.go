@@ -1,0 +1,252 @@
+package accounts
+
+import (
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"fmt"
+	"html/template"
+	"io"
+	"io/fs"
+	"mime"
+	"path"
+	"strings"
+	"time"
+
+	"folio/platform/auth"
+)
+
+//go:embed web/templates/*.html
+var templateFS embed.FS
+
+//go:embed web/static/*
+var staticFS embed.FS
+
+// asset is one embedded static file.
+type asset struct {
+	body        []byte
+	contentType string
+	version     string // the first 12 hex digits of its SHA-256
+}
+
+type assets map[string]asset
+
+func loadAssets() (assets, error) {
+	out := assets{}
+	entries, err := fs.ReadDir(staticFS, "web/static")
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		body, err := staticFS.ReadFile("web/static/" + e.Name())
+		if err != nil {
+			return nil, err
+		}
+		sum := sha256.Sum256(body)
+		ct := mime.TypeByExtension(path.Ext(e.Name()))
+		if ct == "" {
+			ct = "application/octet-stream"
+		}
+		out[e.Name()] = asset{body: body, contentType: ct, version: hex.EncodeToString(sum[:6])}
+	}
+	return out, nil
+}
+
+// pages are the parsed templates, one set per page: the layout plus the page's "content".
+type pages map[string]*template.Template
+
+func loadPages(as assets) (pages, error) {
+	funcs := template.FuncMap{
+		"asset": func(name string) (string, error) {
+			a, ok := as[name]
+			if !ok {
+				return "", fmt.Errorf("no asset %q", name)
+			}
+			return "/assets/" + name + "?v=" + a.version, nil
+		},
+		"date":  func(t time.Time) string { return t.UTC().Format("2 Jan 2006, 15:04 UTC") },
+		"day":   func(t time.Time) string { return t.UTC().Format("2 Jan 2006") },
+		"clock": func(t time.Time) string { return t.UTC().Format("15:04 UTC") },
+		"iso":   func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+	}
+	out := pages{}
+	names, err := fs.Glob(templateFS, "web/templates/*.html")
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range names {
+		name := strings.TrimSuffix(path.Base(n), ".html")
+		if name == "layout" {
+			continue
+		}
+		t, err := template.New(name).Funcs(funcs).ParseFS(templateFS, "web/templates/layout.html", n)
+		if err != nil {
+			return nil, fmt.Errorf("template %s: %w", name, err)
+		}
+		out[name] = t
+	}
+	return out, nil
+}
+
+func (p pages) execute(w io.Writer, page string, data any) error {
+	t, ok := p[page]
+	if !ok {
+		return fmt.Errorf("no page %q", page)
+	}
+	return t.ExecuteTemplate(w, "layout", data)
+}
+
+// view is what every page's layout needs.
+type view struct {
+	Title  string
+	User   *User  // the signed-in user; nil on the signed-out pages
+	CSRF   string // the token every form of the page carries
+	Nav    string // the current section: "keys" or "account"
+	Notice string // a confirmation ("Key revoked.")
+	Error  string // a problem with the whole form ("The email address or password is wrong.")
+}
+
+// base starts a page's view; sess may be nil (signed out).
+func (w *Web) base(sess *Session, title, nav string) view {
+	v := view{Title: title, Nav: nav}
+	if sess != nil {
+		v.User, v.CSRF = sess.User, sess.CSRFToken
+	}
+	return v
+}
+
+type messageView struct {
+	view
+	Status         int
+	Body           string
+	Back, BackText string
+}
+
+type authView struct {
+	view
+	Name, Email string
+	Errors      map[string]string // by field name
+}
+
+type accountView struct {
+	view
+	Errors map[string]string
+}
+
+type keysView struct {
+	view
+	Active   []keyRow
+	Inactive []keyRow
+}
+
+type newKeyView struct {
+	view
+	Name       string
+	Scope      int
+	Access     string // "", "workspace:<id>" or "notebook:<id>"
+	Workspaces []Place
+	Notebooks  []Place
+	Errors     map[string]string
+}
+
+type secretView struct {
+	view
+	Raw       string
+	Key       keyRow
+	Rotated   bool
+	OldPrefix string
+	BaseURL   string
+}
+
+type confirmView struct {
+	view
+	Action string // "rotate" or "revoke"
+	Key    keyRow
+}
+
+// keyRow is an API key as the settings UI shows it.
+type keyRow struct {
+	Name        string
+	Short       string // the 8-character prefix (in URLs)
+	Prefix      string // svc_live_XXXXXXXX
+	Scope       string // read, write, read+write
+	Access      string // "Unrestricted", "Workspace: Acme", "Notebook: 1:1s (personal)"
+	Created     time.Time
+	LastUsed    *time.Time
+	Revoked     *time.Time
+	Status      string // Active, Revoked, Rotated
+	ReplacedBy  string // for a rotated key, the display prefix of its successor
+	Restriction string // "", "workspace" or "notebook"
+}
+
+// scopeLabel names a scope as SPEC.md's table does.
+func scopeLabel(scope int) string {
+	switch scope {
+	case auth.ScopeRead:
+		return "read"
+	case auth.ScopeWrite:
+		return "write"
+	case auth.ScopeReadWrite:
+		return "read+write"
+	}
+	return fmt.Sprintf("scope %d", scope)
+}
+
+// placeLabel is a notebook or workspace as an option and in the keys table.
+func placeLabel(p Place) string {
+	if p.In != "" {
+		return p.Name + " (" + p.In + ")"
+	}
+	return p.Name
+}
+
+// keyRows turns keys into rows, resolving restrictions to names through the user's places.
+func keyRows(keys []APIKey, workspaces, notebooks []Place) (active, inactive []keyRow) {
+	ws := map[string]Place{}
+	for _, p := range workspaces {
+		ws[p.ID] = p
+	}
+	nbs := map[string]Place{}
+	for _, p := range notebooks {
+		nbs[p.ID] = p
+	}
+	successor := map[string]string{}
+	for _, k := range keys {
+		if k.RotatedFromID != nil {
+			successor[*k.RotatedFromID] = auth.DisplayPrefix(k.Prefix)
+		}
+	}
+	for _, k := range keys {
+		r := keyRow{
+			Name: k.Name, Short: k.Prefix, Prefix: auth.DisplayPrefix(k.Prefix), Scope: scopeLabel(k.Scope),
+			Access: "Unrestricted", Created: k.CreatedAt, LastUsed: k.LastUsedAt, Revoked: k.RevokedAt,
+			Status: "Active",
+		}
+		switch {
+		case k.WorkspaceID != nil:
+			r.Restriction = "workspace"
+			if p, ok := ws[*k.WorkspaceID]; ok {
+				r.Access = "Workspace: " + placeLabel(p)
+			} else {
+				r.Access = "Workspace: one you no longer belong to"
+			}
+		case k.NotebookID != nil:
+			r.Restriction = "notebook"
+			if p, ok := nbs[*k.NotebookID]; ok {
+				r.Access = "Notebook: " + placeLabel(p)
+			} else {
+				r.Access = "Notebook: one you can no longer reach"
+			}
+		}
+		if k.RevokedAt != nil {
+			r.Status = "Revoked"
+			if next, ok := successor[k.ID]; ok {
+				r.Status, r.ReplacedBy = "Rotated", next
+			}
+			inactive = append(inactive, r)
+			continue
+		}
+		active = append(active, r)
+	}
+	return active, inactive
+}
