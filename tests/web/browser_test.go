@@ -1,0 +1,266 @@
+package web
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"folio/tests/apitest"
+)
+
+// chromiumEnv overrides where the browser test finds Chromium (default /usr/bin/chromium, Debian's
+// chromium package, which .ci/run installs when it is missing).
+const chromiumEnv = "FOLIO_TEST_CHROMIUM"
+
+// outputDir is where the browser test keeps its screenshots: tests/output/web (git-ignored).
+func outputDir(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.Abs(filepath.Join("..", "output", "web"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// chromium starts a headless Chromium with a fresh profile and returns a browser context, and
+// the page's console errors as they come. A missing Chromium fails the test (it is never
+// skipped): the UI must be tested in a real browser.
+func chromium(t *testing.T) (context.Context, *consoleLog) {
+	t.Helper()
+	exe := os.Getenv(chromiumEnv)
+	if exe == "" {
+		exe = "/usr/bin/chromium"
+	}
+	if st, err := os.Stat(exe); err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
+		t.Fatalf("the browser test needs a headless Chromium at %s (%v).\n"+
+			"Install Debian's package: apt-get update && apt-get install -y chromium (.ci/run does this), "+
+			"or set %s to a Chromium binary.", exe, err, chromiumEnv)
+	}
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
+		chromedp.ExecPath(exe),
+		chromedp.Flag("headless", true),
+		chromedp.NoSandbox,
+		chromedp.Flag("disable-gpu", true),
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.Flag("hide-scrollbars", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1280, 900),
+	)
+	t.Cleanup(cancelAlloc)
+	ctx, cancel := chromedp.NewContext(alloc, chromedp.WithLogf(t.Logf))
+	t.Cleanup(cancel)
+	// The first Run starts the browser; it lives as long as ctx.
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatalf("start Chromium (%s): %v", exe, err)
+	}
+	logs := &consoleLog{}
+	messages := chromedp.Console(ctx)
+	go func() {
+		for m, err := range messages {
+			if err != nil {
+				return
+			}
+			if m.Type == chromedp.ConsoleError || m.IsException() {
+				logs.add(m.String() + " (" + m.URL + ")")
+			}
+		}
+	}()
+	return ctx, logs
+}
+
+// consoleLog collects what the page reports as errors: a CSP violation (an inline script or
+// style the policy blocked), a failed asset, an exception.
+type consoleLog struct {
+	mu      sync.Mutex
+	entries []string
+}
+
+func (l *consoleLog) add(s string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.entries = append(l.entries, s)
+}
+
+func (l *consoleLog) all() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]string(nil), l.entries...)
+}
+
+// TestBrowserKeyLifecycle drives the settings UI in a real headless Chromium: sign up, create a
+// key, read it from the page and use it on the API, rotate it (the old key gets 401), revoke the
+// new one (401). It keeps screenshots of the keys page, on a desktop and on a phone, in
+// tests/output/web.
+func TestBrowserKeyLifecycle(t *testing.T) {
+	ctx, logs := chromium(t)
+	s := apitest.Start(t, "sqlite")
+	a := newAccount("Ada Browser")
+	out := outputDir(t)
+	run := func(what string, steps ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		if err := chromedp.Do(ctx, steps...); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+	text := func(sel string) string {
+		t.Helper()
+		s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel), chromedp.NodeVisible))
+		if err != nil {
+			t.Fatalf("read %s: %v", sel, err)
+		}
+		return strings.TrimSpace(s)
+	}
+	shot := func(name string) {
+		t.Helper()
+		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+		if err != nil {
+			t.Fatalf("screenshot %s: %v", name, err)
+		}
+		path := filepath.Join(out, name)
+		if err := os.WriteFile(path, png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("screenshot: %s", path)
+	}
+
+	// Sign up.
+	run("sign up",
+		chromedp.Navigate(s.URL+"/signup"),
+		chromedp.WaitVisible(chromedp.CSS(`#name`)),
+	)
+	shot("signup.png")
+	run("sign up",
+		chromedp.SendKeys(chromedp.CSS(`#name`), a.Name),
+		chromedp.SendKeys(chromedp.CSS(`#email`), a.Email),
+		chromedp.SendKeys(chromedp.CSS(`#password`), a.Password),
+		chromedp.SendKeys(chromedp.CSS(`#confirm`), a.Password),
+		chromedp.Click(chromedp.CSS(`form.form button[type=submit]`)),
+		chromedp.WaitVisible(chromedp.CSS(`.notice`)),
+	)
+	if got := text(".notice"); !strings.Contains(got, "Welcome to folio, Ada Browser.") {
+		t.Fatalf("after sign-up the page says %q", got)
+	}
+
+	// Create a key: read+write, on everything.
+	run("create a key",
+		chromedp.Click(chromedp.CSS(`a[href="/settings/keys/new"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#name`)),
+		chromedp.SendKeys(chromedp.CSS(`#name`), "Laptop CLI"),
+		chromedp.Click(chromedp.CSS(`#scope-readwrite`)),
+	)
+	shot("new-key.png")
+	run("create a key",
+		chromedp.Click(chromedp.CSS(`form button[type=submit].btn-primary`)),
+		chromedp.WaitVisible(chromedp.CSS(`#raw-key`)),
+	)
+	key := text("#raw-key")
+	if !anyKeyRe.MatchString(key) || len(key) != len("svc_live_")+8+1+24 {
+		t.Fatalf("the page shows %q, not a key", key)
+	}
+	shot("key-created.png")
+	// The copy button is the page's only script: it is shown (the script ran under the CSP) and
+	// reports what it did.
+	run("copy", chromedp.Click(chromedp.CSS(`button[data-copy]`), chromedp.NodeVisible))
+	status, err := chromedp.Run(ctx, chromedp.Poll[string](`document.getElementById("copy-status").textContent`, chromedp.WithPollingTimeout(5*time.Second)))
+	if err != nil || status == "" {
+		t.Fatalf("the copy button reported nothing (%v)", err)
+	}
+	apitest.Must(t, s.Get(t, key, "/notebooks"), 200)
+	apitest.Must(t, s.Post(t, key, "/notebooks", map[string]any{"name": "Made with the key"}), 201)
+
+	// The keys page lists it; keep screenshots (desktop and phone).
+	prefix := apitest.KeyPrefix(t, key)
+	row := fmt.Sprintf(`tr[data-prefix="%s"]`, prefix)
+	run("keys page", chromedp.Navigate(s.URL+"/settings/keys"), chromedp.WaitVisible(chromedp.CSS(row)))
+	if got := text(row); !strings.Contains(got, "Laptop CLI") || !strings.Contains(got, "svc_live_"+prefix) || !strings.Contains(got, "read+write") || !strings.Contains(got, "Active") {
+		t.Fatalf("the key's row says %q", got)
+	}
+	html, err := chromedp.Run(ctx, chromedp.OuterHTML(chromedp.CSS("html")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(html, key) {
+		t.Fatal("the keys page shows the raw key again")
+	}
+	shot("keys.png")
+
+	// Rotate: confirm, read the new key, the old one is refused at once.
+	run("rotate",
+		chromedp.Click(chromedp.CSS(row+` a[href$="/rotate"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`.confirm-card`)),
+		chromedp.Click(chromedp.CSS(`.confirm-card button[type=submit]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#raw-key`)),
+	)
+	rotated := text("#raw-key")
+	if rotated == key || !anyKeyRe.MatchString(rotated) {
+		t.Fatalf("rotation showed %q (old %q)", rotated, key)
+	}
+	apitest.CheckEnvelope(t, s.Get(t, key, "/notebooks"), 401, "UNAUTHENTICATED")
+	apitest.Must(t, s.Get(t, rotated, "/notebooks"), 200)
+
+	// Revoke the new key: confirm; it is refused at once.
+	newRow := fmt.Sprintf(`tr[data-prefix="%s"]`, apitest.KeyPrefix(t, rotated))
+	run("revoke",
+		chromedp.Navigate(s.URL+"/settings/keys"),
+		chromedp.WaitVisible(chromedp.CSS(newRow)),
+		chromedp.Click(chromedp.CSS(newRow+` a[href$="/revoke"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`.confirm-card`)),
+	)
+	shot("revoke-confirm.png")
+	run("revoke",
+		chromedp.Click(chromedp.CSS(`.confirm-card button.btn-danger`)),
+		chromedp.WaitVisible(chromedp.CSS(`.notice`)),
+	)
+	if got := text(".notice"); !strings.Contains(got, "is revoked") {
+		t.Fatalf("after revoking the page says %q", got)
+	}
+	apitest.CheckEnvelope(t, s.Get(t, rotated, "/notebooks"), 401, "UNAUTHENTICATED")
+
+	// A second key so that the final screenshots show an active key beside the history.
+	run("second key",
+		chromedp.Navigate(s.URL+"/settings/keys/new"),
+		chromedp.WaitVisible(chromedp.CSS(`#name`)),
+		chromedp.SendKeys(chromedp.CSS(`#name`), "Weekly report script"),
+		chromedp.Click(chromedp.CSS(`form button[type=submit].btn-primary`)),
+		chromedp.WaitVisible(chromedp.CSS(`#raw-key`)),
+		chromedp.Navigate(s.URL+"/settings/keys"),
+		chromedp.WaitVisible(chromedp.CSS(`#inactive-keys`)),
+	)
+	shot("keys-history.png")
+	run("phone", chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2), chromedp.EmulateMobile), chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS(`#active-keys`)))
+	shot("keys-phone.png")
+
+	// Sign out through the header's button: the session is gone.
+	run("sign out",
+		chromedp.EmulateViewport(1280, 900),
+		chromedp.Click(chromedp.CSS(`.signout button`)),
+		chromedp.WaitVisible(chromedp.CSS(`.notice`)),
+	)
+	if got := text(".notice"); got != "You have signed out." {
+		t.Fatalf("after sign-out the page says %q", got)
+	}
+	run("settings after sign-out", chromedp.Navigate(s.URL+"/settings/keys"), chromedp.WaitVisible(chromedp.CSS(`form[action="/signin"]`)))
+	loc, err := chromedp.Run(ctx, chromedp.Location())
+	if err != nil || !strings.HasSuffix(loc, "/signin") {
+		t.Fatalf("after sign-out /settings/keys went to %s", loc)
+	}
+
+	if errs := logs.all(); len(errs) > 0 {
+		t.Fatalf("the browser reported errors (a blocked inline script or style, a failed asset?):\n%s", strings.Join(errs, "\n"))
+	}
+}

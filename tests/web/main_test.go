@@ -1,0 +1,18 @@
+// Package web holds the settings UI's end-to-end suites: every form driven over HTTP with a cookie
+// jar (once on SQLite and once on PostgreSQL), and a real headless Chromium driving the pages.
+package web
+
+import (
+	"os"
+	"testing"
+
+	"folio/tests/testenv"
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	testenv.DropTemplate()
+	_ = testenv.StopPostgres()
+	_ = testenv.StopRedis()
+	os.Exit(code)
+}
