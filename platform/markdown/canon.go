@@ -37,7 +37,7 @@ import (
 //     first paragraph starts with bold "Why:" or "Decision:" is a callout;
 //     tables get a header row, rectangular rows and one paragraph per cell.
 func Canonical(d Doc) Doc {
-	return Doc{Content: canonBlocks(d.Content, false)}
+	return Doc{Content: canonBlocks(d.Content, false, false)}
 }
 
 // Inline marks as bits; the link is kept beside them.
@@ -236,9 +236,10 @@ func marksOf(it *item) []Mark {
 }
 
 // isStripSpace reports the characters Markdown drops at the start and end of
-// lines of a paragraph (goldmark's util.IsSpace without line endings).
+// lines of a paragraph (goldmark's util.IsSpace without line endings; unlike
+// Unicode, it does not count \v and \f).
 func isStripSpace(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\v' || c == '\f'
+	return c == ' ' || c == '\t'
 }
 
 // isFlankSpace reports Unicode whitespace as the emphasis rules see it.
@@ -382,50 +383,39 @@ func trailingFlankSpace(s string) int {
 
 // stripSpaces drops the whitespace that Markdown cannot keep: at the block's
 // edges, around line breaks, and after hard breaks; it collapses blank lines
-// and drops hard breaks at the end.
+// and drops hard breaks at the end. Whitespace here is what goldmark trims
+// from lines: spaces and tabs.
 func stripSpaces(items []item, ctx blockCtx) []item {
 	// Around soft line breaks, inside each text item.
 	for i := range items {
 		it := &items[i]
-		if it.kind != itText || it.marks&mCode != 0 || strings.IndexByte(it.text, '\n') < 0 {
-			continue
+		if it.kind == itText && it.marks&mCode == 0 && strings.IndexByte(it.text, '\n') >= 0 {
+			it.text = stripAroundNewlines(it.text)
 		}
-		it.text = stripAroundNewlines(it.text)
 	}
-	// After hard breaks and soft breaks across items.
-	for i := 1; i < len(items); i++ {
-		prev := &items[i-1]
+	// The line after a hard break starts without whitespace, unless a link
+	// opens there (its '[' comes first).
+	afterBreak := false
+	var linkBefore *linkAttr
+	for i := range items {
 		it := &items[i]
-		if it.kind != itText || it.marks&mCode != 0 {
-			continue
-		}
-		afterBreak := prev.kind == itBreak
-		if prev.kind == itText && prev.marks&mCode == 0 && strings.HasSuffix(prev.text, "\n") {
+		if it.kind == itBreak {
 			afterBreak = true
+			if i > 0 {
+				linkBefore = items[i-1].link
+			}
+			continue
 		}
 		if !afterBreak {
 			continue
 		}
-		// A link opening here protects its leading spaces with '['.
-		if it.link != nil && (i < 2 || !sameLink(items[i-2].link, it.link)) && prev.kind == itBreak {
+		if it.kind != itText || it.marks&mCode != 0 || (it.link != nil && !sameLink(it.link, linkBefore)) {
+			afterBreak = false
 			continue
 		}
-		if it.link != nil && prev.kind == itText && !sameLink(prev.link, it.link) {
-			continue
-		}
-		t := strings.TrimLeft(it.text, " \t\v\f")
-		if prev.kind == itBreak {
-			t = strings.TrimLeft(t, " \t\v\f\n")
-		} else if strings.HasPrefix(t, "\n") {
-			t = stripAroundNewlines(strings.TrimLeft(t, "\n"))
-		}
-		it.text = t
-	}
-	items = mergeItems(items)
-	// Drop soft breaks directly after hard breaks.
-	for i := 1; i < len(items); i++ {
-		if items[i-1].kind == itBreak && items[i].kind == itText && items[i].marks&mCode == 0 {
-			items[i].text = strings.TrimLeft(items[i].text, " \t\v\f\n")
+		it.text = strings.TrimLeft(it.text, " \t\n")
+		if it.text != "" {
+			afterBreak = false
 		}
 	}
 	items = mergeItems(items)
@@ -435,7 +425,7 @@ func stripSpaces(items []item, ctx blockCtx) []item {
 		if it.kind != itText || it.marks&mCode != 0 || it.link != nil {
 			break
 		}
-		it.text = strings.TrimLeft(it.text, " \t\v\f\n")
+		it.text = strings.TrimLeft(it.text, " \t\n")
 		if it.text != "" {
 			break
 		}
@@ -451,14 +441,12 @@ func stripSpaces(items []item, ctx blockCtx) []item {
 		if it.kind != itText || it.marks&mCode != 0 || it.link != nil {
 			break
 		}
-		it.text = strings.TrimRight(it.text, " \t\v\f\n")
+		it.text = strings.TrimRight(it.text, " \t\n")
 		if it.text != "" {
 			break
 		}
 		items = items[:len(items)-1]
 	}
-	// Whitespace before a hard break stays (a backslash break keeps it), but
-	// soft breaks right before one become nothing but the break line itself.
 	return items
 }
 
@@ -566,8 +554,9 @@ func tagCanPrecede(items []item, i int) bool {
 }
 
 // canonBlocks returns the canonical form of a block list. inItem says that
-// the nearest enclosing container is a list item.
-func canonBlocks(nodes []Node, inItem bool) []Node {
+// the nearest enclosing container is a list item, inList that some list
+// encloses the blocks.
+func canonBlocks(nodes []Node, inItem, inList bool) []Node {
 	out := make([]Node, 0, len(nodes))
 	for i := range nodes {
 		n := &nodes[i]
@@ -595,15 +584,15 @@ func canonBlocks(nodes []Node, inItem bool) []Node {
 				if n.Content[j].Type != TypeListItem {
 					continue
 				}
-				l.Content = append(l.Content, Node{Type: TypeListItem, Content: canonBlocks(n.Content[j].Content, true)})
+				l.Content = append(l.Content, Node{Type: TypeListItem, Content: canonBlocks(n.Content[j].Content, true, true)})
 			}
 			if len(l.Content) == 0 {
 				continue
 			}
-			l.Attrs.Tight = listTight(l.Content, n.Attrs.Tight)
+			l.Attrs.Tight = listTight(l.Content, n.Attrs.Tight, inList)
 			out = append(out, l)
 		case TypeBlockquote, TypeCallout:
-			out = append(out, canonQuote(n))
+			out = append(out, canonQuote(n, inList))
 		case TypeCodeBlock:
 			text := canonCode(n.Text)
 			if inItem {
@@ -640,7 +629,7 @@ func canonCode(s string) string {
 // item Markdown cannot keep them (the line is blank once the indentation is
 // taken).
 func blankSpaceLines(s string) string {
-	if !strings.ContainsAny(s, " \t\v\f") {
+	if !strings.ContainsAny(s, " \t") {
 		return s
 	}
 	lines := strings.SplitAfter(s, "\n")
@@ -657,14 +646,19 @@ func canonLanguage(s string) string {
 	if strings.IndexByte(s, 0) >= 0 {
 		s = strings.ReplaceAll(s, "\x00", "\uFFFD")
 	}
-	return strings.Trim(s, " \t\n\v\f\r")
+	return strings.Trim(s, " \t\n\r")
 }
 
 // canonQuote handles blockquotes and callouts: a blockquote whose first
 // paragraph starts with the bold label is a callout.
-func canonQuote(n *Node) Node {
-	content := canonBlocks(n.Content, false)
+func canonQuote(n *Node, inList bool) Node {
+	content := canonBlocks(n.Content, false, inList)
 	if n.Type == TypeCallout && (n.Attrs.Kind == CalloutWhy || n.Attrs.Kind == CalloutDecision) {
+		// The first paragraph continues the label's line.
+		if len(content) > 0 && content[0].Type == TypeParagraph {
+			items := planItemsIn(itemsFromNodes(content[0].Content), inlineCtx{block: ctxParagraph, noLineStart: true})
+			content[0] = Node{Type: TypeParagraph, Content: nodesFromItems(items)}
+		}
 		return Node{Type: TypeCallout, Attrs: Attrs{Kind: n.Attrs.Kind}, Content: content}
 	}
 	if kind, rest, ok := splitCallout(content); ok {
@@ -692,7 +686,7 @@ func splitCallout(blocks []Node) (CalloutKind, []Node, bool) {
 	default:
 		return "", nil, false
 	}
-	items := planItems(normInline(itemsFromNodes(blocks[0].Content[1:]), ctxParagraph), ctxParagraph)
+	items := planItemsIn(normInline(itemsFromNodes(blocks[0].Content[1:]), ctxParagraph), inlineCtx{block: ctxParagraph, noLineStart: true})
 	rest := make([]Node, 0, len(blocks))
 	if len(items) > 0 {
 		rest = append(rest, Node{Type: TypeParagraph, Content: nodesFromItems(items)})
@@ -761,17 +755,18 @@ func cellInline(blocks []Node) []Node {
 
 // listTight decides tightness. A gap (between items, or between blocks of an
 // item) can hold a blank line unless what precedes it ends with an empty item
-// marker: goldmark closes every enclosing list after "-" and a blank line. It
-// can be written without one if the blocks are joinable. A blank line before
-// a table inside an item does not count: goldmark builds tables from
-// paragraphs and does not carry the blank line over, so that gap is always
-// written blank and never decides. A loose list needs one gap with a blank
-// line; a tight one needs all other gaps without.
-func listTight(items []Node, tight bool) bool {
+// marker and a list encloses the gap: after "-" and a blank line goldmark
+// closes every enclosing list. It can be written without one if the blocks
+// are joinable. A blank line before a table inside an item does not count:
+// goldmark builds tables from paragraphs and does not carry the blank line
+// over, so that gap is always written blank and never decides. A loose list
+// needs one gap with a blank line; a tight one needs all other gaps without.
+// nested says that another list encloses this one.
+func listTight(items []Node, tight, nested bool) bool {
 	canBlank, allTight := false, true
 	for i := range items {
 		c := items[i].Content
-		if i > 0 && !itemEndsWithEmptyMarker(&items[i-1]) {
+		if i > 0 && (!nested || !itemEndsWithEmptyMarker(&items[i-1])) {
 			canBlank = true
 		}
 		for j := 1; j < len(c); j++ {
@@ -813,18 +808,40 @@ func joinable(a, b *Node) bool {
 	case TypeCodeBlock, TypeHorizontalRule, TypeHeading:
 		return true
 	}
-	// After a paragraph, a table, or a container that may end in one, the
-	// next line must open a block that interrupts a paragraph (and is not
-	// taken as a lazy continuation or a setext underline).
+	container := a.Type != TypeParagraph && a.Type != TypeTable
 	switch b.Type {
 	case TypeCodeBlock, TypeHorizontalRule:
 		return true
 	case TypeHeading:
-		return !headingIsSetext(b)
+		return !headingIsSetext(b) || container && !lazyTail(a)
 	case TypeBlockquote, TypeCallout:
-		return a.Type == TypeParagraph || a.Type == TypeTable || a.Type == TypeBulletList || a.Type == TypeOrderedList
+		return a.Type != TypeBlockquote && a.Type != TypeCallout
 	case TypeBulletList, TypeOrderedList:
 		return listCanInterrupt(b)
+	case TypeParagraph, TypeTable:
+		// A paragraph line after a paragraph, or after a container whose
+		// last line is paragraph text, would continue that paragraph.
+		return container && !lazyTail(a)
+	}
+	return false
+}
+
+// lazyTail reports whether a block's last line is paragraph text, which a
+// following unprefixed line would lazily continue.
+func lazyTail(n *Node) bool {
+	switch n.Type {
+	case TypeParagraph, TypeTable:
+		return true
+	case TypeCallout:
+		if len(n.Content) == 0 {
+			return true // the label line
+		}
+		return lazyTail(&n.Content[len(n.Content)-1])
+	case TypeBlockquote, TypeListItem, TypeBulletList, TypeOrderedList:
+		if len(n.Content) == 0 {
+			return false
+		}
+		return lazyTail(&n.Content[len(n.Content)-1])
 	}
 	return false
 }

@@ -39,10 +39,14 @@ type inlinePlan struct {
 
 // planItems returns the items as the writer can express them.
 func planItems(items []item, ctx blockCtx) []item {
+	return planItemsIn(items, inlineCtx{block: ctx})
+}
+
+func planItemsIn(items []item, ctx inlineCtx) []item {
 	if len(items) == 0 {
 		return items
 	}
-	return renderInline(items, inlineCtx{block: ctx}).items
+	return renderInline(items, ctx).items
 }
 
 // renderInline writes canonical items as Markdown. Line breaks in the result
@@ -58,6 +62,22 @@ func renderInline(items []item, ctx inlineCtx) inlinePlan {
 		w.atx = ctx.block == ctxHeading3
 	}
 	cur := items
+	// A paragraph starting with "[label]:" would be read as a link
+	// reference definition. Text '[' is escaped there; a link's label can
+	// only end early inside code, whose mark then goes.
+	if w.startsBlock() {
+		for {
+			out, ok := w.tryAll(cur)
+			if !ok || !startsDefinition(out) {
+				break
+			}
+			next, changed := dropCodeWithBracket(cur)
+			if !changed {
+				break
+			}
+			cur = normInline(next, ctx.block)
+		}
+	}
 	drops := [...]uint8{mUnderline, mStrike, mItalic, mBold}
 	dropped := 0
 	tagsFreed := false
@@ -88,6 +108,53 @@ func renderInline(items []item, ctx inlineCtx) inlinePlan {
 		dropped++
 		cur = normInline(next, ctx.block)
 	}
+}
+
+// startsBlock reports whether the content starts a paragraph (so that its
+// first line could be a link reference definition).
+func (w *inlineWriter) startsBlock() bool {
+	return !w.ctx.noLineStart && !w.atx && w.ctx.block != ctxCell
+}
+
+// tryAll runs both attempts of the writer.
+func (w *inlineWriter) tryAll(items []item) (string, bool) {
+	if out, ok := w.try(items, false); ok {
+		return out, true
+	}
+	return w.try(items, true)
+}
+
+// startsDefinition reports whether Markdown would read the start of out as
+// a link reference definition label: '[' up to the first unescaped ']'
+// (code spans do not count), then ':'.
+func startsDefinition(out string) bool {
+	if !strings.HasPrefix(out, "[") {
+		return false
+	}
+	for i := 1; i < len(out); i++ {
+		switch out[i] {
+		case '\\':
+			if i+1 < len(out) && util.IsPunct(out[i+1]) {
+				i++
+			}
+		case ']':
+			return i+1 < len(out) && out[i+1] == ':'
+		}
+	}
+	return false
+}
+
+func dropCodeWithBracket(items []item) ([]item, bool) {
+	out := make([]item, len(items))
+	copy(out, items)
+	changed := false
+	for i := range out {
+		if out[i].marks&mCode != 0 && strings.IndexByte(out[i].text, ']') >= 0 {
+			out[i].marks &^= mCode
+			changed = true
+		}
+	}
+	return out, changed
 }
 
 func hasLineBreak(items []item) bool {
@@ -321,15 +388,21 @@ func (w *inlineWriter) runLen(i int, k spanKind) int {
 }
 
 // italicNeedsUnderscore reports whether an italic span opening at boundary i
-// had better use '_': its '*' would fuse with a bold opening where it ends.
+// had better use '_': where it ends, a bold span opens (or, having opened
+// inside it, reopens), and the two '*' runs would fuse.
 func (w *inlineWriter) italicNeedsUnderscore(i int) bool {
 	end := i + w.runLen(i, spItalic)
-	if end >= len(w.eff) || end == 0 {
+	if end >= len(w.eff) || end == 0 || w.eff[end].marks&mBold == 0 {
 		return false
 	}
-	opensBold := w.eff[end].marks&mBold != 0 && w.eff[end-1].marks&mBold == 0
-	opensUnder := w.eff[end].marks&mUnderline != 0 && w.eff[end-1].marks&mUnderline == 0
-	return opensBold && !opensUnder
+	if w.eff[end].marks&mUnderline != 0 && w.eff[end-1].marks&mUnderline == 0 {
+		return false // an underline opens there too: '_' would fuse with it
+	}
+	bStart := end
+	for bStart > 0 && w.eff[bStart-1].marks&mBold != 0 {
+		bStart--
+	}
+	return bStart > i || (bStart == i && w.runLen(i, spBold) <= w.runLen(i, spItalic))
 }
 
 // resolveFusion reorders the openers at a boundary so that the first one does
@@ -703,7 +776,10 @@ func (w *inlineWriter) writeText(t int) {
 		case r == '\r':
 			piece = "&#13;"
 		default:
-			if lineStart {
+			if lineStart && i == 0 && t == 0 && r == '[' && w.startsBlock() {
+				escapeAt = 0
+				lineStart = false
+			} else if lineStart {
 				escapeAt = lineEscape(text[i:])
 				if escapeAt >= 0 {
 					escapeAt += i

@@ -120,9 +120,10 @@ func Parse(markdown string) (Doc, error) {
 }
 
 type converter struct {
-	src    string
-	source []byte
-	err    error
+	src       string
+	source    []byte
+	err       error
+	listDepth int
 
 	// inline state of the block being converted
 	items []item
@@ -211,13 +212,15 @@ func (c *converter) blocks(parent ast.Node, depth int) []Node {
 				l.Type = TypeOrderedList
 				l.Attrs.Start = min(max(b.Start, 0), maxListStart)
 			}
+			c.listDepth++
 			for it := n.FirstChild(); it != nil; it = it.NextSibling() {
 				l.Content = append(l.Content, Node{Type: TypeListItem, Content: c.blocks(it, depth+1)})
 			}
+			c.listDepth--
 			if len(l.Content) == 0 {
 				continue
 			}
-			l.Attrs.Tight = listTight(l.Content, b.IsTight)
+			l.Attrs.Tight = listTight(l.Content, b.IsTight, c.listDepth > 0)
 			out = append(out, l)
 		case *ast.HTMLBlock:
 			out = append(out, c.htmlBlock(b)...)

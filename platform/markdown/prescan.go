@@ -319,7 +319,7 @@ func (c *cursor) consumeColumns(n int) {
 func isBlankStr(s string) bool {
 	for i := 0; i < len(s); i++ {
 		switch s[i] {
-		case ' ', '\t', '\v', '\f', '\r', '\n':
+		case ' ', '\t', '\r', '\n':
 		default:
 			return false
 		}

@@ -12,7 +12,7 @@ import (
 // exactly what would otherwise change meaning. Render(Parse(s)) is a fixed
 // point of Render∘Parse, and Parse(Render(d)) equals Canonical(d).
 func Render(d Doc) string {
-	blocks := canonBlocks(d.Content, false)
+	blocks := canonBlocks(d.Content, false, false)
 	var r renderer
 	r.blocks(blocks, false)
 	return r.b.String()
@@ -25,8 +25,9 @@ type prefix struct {
 }
 
 type renderer struct {
-	b      strings.Builder
-	prefix []prefix
+	b         strings.Builder
+	prefix    []prefix
+	listDepth int
 }
 
 // writeLine writes one line with the container prefixes.
@@ -124,7 +125,8 @@ func (r *renderer) blocks(nodes []Node, tight bool) {
 		joined := false
 		if i > 0 {
 			// Never a blank line after an empty item's marker (see listTight).
-			joined = endsWithEmptyMarker(&nodes[i-1]) || tight && n.Type != TypeTable && joinable(&nodes[i-1], n)
+			joined = r.listDepth > 0 && endsWithEmptyMarker(&nodes[i-1]) ||
+				tight && n.Type != TypeTable && joinable(&nodes[i-1], n)
 			if !joined {
 				r.writeLine("")
 			}
@@ -215,7 +217,11 @@ func (r *renderer) code(n *Node) {
 		i = j
 	}
 	f := strings.Repeat(string(fence), max(3, longest+1))
-	r.writeLine(f + infoString(n.Attrs.Language))
+	info := infoString(n.Attrs.Language)
+	if info != "" && info[0] == fence {
+		info = " " + info // or it would lengthen the fence
+	}
+	r.writeLine(f + info)
 	text := n.Text
 	for text != "" {
 		i := strings.IndexByte(text, '\n')
@@ -253,8 +259,11 @@ func infoString(lang string) string {
 
 func (r *renderer) list(n *Node, alt bool) {
 	ordered := n.Type == TypeOrderedList
+	nested := r.listDepth > 0
+	r.listDepth++
+	defer func() { r.listDepth-- }()
 	for i := range n.Content {
-		if i > 0 && !n.Attrs.Tight && !itemEndsWithEmptyMarker(&n.Content[i-1]) {
+		if i > 0 && !n.Attrs.Tight && (!nested || !itemEndsWithEmptyMarker(&n.Content[i-1])) {
 			r.writeLine("")
 		}
 		var marker string
