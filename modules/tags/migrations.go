@@ -11,5 +11,37 @@ func migrations() db.Migrations {
 		ID:       "202611221100_tags_init",
 		Migrate:  func(tx *gorm.DB) error { return tx.Migrator().CreateTable(&Tag{}, &ItemTag{}) },
 		Rollback: func(tx *gorm.DB) error { return tx.Migrator().DropTable(&ItemTag{}, &Tag{}) },
+	}, {
+		// Names longer than 200 characters were a PostgreSQL 500 (varchar(200)), and long ones
+		// cannot be in a B-tree index at all: the identity index now holds a hash of the
+		// lower-cased name, first. Tables created by the first step from the current model
+		// already have the new shape; older ones are widened, their keys rehashed and the index
+		// rebuilt in the new column order.
+		ID: "202611221200_tags_hashed_identity",
+		Migrate: func(tx *gorm.DB) error {
+			if db.IsPostgres(tx) {
+				if err := tx.Exec("ALTER TABLE tags ALTER COLUMN name TYPE text, ALTER COLUMN name_key TYPE text").Error; err != nil {
+					return err
+				}
+			}
+			var rows []Tag
+			if err := tx.Select("id", "name_key").Find(&rows).Error; err != nil {
+				return err
+			}
+			for _, r := range rows {
+				if err := tx.Model(&Tag{}).Where("id = ?", r.ID).UpdateColumn("name_key", hashKey(r.NameKey)).Error; err != nil {
+					return err
+				}
+			}
+			if db.IsPostgres(tx) {
+				if err := tx.Exec("ALTER TABLE tags ALTER COLUMN name_key TYPE varchar(64)").Error; err != nil {
+					return err
+				}
+			}
+			if err := tx.Exec("DROP INDEX IF EXISTS idx_tags_identity").Error; err != nil {
+				return err
+			}
+			return tx.Exec("CREATE UNIQUE INDEX idx_tags_identity ON tags (name_key, space_id, kind)").Error
+		},
 	}}
 }

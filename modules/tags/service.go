@@ -5,6 +5,9 @@ package tags
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"slices"
 	"sort"
 	"strings"
 
@@ -30,6 +33,19 @@ var Module = fx.Module("tags",
 	),
 )
 
+// hashKey is the identity key of a lower-cased name: hex SHA-256, 64 characters whatever the
+// name's length.
+func hashKey(lowered string) string {
+	sum := sha256.Sum256([]byte(lowered))
+	return hex.EncodeToString(sum[:])
+}
+
+func nameKey(name string) string { return hashKey(strings.ToLower(name)) }
+
+// batch bounds the rows or values of one statement: a 100,000-character content holds some 15,000
+// tags, and PostgreSQL takes at most 65,535 parameters per statement (SQLite 32,766).
+const batch = 1000
+
 // Replace makes found the tags of the item, inside the caller's transaction tx: missing tags of the
 // space are created (concurrent creators agree through the unique identity index and ON CONFLICT
 // DO NOTHING), the item's old attachments are removed and the new ones added.
@@ -38,33 +54,41 @@ func (s *Service) Replace(ctx context.Context, tx *gorm.DB, spaceID, itemKind, i
 	if err := tx.Where("item_kind = ? AND item_id = ?", itemKind, itemID).Delete(&ItemTag{}).Error; err != nil {
 		return err
 	}
-	if len(found) == 0 {
-		return nil
-	}
 	rows := make([]Tag, 0, len(found))
 	keys := map[string][]string{}
+	seen := map[string]bool{}
 	for _, t := range found {
-		key := strings.ToLower(t.Name)
+		key := nameKey(t.Name)
+		if seen[string(t.Kind)+":"+key] {
+			continue
+		}
+		seen[string(t.Kind)+":"+key] = true
 		rows = append(rows, Tag{ID: ids.New(), SpaceID: spaceID, Kind: string(t.Kind), NameKey: key, Name: t.Name})
 		keys[string(t.Kind)] = append(keys[string(t.Kind)], key)
 	}
-	if err := tx.Clauses(clause.OnConflict{DoNothing: true}).Create(&rows).Error; err != nil {
-		return err
+	for part := range slices.Chunk(rows, batch) {
+		if err := tx.Clauses(clause.OnConflict{DoNothing: true}).Create(&part).Error; err != nil {
+			return err
+		}
 	}
-	var existing []Tag
-	q := tx.Where("space_id = ?", spaceID)
-	cond := tx.Where("1 = 0")
-	for kind, names := range keys {
-		cond = cond.Or("kind = ? AND name_key IN ?", kind, names)
+	links := make([]ItemTag, 0, len(rows))
+	for kind, all := range keys {
+		for part := range slices.Chunk(all, batch) {
+			var existing []Tag
+			if err := tx.Select("id").Where("space_id = ? AND kind = ? AND name_key IN ?", spaceID, kind, part).Find(&existing).Error; err != nil {
+				return err
+			}
+			for _, t := range existing {
+				links = append(links, ItemTag{ItemKind: itemKind, ItemID: itemID, TagID: t.ID})
+			}
+		}
 	}
-	if err := q.Where(cond).Find(&existing).Error; err != nil {
-		return err
+	for part := range slices.Chunk(links, batch) {
+		if err := tx.Create(&part).Error; err != nil {
+			return err
+		}
 	}
-	links := make([]ItemTag, len(existing))
-	for i, t := range existing {
-		links[i] = ItemTag{ItemKind: itemKind, ItemID: itemID, TagID: t.ID}
-	}
-	return tx.Create(&links).Error
+	return nil
 }
 
 // ForItems returns the tags of each item, ordered by kind (TAG, then PERSON) and then by name,
@@ -79,10 +103,10 @@ func (s *Service) ForItems(ctx context.Context, itemKind string, itemIDs []strin
 		ID     string
 		Name   string
 		Kind   string
-		Key    string
+		Key    string `gorm:"-"`
 	}
 	err := s.db.WithContext(ctx).Table("item_tags it").
-		Select("it.item_id, t.id, t.name, t.kind, t.name_key AS key").
+		Select("it.item_id, t.id, t.name, t.kind").
 		Joins("JOIN tags t ON t.id = it.tag_id").
 		Where("it.item_kind = ? AND it.item_id IN ?", itemKind, itemIDs).
 		Scan(&rows).Error
@@ -90,6 +114,9 @@ func (s *Service) ForItems(ctx context.Context, itemKind string, itemIDs []strin
 		return nil, err
 	}
 	// Sorted in Go: SQL collations differ between the databases; lower-cased names compare alike.
+	for i := range rows {
+		rows[i].Key = strings.ToLower(rows[i].Name)
+	}
 	sort.Slice(rows, func(i, j int) bool {
 		a, b := rows[i], rows[j]
 		if a.Kind != b.Kind {
