@@ -15,7 +15,10 @@ type Notebook struct {
 	// database itself holds the item limit under concurrent creates and moves.
 	ItemCount int `gorm:"not null;default:0"`
 	CreatedAt time.Time
-	UpdatedAt time.Time
+	// UpdatedAt is set by the service, from its clock. Not GORM's autoUpdateTime: that would stamp
+	// the wall clock on every UPDATE, including the item count's, which is bookkeeping and not a
+	// change of the notebook.
+	UpdatedAt time.Time `gorm:"autoUpdateTime:false"`
 }
 
 // Colors a notebook may have; the first is the default.

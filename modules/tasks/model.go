@@ -27,6 +27,8 @@ type Task struct {
 	FollowUpAt  *time.Time
 	CreatedByID string `gorm:"size:24;not null"`
 	CreatedAt   time.Time
-	UpdatedAt   time.Time
-	DeletedAt   *time.Time
+	// UpdatedAt is set by the service, from its clock (GORM's autoUpdateTime would overwrite it
+	// with the wall clock on every save).
+	UpdatedAt time.Time `gorm:"autoUpdateTime:false"`
+	DeletedAt *time.Time
 }
