@@ -2,6 +2,7 @@ package httpx
 
 import (
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -26,14 +27,20 @@ func TimePtr(t *time.Time) *string {
 
 // ParseDate accepts an RFC 3339 date-time with any offset (converted to UTC) or a plain
 // YYYY-MM-DD date (00:00 UTC). Precision beyond milliseconds is dropped, as the wire shows only ms.
+// RFC 3339 allows a lower-case t and z (Go's parser does not); its offsets stop at 23:59 (Go's
+// parser also takes 24:00); and the instant in UTC must keep a four-digit year:
+// 9999-12-31T23:00:00-02:00 is in the year 10000, which the wire format cannot show and
+// PostgreSQL cannot read back into Go.
 func ParseDate(field, s string) (time.Time, error) {
-	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-		return t.UTC().Truncate(time.Millisecond), nil
-	}
-	if t, err := time.Parse(time.DateOnly, s); err == nil {
+	if t, err := time.Parse(time.RFC3339Nano, strings.ToUpper(s)); err == nil {
+		_, offset := t.Zone()
+		if u := t.UTC(); offset > -86400 && offset < 86400 && u.Year() >= 0 && u.Year() <= 9999 {
+			return u.Truncate(time.Millisecond), nil
+		}
+	} else if t, err := time.Parse(time.DateOnly, s); err == nil {
 		return t.UTC(), nil
 	}
-	return time.Time{}, apierr.Validation("field %q must be an ISO 8601 date (YYYY-MM-DD) or an RFC 3339 date-time", field)
+	return time.Time{}, apierr.Validation("field %q must be an ISO 8601 date (YYYY-MM-DD) or an RFC 3339 date-time between years 0000 and 9999 UTC", field)
 }
 
 // QueryBool reads a boolean query parameter: absent gives def; "true" and "false" only.
