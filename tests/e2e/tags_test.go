@@ -148,7 +148,9 @@ func TestTagReplacement(t *testing.T) {
 				if plan == teamPlan || eve == teamEve || plan.Name != "Plan" {
 					t.Fatalf("personal tags %+v %+v share Team's %+v %+v", plan, eve, teamPlan, teamEve)
 				}
-				tags := func(r apitest.Response) []string { return tagLabels(itemTags(t, apitest.Must(t, r, http.StatusOK).JSON(t))) }
+				tags := func(r apitest.Response) []string {
+					return tagLabels(itemTags(t, apitest.Must(t, r, http.StatusOK).JSON(t)))
+				}
 
 				// Content change: the whole set is replaced.
 				if got := tags(patch(t, s, w.annRW, p, map[string]any{field: "only #fresh now"})); !slices.Equal(got, []string{"TAG:fresh"}) {
