@@ -291,72 +291,79 @@ func mergeItems(items []item) []item {
 }
 
 // moveEdgeSpace removes emphasis marks from whitespace at the edges of their
-// ranges, until no emphasis range starts or ends with whitespace.
+// ranges, so that no emphasis range starts or ends with whitespace. Text is
+// split into whitespace and the rest; for each mark, within each run of
+// pieces having it, whitespace before the first other piece and after the
+// last one loses it. Hard breaks end runs, as they carry no marks.
 func moveEdgeSpace(items []item) []item {
-	changed := true
-	for changed {
-		changed = false
-		var out []item
-		for i := 0; i < len(items); i++ {
-			it := items[i]
-			if it.kind != itText || it.marks&mEmphasis == 0 || it.marks&mCode != 0 {
-				out = append(out, it)
-				continue
-			}
-			prevMarks := neighbourMarks(items, i, -1)
-			nextMarks := neighbourMarks(items, i, +1)
-			// Leading whitespace loses the marks not shared with the left.
-			lead := leadingFlankSpace(it.text)
-			trail := trailingFlankSpace(it.text)
-			if lead == len(it.text) {
-				keep := it.marks&^mEmphasis | (it.marks & prevMarks & nextMarks & mEmphasis)
-				if keep != it.marks {
-					it.marks = keep
-					changed = true
-				}
-				out = append(out, it)
-				continue
-			}
-			if lead > 0 {
-				keep := it.marks&^mEmphasis | (it.marks & prevMarks & mEmphasis)
-				if keep != it.marks {
-					out = append(out, item{kind: itText, text: it.text[:lead], marks: keep, link: it.link})
-					it.text = it.text[lead:]
-					trail = trailingFlankSpace(it.text)
-					changed = true
-				}
-			}
-			var tail *item
-			if trail > 0 {
-				keep := it.marks&^mEmphasis | (it.marks & nextMarks & mEmphasis)
-				if keep != it.marks {
-					cut := len(it.text) - trail
-					tail = &item{kind: itText, text: it.text[cut:], marks: keep, link: it.link}
-					it.text = it.text[:cut]
-					changed = true
-				}
-			}
-			out = append(out, it)
-			if tail != nil {
-				out = append(out, *tail)
-			}
+	var pieces []item
+	var blank []bool
+	needed := false
+	for _, it := range items {
+		if it.kind != itText || it.marks&mEmphasis == 0 || it.marks&mCode != 0 {
+			pieces = append(pieces, it)
+			blank = append(blank, false)
+			continue
 		}
-		items = out
+		lead := leadingFlankSpace(it.text)
+		if lead == len(it.text) {
+			pieces = append(pieces, it)
+			blank = append(blank, true)
+			needed = true
+			continue
+		}
+		trail := trailingFlankSpace(it.text)
+		if lead > 0 {
+			p := it
+			p.text = it.text[:lead]
+			pieces = append(pieces, p)
+			blank = append(blank, true)
+			needed = true
+		}
+		core := it
+		core.text = it.text[lead : len(it.text)-trail]
+		pieces = append(pieces, core)
+		blank = append(blank, false)
+		if trail > 0 {
+			p := it
+			p.text = it.text[len(it.text)-trail:]
+			pieces = append(pieces, p)
+			blank = append(blank, true)
+			needed = true
+		}
 	}
-	return items
-}
-
-// neighbourMarks returns the emphasis marks of the item next to i in
-// direction dir that continue across it; hard breaks count as spaces.
-func neighbourMarks(items []item, i, dir int) uint8 {
-	j := i + dir
-	if j < 0 || j >= len(items) {
-		return 0
+	if !needed {
+		return items
 	}
-	if items[j].kind == itBreak {
-		return 0
+	for _, bit := range [...]uint8{mBold, mItalic, mStrike, mUnderline} {
+		for i := 0; i < len(pieces); {
+			if pieces[i].kind == itBreak || pieces[i].marks&bit == 0 {
+				i++
+				continue
+			}
+			j := i
+			for j < len(pieces) && pieces[j].kind != itBreak && pieces[j].marks&bit != 0 {
+				j++
+			}
+			// pieces[i:j] is a run of bit.
+			first, last := -1, -1
+			for k := i; k < j; k++ {
+				if !blank[k] {
+					if first < 0 {
+						first = k
+					}
+					last = k
+				}
+			}
+			for k := i; k < j; k++ {
+				if blank[k] && (first < 0 || k < first || k > last) {
+					pieces[k].marks &^= bit
+				}
+			}
+			i = j
+		}
 	}
-	return items[j].marks & mEmphasis
+	return pieces
 }
 
 func leadingFlankSpace(s string) int {
@@ -401,7 +408,7 @@ func stripSpaces(items []item, ctx blockCtx) []item {
 		it := &items[i]
 		if it.kind == itBreak {
 			afterBreak = true
-			if i > 0 {
+			if i > 0 && items[i-1].kind != itBreak {
 				linkBefore = items[i-1].link
 			}
 			continue
@@ -453,24 +460,16 @@ func stripSpaces(items []item, ctx blockCtx) []item {
 // stripAroundNewlines removes spaces and tabs around '\n' and collapses runs
 // of line breaks to one.
 func stripAroundNewlines(s string) string {
-	var b strings.Builder
-	b.Grow(len(s))
+	out := make([]byte, 0, len(s))
 	pending := false
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c == '\n' {
-			// drop spaces before it
-			out := b.String()
-			j := len(out)
-			for j > 0 && isStripSpace(out[j-1]) {
-				j--
-			}
-			if j != len(out) {
-				b.Reset()
-				b.WriteString(out[:j])
+			for len(out) > 0 && isStripSpace(out[len(out)-1]) {
+				out = out[:len(out)-1]
 			}
 			if !pending {
-				b.WriteByte('\n')
+				out = append(out, '\n')
 			}
 			pending = true
 			continue
@@ -479,9 +478,9 @@ func stripAroundNewlines(s string) string {
 			continue
 		}
 		pending = false
-		b.WriteByte(c)
+		out = append(out, c)
 	}
-	return b.String()
+	return string(out)
 }
 
 // fixTags turns tags and mentions that Markdown would not read as such into

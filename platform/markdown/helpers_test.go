@@ -240,6 +240,12 @@ func oracleSkip(s string) string {
 	if spaceRef.MatchString(s) {
 		return "whitespace written as a character reference is dropped at line edges"
 	}
+	if parenDepth(s) > maxDestinationParens {
+		return "destinations nest parentheses at most 32 deep (goldmark: no limit)"
+	}
+	if longLinkText(s) {
+		return "inline link text has no length limit (goldmark: 999)"
+	}
 	src := []byte(s)
 	doc := oracle.Parser().Parse(text.NewReader(src))
 	reason := ""
@@ -316,6 +322,41 @@ func oracleSkip(s string) string {
 }
 
 var spaceRef = regexp.MustCompile(`(?i)&(#0*(9|10|11|12|13|32);|#x0*(9|a|b|c|d|20);|tab;|newline;)`)
+
+func parenDepth(s string) int {
+	depth, most := 0, 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '(':
+			depth++
+			most = max(most, depth)
+		case ')':
+			depth = max(depth-1, 0)
+		case '\n':
+			depth = 0
+		}
+	}
+	return most
+}
+
+// longLinkText reports a bracketed span of more than 900 bytes.
+func longLinkText(s string) bool {
+	var starts []int
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '[':
+			starts = append(starts, i)
+		case ']':
+			if n := len(starts); n > 0 {
+				if i-starts[n-1] > 900 {
+					return true
+				}
+				starts = starts[:n-1]
+			}
+		}
+	}
+	return false
+}
 
 func firstLeaf(n gast.Node) gast.Node {
 	for n.FirstChild() != nil {

@@ -246,6 +246,8 @@ type inlineWriter struct {
 	bounds []boundary
 	toks   []token
 	prev   []rune // decoded character before each item
+
+	runMemo runMemo
 }
 
 // try plans and writes items; ok is false when the replayed delimiter
@@ -551,11 +553,21 @@ func codeSpan(code string, inTable bool) string {
 	if inTable && strings.IndexByte(code, '|') >= 0 {
 		code = strings.ReplaceAll(code, "|", "\\|")
 	}
-	n := 1
-	for {
-		if !hasBacktickRun(code, n) {
-			break
+	runs := map[int]bool{}
+	for i := 0; i < len(code); {
+		if code[i] != '`' {
+			i++
+			continue
 		}
+		j := i
+		for j < len(code) && code[j] == '`' {
+			j++
+		}
+		runs[j-i] = true
+		i = j
+	}
+	n := 1
+	for runs[n] {
 		n++
 	}
 	fence := strings.Repeat("`", n)
@@ -565,24 +577,6 @@ func codeSpan(code string, inTable bool) string {
 		return fence + " " + code + " " + fence
 	}
 	return fence + code + fence
-}
-
-func hasBacktickRun(s string, n int) bool {
-	for i := 0; i < len(s); {
-		if s[i] != '`' {
-			i++
-			continue
-		}
-		j := i
-		for j < len(s) && s[j] == '`' {
-			j++
-		}
-		if j-i == n {
-			return true
-		}
-		i = j
-	}
-	return false
 }
 
 // linkTail writes "](destination "title")".
@@ -893,9 +887,9 @@ func (w *inlineWriter) needsEscape(text string, i int, r rune, prev rune, inLink
 		c := text[i+1]
 		return c == '\n' || util.IsPunct(c)
 	case '*', '~':
-		return !spacedRun(text, i, byte(r))
+		return !w.spacedRun(text, i, byte(r))
 	case '_':
-		if spacedRun(text, i, '_') {
+		if w.spacedRun(text, i, '_') {
 			return false
 		}
 		// An underscore between two letters or digits can neither open nor
@@ -937,8 +931,12 @@ func (w *inlineWriter) needsEscape(text string, i int, r rune, prev rune, inLink
 }
 
 // spacedRun reports whether the run of c around i has a space on both sides
-// inside the text, so that it can neither open nor close.
-func spacedRun(text string, i int, c byte) bool {
+// inside the text, so that it can neither open nor close. Chars of a run are
+// asked in order, so the run is measured once.
+func (w *inlineWriter) spacedRun(text string, i int, c byte) bool {
+	if m := &w.runMemo; m.text == text && i >= m.from && i < m.to && m.ch == c {
+		return m.spaced
+	}
 	a := i
 	for a > 0 && text[a-1] == c {
 		a--
@@ -947,7 +945,16 @@ func spacedRun(text string, i int, c byte) bool {
 	for z < len(text) && text[z] == c {
 		z++
 	}
-	return a > 0 && z < len(text) && text[a-1] == ' ' && text[z] == ' '
+	spaced := a > 0 && z < len(text) && text[a-1] == ' ' && text[z] == ' '
+	w.runMemo = runMemo{text: text, from: a, to: z, ch: c, spaced: spaced}
+	return spaced
+}
+
+type runMemo struct {
+	text     string
+	from, to int
+	ch       byte
+	spaced   bool
 }
 
 func isWordRune(r rune) bool {
@@ -1083,6 +1090,18 @@ type simRun struct {
 	order             int // position in the written text, for sorting
 }
 
+func bitIndex(bit uint8) int {
+	switch bit {
+	case mBold:
+		return 0
+	case mItalic:
+		return 1
+	case mStrike:
+		return 2
+	}
+	return 3
+}
+
 // flanking applies CommonMark's left- and right-flanking rules as goldmark
 // does, for a run of ch between the characters p and n.
 func flanking(ch byte, p, n rune) (canOpen, canClose bool) {
@@ -1155,64 +1174,93 @@ func (w *inlineWriter) verify() bool {
 		bit      uint8
 	}
 	var matches []match
+	// CommonMark's process emphasis, with openers_bottom, as goldmark reads
+	// the text (see processEmphasis).
 	process := func(list []*simRun) bool {
-		for ci, closer := range list {
+		type bottomKey struct {
+			ch      byte
+			canOpen bool
+			mod     int
+		}
+		bottoms := map[bottomKey]int{}
+		prev := make([]int, len(list))
+		next := make([]int, len(list))
+		for i := range list {
+			prev[i], next[i] = i-1, i+1
+		}
+		unlink := func(i int) {
+			list[i].removed = true
+			if prev[i] >= 0 {
+				next[prev[i]] = next[i]
+			}
+			if next[i] < len(list) {
+				prev[next[i]] = prev[i]
+			}
+		}
+		for ci := 0; ci < len(list); {
+			closer := list[ci]
 			if closer.removed || !closer.canClose {
+				ci = next[ci]
 				continue
 			}
-			for closer.length > 0 {
-				found, maybe := false, false
-				oi, consume := -1, 0
-				for k := ci - 1; k >= 0; k-- {
-					o := list[k]
-					if o.removed || !o.canOpen || o.ch != closer.ch {
-						continue
-					}
-					maybe = true
-					consume = 1
-					if (o.canClose || closer.canOpen) && (o.orig+closer.orig)%3 == 0 && closer.orig%3 != 0 {
-						consume = 0
-					} else if o.length >= 2 && closer.length >= 2 {
-						consume = 2
-					}
-					if consume > 0 {
-						found, oi = true, k
-						break
-					}
+			key := bottomKey{closer.ch, closer.canOpen, closer.orig % 3}
+			stop, ok := bottoms[key]
+			if !ok {
+				stop = -1
+			}
+			oi := -1
+			for k := prev[ci]; k > stop; k = prev[k] {
+				o := list[k]
+				if !o.canOpen || o.ch != closer.ch {
+					continue
 				}
-				if !found {
-					if !maybe && !closer.canOpen {
-						closer.removed = true
-					}
-					break
+				if (o.canClose || closer.canOpen) && (o.orig+closer.orig)%3 == 0 && closer.orig%3 != 0 {
+					continue
 				}
-				o := list[oi]
-				if o.literal || closer.literal {
-					return false
+				oi = k
+				break
+			}
+			if oi < 0 {
+				bottoms[key] = ci - 1
+				n := next[ci]
+				if !closer.canOpen {
+					unlink(ci)
 				}
-				o.length -= consume
-				closer.length -= consume
-				var bit uint8
-				switch {
-				case closer.ch == '~':
-					bit = mStrike
-				case consume == 2 && closer.ch == '_':
-					bit = mUnderline
-				case consume == 2:
-					bit = mBold
-				default:
-					bit = mItalic
-				}
-				matches = append(matches, match{o.pos / 2, closer.pos / 2, bit})
-				for k := oi + 1; k < ci; k++ {
-					list[k].removed = true
-				}
-				if o.length == 0 {
-					o.removed = true
-				}
-				if closer.length == 0 {
-					closer.removed = true
-				}
+				ci = n
+				continue
+			}
+			o := list[oi]
+			if o.literal || closer.literal {
+				return false
+			}
+			consume := 1
+			if o.length >= 2 && closer.length >= 2 {
+				consume = 2
+			}
+			o.length -= consume
+			closer.length -= consume
+			var bit uint8
+			switch {
+			case closer.ch == '~':
+				bit = mStrike
+			case consume == 2 && closer.ch == '_':
+				bit = mUnderline
+			case consume == 2:
+				bit = mBold
+			default:
+				bit = mItalic
+			}
+			matches = append(matches, match{o.pos / 2, closer.pos / 2, bit})
+			for k := next[oi]; k != ci; k = next[k] {
+				unlink(k)
+			}
+			if o.length == 0 {
+				unlink(oi)
+			}
+			if closer.length == 0 {
+				n := next[ci]
+				unlink(ci)
+				ci = n
 			}
 		}
 		return true
@@ -1245,12 +1293,27 @@ func (w *inlineWriter) verify() bool {
 	}
 	// Compare the marks each item receives with its own.
 	got := make([]uint8, len(w.items)+1)
+	var depth [4][]int32
+	for b := range depth {
+		depth[b] = make([]int32, len(w.items)+1)
+	}
 	for _, m := range matches {
-		for i := m.from; i < m.to && i < len(w.items); i++ {
-			if got[i]&m.bit != 0 {
-				return false
+		b := bitIndex(m.bit)
+		if m.from < m.to {
+			depth[b][m.from]++
+			depth[b][min(m.to, len(w.items))]--
+		}
+	}
+	for b := range depth {
+		run := int32(0)
+		for i := range w.items {
+			run += depth[b][i]
+			if run > 1 {
+				return false // nested twice: not what was planned
 			}
-			got[i] |= m.bit
+			if run == 1 {
+				got[i] |= 1 << b
+			}
 		}
 	}
 	for i := range w.items {

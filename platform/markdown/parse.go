@@ -1,6 +1,7 @@
 package markdown
 
 import (
+	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -14,17 +15,17 @@ import (
 )
 
 // The goldmark parser: CommonMark plus GFM tables and strikethrough only (the
-// GFM extension would also turn on linkify and task lists), with `_`
-// emphasis replaced so that `__x__` is underline rather than strong.
+// GFM extension would also turn on linkify and task lists). Emphasis (with
+// `__x__` read as underline rather than strong), strikethrough and links use
+// the linear parsers of inline_parse.go.
 var mdParser = parser.NewParser(
 	parser.WithBlockParsers(parser.DefaultBlockParsers()...),
 	parser.WithInlineParsers(
 		util.Prioritized(parser.NewCodeSpanParser(), 100),
-		util.Prioritized(parser.NewLinkParser(), 200),
+		util.Prioritized(linkParser{}, 200),
 		util.Prioritized(parser.NewAutoLinkParser(), 300),
 		util.Prioritized(parser.NewRawHTMLParser(), 400),
 		util.Prioritized(emphasisParser{}, 500),
-		util.Prioritized(extension.NewStrikethroughParser(), 500),
 	),
 	parser.WithParagraphTransformers(
 		util.Prioritized(parser.LinkReferenceParagraphTransformer, 100),
@@ -46,53 +47,6 @@ func (n *underlineNode) Kind() ast.NodeKind { return kindUnderline }
 
 func (n *underlineNode) Dump(source []byte, level int) {
 	ast.DumpHelper(n, source, level, nil, nil)
-}
-
-// starDelimiters and underscoreDelimiters follow CommonMark's emphasis rules;
-// only the node made by a double underscore differs.
-type starDelimiters struct{}
-
-func (starDelimiters) IsDelimiter(b byte) bool { return b == '*' }
-
-func (starDelimiters) CanOpenCloser(opener, closer *parser.Delimiter) bool {
-	return opener.Char == closer.Char
-}
-
-func (starDelimiters) OnMatch(consumes int) ast.Node { return ast.NewEmphasis(consumes) }
-
-type underscoreDelimiters struct{}
-
-func (underscoreDelimiters) IsDelimiter(b byte) bool { return b == '_' }
-
-func (underscoreDelimiters) CanOpenCloser(opener, closer *parser.Delimiter) bool {
-	return opener.Char == closer.Char
-}
-
-func (underscoreDelimiters) OnMatch(consumes int) ast.Node {
-	if consumes == 2 {
-		return &underlineNode{}
-	}
-	return ast.NewEmphasis(1)
-}
-
-type emphasisParser struct{}
-
-func (emphasisParser) Trigger() []byte { return []byte{'*', '_'} }
-
-func (emphasisParser) Parse(parent ast.Node, block text.Reader, pc parser.Context) ast.Node {
-	line, segment := block.PeekLine()
-	var proc parser.DelimiterProcessor = starDelimiters{}
-	if line[0] == '_' {
-		proc = underscoreDelimiters{}
-	}
-	d := parser.ScanDelimiter(line, block.PrecendingCharacter(), 1, proc)
-	if d == nil {
-		return nil
-	}
-	d.Segment = segment.WithStop(segment.Start + d.OriginalLength)
-	block.Advance(d.OriginalLength)
-	pc.PushDelimiter(d)
-	return d
 }
 
 // Parse reads Markdown into the stored document. It rejects, with an *Error
@@ -128,6 +82,8 @@ type converter struct {
 	// inline state of the block being converted
 	items []item
 	lits  [][]litRange // literal byte ranges of each text item
+	buf   strings.Builder
+	open  bool // the last item's text is in buf
 }
 
 type litRange struct{ from, to int }
@@ -302,7 +258,10 @@ func (c *converter) table(t *east.Table) Node {
 func (c *converter) inline(block ast.Node, ctx blockCtx) []item {
 	c.items = c.items[:0]
 	c.lits = c.lits[:0]
+	c.buf.Reset()
+	c.open = false
 	c.walk(block, 0, nil)
+	c.flush()
 	if c.err != nil {
 		return nil
 	}
@@ -311,7 +270,8 @@ func (c *converter) inline(block ast.Node, ctx blockCtx) []item {
 }
 
 // add appends text with its marks, merging with the previous item when the
-// marks are equal. lits are literal ranges relative to s.
+// marks are equal. lits are literal ranges relative to s. The text of the
+// last item grows in c.buf, so that many small pieces cost linear time.
 func (c *converter) add(s string, marks uint8, link *linkAttr, lits []litRange, allLiteral bool) {
 	if s == "" {
 		return
@@ -319,22 +279,35 @@ func (c *converter) add(s string, marks uint8, link *linkAttr, lits []litRange, 
 	if allLiteral {
 		lits = []litRange{{0, len(s)}}
 	}
-	if n := len(c.items); n > 0 {
+	if n := len(c.items); n > 0 && c.open {
 		last := &c.items[n-1]
-		if last.kind == itText && last.marks == marks && sameLink(last.link, link) {
-			base := len(last.text)
+		if last.marks == marks && sameLink(last.link, link) {
+			base := c.buf.Len()
 			for _, l := range lits {
 				c.lits[n-1] = append(c.lits[n-1], litRange{l.from + base, l.to + base})
 			}
-			last.text += s
+			c.buf.WriteString(s)
 			return
 		}
 	}
-	c.items = append(c.items, item{kind: itText, text: s, marks: marks, link: link})
+	c.flush()
+	c.items = append(c.items, item{kind: itText, marks: marks, link: link})
 	c.lits = append(c.lits, append([]litRange(nil), lits...))
+	c.buf.WriteString(s)
+	c.open = true
+}
+
+// flush stores the text being built in the last item.
+func (c *converter) flush() {
+	if c.open {
+		c.items[len(c.items)-1].text = c.buf.String()
+		c.buf.Reset()
+		c.open = false
+	}
 }
 
 func (c *converter) addBreak() {
+	c.flush()
 	c.items = append(c.items, item{kind: itBreak})
 	c.lits = append(c.lits, nil)
 }
@@ -566,12 +539,8 @@ func (c *converter) scanTags() []item {
 		}
 		lits := c.lits[idx]
 		literal := func(j int) bool {
-			for _, l := range lits {
-				if j >= l.from && j < l.to {
-					return true
-				}
-			}
-			return false
+			k := sort.Search(len(lits), func(k int) bool { return lits[k].to > j })
+			return k < len(lits) && lits[k].from <= j
 		}
 		s := it.text
 		start := 0

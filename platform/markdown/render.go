@@ -1,6 +1,7 @@
 package markdown
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 )
@@ -25,7 +26,7 @@ type prefix struct {
 }
 
 type renderer struct {
-	b         strings.Builder
+	b         bytes.Buffer
 	prefix    []prefix
 	listDepth int
 }
@@ -53,16 +54,12 @@ func (r *renderer) writeLine(s string) {
 	}
 	if s == "" {
 		// No trailing spaces on blank lines.
-		out := r.b.String()
+		out := r.b.Bytes()
 		end := len(out)
 		for end > start && out[end-1] == ' ' {
 			end--
 		}
-		if end != len(out) {
-			trimmed := out[:end]
-			r.b.Reset()
-			r.b.WriteString(trimmed)
-		}
+		r.b.Truncate(end)
 	}
 	r.b.WriteString(s)
 	r.b.WriteByte('\n')

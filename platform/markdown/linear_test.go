@@ -1,0 +1,109 @@
+package markdown
+
+import (
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+// pathological input families: each builds about n bytes.
+var pathological = map[string]func(n int) string{
+	"openers-then-closers": func(n int) string { return strings.Repeat("*a ", n/6) + strings.Repeat("a_ ", n/6) },
+	"brackets":             func(n int) string { return strings.Repeat("[", n) },
+	"link-openers":         func(n int) string { return strings.Repeat("[a](", n/4) },
+	"backtick-ladder": func(n int) string {
+		var b strings.Builder
+		for k := 1; b.Len() < n; k++ {
+			b.WriteString(strings.Repeat("`", k%200+1) + " a ")
+		}
+		return b.String()
+	},
+	"angle":             func(n int) string { return strings.Repeat("<a ", n/3) },
+	"stars":             func(n int) string { return strings.Repeat("*", n) },
+	"alternating-marks": func(n int) string { return strings.Repeat("a*b_c~", n/6) },
+	"rule-of-three":     func(n int) string { return strings.Repeat("**a*", n/4) },
+	"nested-brackets":   func(n int) string { return strings.Repeat("[", n/2) + strings.Repeat("]", n/2) },
+	"ref-defs":          func(n int) string { return strings.Repeat("[a]: /u\n[a] ", n/12) },
+	"entities":          func(n int) string { return strings.Repeat("&amp;&#35;x", n/11) },
+	"backslashes":       func(n int) string { return strings.Repeat("\\", n) },
+	"table-columns":     func(n int) string { return strings.Repeat("|a", n/4) + "\n" + strings.Repeat("|-", n/4) + "\n" },
+	"table-rows":        func(n int) string { return "|a|b|\n|-|-|\n" + strings.Repeat("|`x`|**y**|\n", n/12) },
+	"deep-quotes":       func(n int) string { return strings.Repeat(strings.Repeat("> ", 16)+"a\n", n/33) },
+	"deep-lists": func(n int) string {
+		var b strings.Builder
+		for b.Len() < n {
+			for d := 0; d < 16; d++ {
+				b.WriteString(strings.Repeat("  ", d) + "- x\n")
+			}
+		}
+		return b.String()
+	},
+	"too-deep-quotes": func(n int) string { return strings.Repeat(">", n) + " a\n" },
+	"too-deep-lists":  func(n int) string { return strings.Repeat("- ", n/2) + "a\n" },
+	"tags":            func(n int) string { return strings.Repeat("#tag @who ", n/10) },
+	"hard-breaks":     func(n int) string { return strings.Repeat("a\\\n", n/3) },
+	"one-long-line":   func(n int) string { return strings.Repeat("word ", n/5) },
+	"html-block":      func(n int) string { return "<div>\n" + strings.Repeat("<p>x</p>\n", n/9) + "</div>\n" },
+	"emphasis-nest":   func(n int) string { return strings.Repeat("*a **b ", n/14) + strings.Repeat(" c** d*", n/14) },
+	"crossing-marks":  func(n int) string { return strings.Repeat("*a **b* c** ", n/12) },
+	"paren-titles":    func(n int) string { return strings.Repeat("[a](b (", n/7) },
+	"quote-titles":    func(n int) string { return "[a](b \"" + strings.Repeat("[a](b '", n/7) },
+	"far-title":       func(n int) string { return strings.Repeat("[a](b \"", n/7) + "\"" },
+	"pointy-dest":     func(n int) string { return strings.Repeat("[a](<b", n/6) + ">" },
+	"ref-labels":      func(n int) string { return "[x]: /u\n\n" + strings.Repeat("[a][", n/4) },
+	"image-openers":   func(n int) string { return strings.Repeat("![", n/2) },
+	"comments":        func(n int) string { return strings.Repeat("a <!-- ", n/7) },
+	"proc-instr":      func(n int) string { return strings.Repeat("a <? ", n/5) },
+	"cdata":           func(n int) string { return strings.Repeat("a <![CDATA[ ", n/12) },
+	"declarations":    func(n int) string { return strings.Repeat("a <!X ", n/6) },
+	"lines-brackets":  func(n int) string { return strings.Repeat("[a]\n", n/4) },
+	"heading-hashes":  func(n int) string { return "# " + strings.Repeat("#", n) + " x" },
+	"underscores":     func(n int) string { return strings.Repeat("_a ", n/3) },
+	"escaped-stars":   func(n int) string { return strings.Repeat("\\*a ", n/4) },
+	"code-fences":     func(n int) string { return strings.Repeat("```\nx\n", n/6) },
+	"lazy-quote":      func(n int) string { return "> a\n" + strings.Repeat("b\n", n/2) },
+	"many-tags":       func(n int) string { return strings.Repeat("x #a_b_c_d ", n/11) },
+	"blank-lines":     func(n int) string { return strings.Repeat("a\n\n", n/3) },
+}
+
+func parseRender(s string) {
+	if d, err := Parse(s); err == nil {
+		_ = Render(d)
+	}
+}
+
+// timeOf returns the best of a few runs, each after a garbage collection.
+func timeOf(s string) time.Duration {
+	best := time.Duration(1 << 62)
+	for i := 0; i < 5; i++ {
+		runtime.GC()
+		start := time.Now()
+		parseRender(s)
+		if d := time.Since(start); d < best {
+			best = d
+		}
+	}
+	return best
+}
+
+// TestLinearTime checks that Parse+Render cost grows linearly: for each
+// pathological family, 8 times the input may cost at most 32 times as much,
+// half of what a quadratic cost gives (64); the slack absorbs a shared
+// machine's noise. Before the linear inline parsers, six families measured
+// 46 to 138 times.
+func TestLinearTime(t *testing.T) {
+	if testing.Short() {
+		t.Skip("timing test")
+	}
+	const small, factor = 12_500, 8
+	for name, build := range pathological {
+		a, b := build(small), build(small*factor)
+		ta, tb := timeOf(a), timeOf(b)
+		ratio := float64(tb) / float64(max(ta, 50*time.Microsecond))
+		t.Logf("%-22s %6d B %9v  %7d B %9v  ratio %.1f", name, len(a), ta, len(b), tb, ratio)
+		if ratio > 4*factor {
+			t.Errorf("%s: %d bytes took %v, %d bytes took %v (ratio %.1f)", name, len(a), ta, len(b), tb, ratio)
+		}
+	}
+}
