@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"strings"
 	"unicode/utf8"
 
 	"go.uber.org/fx"
@@ -123,6 +122,9 @@ func (s *Service) Reject(ctx context.Context, p *auth.Principal, id string) erro
 	return s.resolve(ctx, p, id, StatusRejected)
 }
 
+// resolveVerbs are the audit verbs of the resolving statuses: note.approve, task.reject, ...
+var resolveVerbs = map[string]string{StatusApproved: "approve", StatusRejected: "reject"}
+
 func (s *Service) resolve(ctx context.Context, p *auth.Principal, id, status string) error {
 	if !ids.Valid(id) {
 		return ErrNotFound
@@ -152,7 +154,7 @@ func (s *Service) resolve(ctx context.Context, p *auth.Principal, id, status str
 		if sg.Status != StatusPending {
 			return ErrAlreadyResolved
 		}
-		verb := strings.ToLower(status[:len(status)-2]) // APPROVED -> approve, REJECTED -> reject
+		verb := resolveVerbs[status]
 		if status == StatusApproved {
 			doc, err := markdown.Decode(sg.SuggestedContent)
 			if err != nil {
