@@ -85,29 +85,51 @@ type Page[T any] struct {
 // table with the caller's access scope only (no archived/deleted filters), used to locate the
 // cursor. idOf returns a row's id as the cursor string.
 func Find[T any](list, scope *gorm.DB, ks Keyset, p Params, idOf func(T) string) ([]T, *string, error) {
-	col := func(c string) string { return ks.Table + "." + c }
-	q := list
-	if p.Cursor != "" {
-		if ks.ByIDOnly {
-			pos := scope.Session(&gorm.Session{NewDB: false}).Select(col("id")).Where(col("id")+" = ?", p.Cursor)
-			q = q.Where(col("id")+" < (?)", pos)
-		} else {
-			pos := scope.Session(&gorm.Session{NewDB: false}).Select(col("created_at")).Where(col("id")+" = ?", p.Cursor)
-			q = q.Where("("+col("created_at")+" < (?) OR ("+col("created_at")+" = (?) AND "+col("id")+" < ?))", pos, pos, p.Cursor)
-		}
+	return Fetch(ks.Order(ks.After(list, scope, p.Cursor)), scope, ks, p, idOf)
+}
+
+func (ks Keyset) col(c string) string { return ks.Table + "." + c }
+
+// After narrows q to the rows strictly after the cursor item in the keyset order (q unchanged
+// when cursor is empty). The cursor's position is read by a subquery on scope (see Find). Lists
+// whose query is not a plain filter on the table (a per-notebook LATERAL join, say) apply After
+// to the inner query and finish with Fetch.
+//
+// The condition is a row comparison, (created_at, id) < (position, cursor): both databases use it
+// as the start of a range on an index ending in (created_at DESC, id DESC), so a page deep in a
+// long list costs what the first page costs. The equivalent "created_at < x OR (created_at = x
+// AND id < c)" cannot bound an index scan; it is a filter over every row before the cursor.
+func (ks Keyset) After(q, scope *gorm.DB, cursor string) *gorm.DB {
+	if cursor == "" {
+		return q
 	}
 	if ks.ByIDOnly {
-		q = q.Order(col("id") + " DESC")
-	} else {
-		q = q.Order(col("created_at") + " DESC").Order(col("id") + " DESC")
+		pos := scope.Session(&gorm.Session{NewDB: false}).Select(ks.col("id")).Where(ks.col("id")+" = ?", cursor)
+		return q.Where(ks.col("id")+" < (?)", pos)
 	}
+	pos := scope.Session(&gorm.Session{NewDB: false}).Select(ks.col("created_at")).Where(ks.col("id")+" = ?", cursor)
+	return q.Where("("+ks.col("created_at")+", "+ks.col("id")+") < ((?), ?)", pos, cursor)
+}
+
+// Order sorts q in the keyset order: newest first, ties by id (or by id alone).
+func (ks Keyset) Order(q *gorm.DB) *gorm.DB {
+	if ks.ByIDOnly {
+		return q.Order(ks.col("id") + " DESC")
+	}
+	return q.Order(ks.col("created_at") + " DESC").Order(ks.col("id") + " DESC")
+}
+
+// Fetch loads the page of q, a query already narrowed by After and sorted by Order: up to
+// p.Limit rows and the next cursor. An empty page after a cursor costs a second query on scope,
+// to tell "end of list" from "unknown cursor".
+func Fetch[T any](q, scope *gorm.DB, ks Keyset, p Params, idOf func(T) string) ([]T, *string, error) {
 	var rows []T
 	if err := q.Limit(p.Limit + 1).Find(&rows).Error; err != nil {
 		return nil, nil, err
 	}
 	if len(rows) == 0 && p.Cursor != "" {
 		var n int64
-		if err := scope.Where(col("id")+" = ?", p.Cursor).Count(&n).Error; err != nil {
+		if err := scope.Where(ks.col("id")+" = ?", p.Cursor).Count(&n).Error; err != nil {
 			return nil, nil, err
 		}
 		if n == 0 {
