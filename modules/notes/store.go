@@ -41,15 +41,40 @@ type listFilter struct {
 	Archived   bool
 }
 
+// list returns a page of the live notes in the notebooks of visible (a subquery of notebook ids
+// with the column id), newest first.
+//
+// On PostgreSQL the page is read notebook by notebook: a LATERAL join takes, for each visible
+// notebook, its first limit+1 entries after the cursor from idx_notes_list (notebook_id, archived,
+// created_at DESC, id DESC), an index-only range scan, and the newest limit+1 of those are then
+// loaded by primary key. The cost follows the number of notebooks the caller sees times the page
+// size, not the number of notes: "notebook_id IN (...) ORDER BY created_at DESC" over the whole
+// table cannot be served by that index (it is sorted within each notebook, not across them), so
+// the planner reads every visible note and sorts them, or walks the whole table in time order.
+// SQLite has no LATERAL; there the plain filter stays.
 func (s *Store) list(ctx context.Context, visible func() *gorm.DB, f listFilter, p paginate.Params) ([]Note, *string, error) {
 	scope := func() *gorm.DB {
 		return s.db.WithContext(ctx).Table("notes").Where("notes.notebook_id IN (?)", visible())
 	}
-	q := scope().Where("notes.deleted_at IS NULL AND notes.archived = ?", f.Archived)
-	if f.NotebookID != nil {
-		q = q.Where("notes.notebook_id = ?", *f.NotebookID)
+	idOf := func(n Note) string { return n.ID }
+	if !db.IsPostgres(s.db) {
+		q := scope().Where("notes.deleted_at IS NULL AND notes.archived = ?", f.Archived)
+		if f.NotebookID != nil {
+			q = q.Where("notes.notebook_id = ?", *f.NotebookID)
+		}
+		return paginate.Find(q, scope(), keyset, p, idOf)
 	}
-	return paginate.Find(q, scope(), keyset, p, func(n Note) string { return n.ID })
+	perNotebook := s.db.Table("notes").Select("notes.id, notes.created_at").
+		Where("notes.notebook_id = nb.id AND notes.deleted_at IS NULL AND notes.archived = ?", f.Archived)
+	perNotebook = keyset.Order(keyset.After(perNotebook, scope(), p.Cursor)).Limit(p.Limit + 1)
+	notebooks := s.db.Table("(?) AS nb", visible())
+	if f.NotebookID != nil {
+		notebooks = notebooks.Where("nb.id = ?", *f.NotebookID)
+	}
+	page := notebooks.Select("page.id").Joins("CROSS JOIN LATERAL (?) AS page", perNotebook).
+		Order("page.created_at DESC").Order("page.id DESC").Limit(p.Limit + 1)
+	q := s.db.WithContext(ctx).Table("notes").Where("notes.id IN (?)", page)
+	return paginate.Fetch(keyset.Order(q), scope(), keyset, p, idOf)
 }
 
 func (s *Store) create(ctx context.Context, tx *gorm.DB, n *Note) error {
