@@ -10,6 +10,7 @@ package content
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"net/http"
@@ -88,13 +89,25 @@ func Parse(field, src string) (markdown.Doc, error) {
 // Decode reads a stored document.
 func Decode(stored []byte) (markdown.Doc, error) { return markdown.Decode(stored) }
 
-// Render turns a stored document back into the Markdown of a response.
+// Render turns a stored document back into the Markdown of a response. Results are memoized by
+// the document's bytes (see render_cache.go).
 func Render(stored []byte) (string, error) {
+	var key [32]byte
+	if len(stored) >= renderCacheMinLen {
+		key = sha256.Sum256(stored)
+		if text, ok := rendered.get(key); ok {
+			return text, nil
+		}
+	}
 	doc, err := markdown.Decode(stored)
 	if err != nil {
 		return "", fmt.Errorf("decode stored document: %w", err)
 	}
-	return Text(doc), nil
+	text := Text(doc)
+	if len(stored) >= renderCacheMinLen {
+		rendered.put(key, text)
+	}
+	return text, nil
 }
 
 // Text is the Markdown of a document as responses carry it: the codec's canonical form without

@@ -1,0 +1,82 @@
+package content
+
+import (
+	"crypto/sha256"
+	"sync"
+)
+
+// Rendering a stored document back to Markdown (decode the JSON tree, then the codec's canonical
+// renderer) is the most expensive step of every read: a few hundred microseconds for a short
+// note, most of a list request's CPU. It is a pure function of the stored bytes, so Render
+// memoizes it, keyed by the SHA-256 of those bytes (a collision would show one note's text for
+// another, so the key is a cryptographic hash, not a fast one). A changed document has other
+// bytes and so another key: nothing is ever invalidated. The cache lives in the process, so a new
+// binary (perhaps with a changed renderer) starts empty.
+//
+// Memory is bounded by two generations: entries go to the current one; when it holds
+// renderCacheBytes of text, it becomes the old one and the previous old one is dropped. A hit in
+// the old generation moves the entry back to the current one, so what is read often stays.
+const (
+	renderCacheShards = 16
+	renderCacheBytes  = 32 << 20 // per generation, over all shards
+	// renderCacheMinLen: tiny documents render in microseconds; caching them saves nothing.
+	renderCacheMinLen = 64
+	// entryOverhead approximates the map entry, key and string header of one cached text.
+	entryOverhead = 96
+)
+
+type renderShard struct {
+	mu       sync.Mutex
+	cur, old map[[sha256.Size]byte]string
+	curBytes int
+}
+
+type renderMemo struct {
+	shards [renderCacheShards]renderShard
+}
+
+var rendered = newRenderMemo()
+
+func newRenderMemo() *renderMemo {
+	m := &renderMemo{}
+	for i := range m.shards {
+		m.shards[i].cur = map[[sha256.Size]byte]string{}
+	}
+	return m
+}
+
+func (m *renderMemo) shard(k *[sha256.Size]byte) *renderShard {
+	return &m.shards[k[0]%renderCacheShards]
+}
+
+func (m *renderMemo) get(k [sha256.Size]byte) (string, bool) {
+	s := m.shard(&k)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if v, ok := s.cur[k]; ok {
+		return v, true
+	}
+	if v, ok := s.old[k]; ok {
+		delete(s.old, k)
+		s.putLocked(k, v)
+		return v, true
+	}
+	return "", false
+}
+
+func (m *renderMemo) put(k [sha256.Size]byte, v string) {
+	s := m.shard(&k)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.cur[k]; !ok {
+		s.putLocked(k, v)
+	}
+}
+
+func (s *renderShard) putLocked(k [sha256.Size]byte, v string) {
+	if s.curBytes >= renderCacheBytes/renderCacheShards {
+		s.old, s.cur, s.curBytes = s.cur, make(map[[sha256.Size]byte]string, len(s.cur)), 0
+	}
+	s.cur[k] = v
+	s.curBytes += len(v) + entryOverhead
+}

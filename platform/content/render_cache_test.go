@@ -1,0 +1,66 @@
+package content
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"testing"
+
+	"folio/platform/markdown"
+)
+
+func TestRenderMemoized(t *testing.T) {
+	for i, src := range []string{
+		"# Title\n\nSome **bold** text with #tag and @ann, long enough to be cached by Render.",
+		"- one\n- two\n\n> **Decision:** ship it, and make this line long enough for the cache.",
+	} {
+		doc, err := markdown.Parse(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stored, err := markdown.Encode(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := Text(doc)
+		for range 3 { // a miss, then hits
+			got, err := Render(stored)
+			if err != nil || got != want {
+				t.Fatalf("doc %d: Render = %q, %v; want %q", i, got, err, want)
+			}
+		}
+		if _, ok := rendered.get(sha256.Sum256(stored)); !ok {
+			t.Fatalf("doc %d: not memoized", i)
+		}
+	}
+	if _, err := Render([]byte(`{"type":"doc","schemaVersion":1,"content":[{"type":"nope"}]} padding padding`)); err == nil {
+		t.Fatal("a broken document rendered")
+	}
+}
+
+func TestRenderMemoBounded(t *testing.T) {
+	m := newRenderMemo()
+	text := string(make([]byte, 4096))
+	var first [sha256.Size]byte
+	for i := range 40_000 { // about 160 MB of text offered
+		k := sha256.Sum256(fmt.Appendf(nil, "%d", i))
+		if i == 0 {
+			first = k
+		}
+		m.put(k, text)
+	}
+	total := 0
+	for i := range m.shards {
+		s := &m.shards[i]
+		total += (len(s.cur) + len(s.old)) * (len(text) + entryOverhead)
+	}
+	if total > 2*renderCacheBytes+renderCacheShards*(len(text)+entryOverhead) {
+		t.Fatalf("cache holds %d bytes, want at most two generations of %d", total, renderCacheBytes)
+	}
+	if _, ok := m.get(first); ok {
+		t.Fatal("the oldest entry survived two generations")
+	}
+	last := sha256.Sum256(fmt.Appendf(nil, "%d", 39_999))
+	if v, ok := m.get(last); !ok || v != text {
+		t.Fatal("the newest entry is missing")
+	}
+}
