@@ -50,10 +50,11 @@ func Fail(c *gin.Context, err error) {
 }
 
 const (
-	ctxRequestID = "folio.requestID"
-	ctxLogger    = "folio.logger"
-	ctxErrCode   = "folio.errorCode"
-	ctxUserID    = "folio.userID"
+	ctxRequestID  = "folio.requestID"
+	ctxBaseLogger = "folio.baseLogger"
+	ctxLogger     = "folio.logger"
+	ctxErrCode    = "folio.errorCode"
+	ctxUserID     = "folio.userID"
 )
 
 // RequestID returns the request's id (set by the request id middleware).
@@ -62,10 +63,17 @@ func RequestID(c *gin.Context) string { return c.GetString(ctxRequestID) }
 // SetUserID records the acting user's id for the access log.
 func SetUserID(c *gin.Context, id string) { c.Set(ctxUserID, id) }
 
-// Logger returns the request-scoped logger (carrying the request id).
+// Logger returns the request-scoped logger (carrying the request id). It is made on first use:
+// most requests log nothing (the access log line is built only when its level is enabled), and
+// zap's With encodes its fields eagerly.
 func Logger(c *gin.Context) *zap.Logger {
 	if l, ok := c.Get(ctxLogger); ok {
 		return l.(*zap.Logger)
+	}
+	if base, ok := c.Get(ctxBaseLogger); ok {
+		l := base.(*zap.Logger).With(zap.String("requestId", RequestID(c)))
+		c.Set(ctxLogger, l)
+		return l
 	}
 	return zap.NewNop()
 }

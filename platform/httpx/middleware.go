@@ -28,18 +28,22 @@ func requestIDMiddleware(base *zap.Logger) gin.HandlerFunc {
 			id = u.String()
 		}
 		c.Set(ctxRequestID, id)
-		c.Set(ctxLogger, base.With(zap.String("requestId", id)))
+		c.Set(ctxBaseLogger, base)
 		c.Header("X-Request-Id", id)
 		c.Next()
 	}
 }
 
-// accessLogMiddleware logs one line per request. It never logs headers or bodies (they carry keys
-// and content).
-func accessLogMiddleware() gin.HandlerFunc {
+// accessLogMiddleware logs one line per request at info level. It never logs headers or bodies
+// (they carry keys and content). Below info (FOLIO_LOG_LEVEL=warn or error) it costs nothing but
+// the level check.
+func accessLogMiddleware(base *zap.Logger) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		start := time.Now()
 		c.Next()
+		if !base.Core().Enabled(zap.InfoLevel) {
+			return
+		}
 		fields := []zap.Field{
 			zap.String("method", c.Request.Method),
 			zap.String("path", c.Request.URL.Path),

@@ -39,7 +39,8 @@ func NewEngine(p EngineParams) (*gin.Engine, error) {
 	if err := e.SetTrustedProxies(p.TrustedProxies); err != nil {
 		return nil, err
 	}
-	e.Use(requestIDMiddleware(p.Logger.Named("http")), accessLogMiddleware(), recoveryMiddleware(), envelopeMiddleware(), bodyLimitMiddleware())
+	httpLog := p.Logger.Named("http")
+	e.Use(requestIDMiddleware(httpLog), accessLogMiddleware(httpLog), recoveryMiddleware(), envelopeMiddleware(), bodyLimitMiddleware())
 	e.NoRoute(func(c *gin.Context) { WriteError(c, apierr.ErrRouteNotFound) })
 	e.NoMethod(func(c *gin.Context) { WriteError(c, apierr.ErrMethodNotAllow) })
 
