@@ -1,0 +1,77 @@
+package load
+
+import (
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// CPU time is reported beside throughput because this machine's cores are shared (the load
+// generator, the server and PostgreSQL all run on it): CPU per request says what a change costs
+// or saves even when the wall clock is disturbed by other work.
+
+// processCPU is the CPU time used so far by this process (server and load generator together).
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// clockTick is the unit of /proc/<pid>/stat times (USER_HZ, 100 on Linux).
+const clockTick = 10 * time.Millisecond
+
+// pgBackends returns the CPU time used so far by each PostgreSQL backend connected to database
+// name, found by their process titles ("postgres: ... user name host(port) state"). It is empty
+// when the server is not on this machine or /proc cannot be read.
+func pgBackends(name string) map[int]time.Duration {
+	out := map[int]time.Duration{}
+	if name == "" {
+		return out
+	}
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, dir := range dirs {
+		cmd, err := os.ReadFile(dir + "/cmdline")
+		if err != nil || !strings.HasPrefix(string(cmd), "postgres: ") || !strings.Contains(string(cmd), " "+name+" ") {
+			continue
+		}
+		stat, err := os.ReadFile(dir + "/stat")
+		if err != nil {
+			continue
+		}
+		// The command may contain spaces; fields are counted after its closing parenthesis.
+		s := string(stat)
+		fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+		if len(fields) < 13 {
+			continue
+		}
+		utime, _ := strconv.ParseInt(fields[11], 10, 64)
+		stime, _ := strconv.ParseInt(fields[12], 10, 64)
+		pid, _ := strconv.Atoi(filepath.Base(dir))
+		out[pid] = time.Duration(utime+stime) * clockTick
+	}
+	return out
+}
+
+// pgCPUSince sums the CPU time the backends used since the snapshot before.
+func pgCPUSince(name string, before map[int]time.Duration) time.Duration {
+	var total time.Duration
+	for pid, now := range pgBackends(name) {
+		total += now - before[pid]
+	}
+	return total
+}
+
+// databaseName is the database of a postgres:// URL.
+func databaseName(rawURL string) string {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return ""
+	}
+	return strings.TrimPrefix(u.Path, "/")
+}

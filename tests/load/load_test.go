@@ -1,0 +1,319 @@
+package load
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"folio/platform/config"
+	"folio/platform/httpx"
+	"folio/tests/apitest"
+)
+
+// Environment variables that change a run (all optional).
+const (
+	// ConcurrencyEnv sets the number of client goroutines (default 32).
+	ConcurrencyEnv = "FOLIO_LOAD_CONCURRENCY"
+	// DBConnsEnv sets the server's connection pool size (default: config.Default(), as deployed).
+	DBConnsEnv = "FOLIO_LOAD_DB_CONNS"
+)
+
+const defaultConcurrency = 32
+
+func concurrency() int {
+	if n, err := strconv.Atoi(os.Getenv(ConcurrencyEnv)); err == nil && n > 0 {
+		return n
+	}
+	return defaultConcurrency
+}
+
+// startServer starts the real application on a fresh migrated PostgreSQL database, as deployed
+// (default pool size) except that the rate limit and the notebook item limit are out of the way
+// and logs are at error level.
+func startServer(t testing.TB) *apitest.Server {
+	t.Helper()
+	c := apitest.Config(t, "postgres")
+	def := config.Default()
+	c.DBMaxOpenConns, c.DBMaxIdleConns = def.DBMaxOpenConns, def.DBMaxIdleConns
+	if n, err := strconv.Atoi(os.Getenv(DBConnsEnv)); err == nil && n > 0 {
+		c.DBMaxOpenConns, c.DBMaxIdleConns = n, n
+	}
+	c.RateLimit = 1 << 30
+	c.AuthFailureLimit = 1 << 30
+	c.NotebookItemLimit = 1 << 30
+	c.LogLevel = "error"
+	return apitest.StartWith(t, c)
+}
+
+// Client speaks HTTP to the server over at most conc keep-alive connections.
+type Client struct {
+	base string
+	key  string
+	http *http.Client
+}
+
+func newClient(s *apitest.Server, key string, conc int) *Client {
+	tr := &http.Transport{
+		MaxIdleConns:        conc,
+		MaxIdleConnsPerHost: conc,
+		MaxConnsPerHost:     conc,
+		IdleConnTimeout:     2 * time.Minute,
+		DisableCompression:  true,
+	}
+	return &Client{base: s.URL + httpx.APIBase, key: key, http: &http.Client{Transport: tr, Timeout: time.Minute}}
+}
+
+// Close drops the client's idle connections.
+func (c *Client) Close() { c.http.CloseIdleConnections() }
+
+// do sends one request and reads the whole response.
+func (c *Client) do(method, path string, body []byte, buf *bytes.Buffer) (int, error) {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequest(method, c.base+path, rd)
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("Authorization", "Bearer "+c.key)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	buf.Reset()
+	_, err = buf.ReadFrom(resp.Body)
+	return resp.StatusCode, err
+}
+
+// Target is one kind of request under load: request i is req(i).
+type Target struct {
+	Name   string
+	Method string
+	Status int // the status every response must have
+	Req    func(i int) (path string, body []byte)
+}
+
+// Result is one measured run.
+type Result struct {
+	N        int
+	Elapsed  time.Duration
+	Lat      []time.Duration // sorted
+	Errors   int
+	FirstErr string
+}
+
+// RPS is the throughput of the run.
+func (r Result) RPS() float64 { return float64(r.N) / r.Elapsed.Seconds() }
+
+// Percentile returns the p-th percentile latency (nearest rank), p in (0, 100].
+func (r Result) Percentile(p float64) time.Duration { return percentile(r.Lat, p) }
+
+func percentile(sorted []time.Duration, p float64) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
+	rank := int(float64(len(sorted))*p/100+0.999999) - 1
+	return sorted[min(max(rank, 0), len(sorted)-1)]
+}
+
+// Drive sends n requests of tgt from conc goroutines, each taking the next request number as soon
+// as its previous response is read (a closed loop: the load is as high as the server sustains).
+func Drive(c *Client, conc, n int, tgt Target) Result { return drive(c, conc, n, tgt, time.Time{}) }
+
+// Warm drives tgt for about a second (at most 2,000 requests): connections, caches and plans.
+func Warm(c *Client, conc int, tgt Target) Result {
+	return drive(c, conc, 2000, tgt, time.Now().Add(time.Second))
+}
+
+// drive is Drive that also stops taking new requests at deadline (if not zero).
+func drive(c *Client, conc, n int, tgt Target, deadline time.Time) Result {
+	var (
+		next     atomic.Int64
+		errs     atomic.Int64
+		errOnce  sync.Once
+		firstErr string
+		mu       sync.Mutex
+		all      = make([]time.Duration, 0, n)
+		wg       sync.WaitGroup
+	)
+	start := time.Now()
+	for range conc {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var buf bytes.Buffer
+			lat := make([]time.Duration, 0, n/conc+1)
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n || !deadline.IsZero() && time.Now().After(deadline) {
+					break
+				}
+				path, body := tgt.Req(i)
+				t0 := time.Now()
+				status, err := c.do(tgt.Method, path, body, &buf)
+				lat = append(lat, time.Since(t0))
+				if err != nil || status != tgt.Status {
+					errs.Add(1)
+					errOnce.Do(func() {
+						firstErr = fmt.Sprintf("%s %s: status %d, err %v: %.300s", tgt.Method, path, status, err, buf.String())
+					})
+				}
+			}
+			mu.Lock()
+			all = append(all, lat...)
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	r := Result{N: len(all), Elapsed: time.Since(start), Lat: all, Errors: int(errs.Load()), FirstErr: firstErr}
+	slices.Sort(r.Lat)
+	return r
+}
+
+// Targets are the requests measured on a seeded scenario.
+func Targets(d Seeded) []Target {
+	note := func(i int) string { return d.VisibleIDs[(i*7919)%len(d.VisibleIDs)] }
+	create := func(i int) []byte {
+		b, _ := json.Marshal(map[string]string{"content": createMarkdown, "notebookId": d.CallerNotebooks[i%len(d.CallerNotebooks)]})
+		return b
+	}
+	return []Target{
+		{Name: "get", Method: http.MethodGet, Status: http.StatusOK,
+			Req: func(i int) (string, []byte) { return "/notes/" + note(i), nil }},
+		{Name: "list", Method: http.MethodGet, Status: http.StatusOK,
+			Req: func(int) (string, []byte) { return "/notes", nil }},
+		{Name: "list-cursor", Method: http.MethodGet, Status: http.StatusOK,
+			Req: func(i int) (string, []byte) { return "/notes?cursor=" + note(i), nil }},
+		{Name: "list-notebook", Method: http.MethodGet, Status: http.StatusOK,
+			Req: func(i int) (string, []byte) {
+				return "/notes?notebookId=" + d.CallerNotebooks[i%len(d.CallerNotebooks)], nil
+			}},
+		{Name: "create", Method: http.MethodPost, Status: http.StatusCreated,
+			Req: func(i int) (string, []byte) { return "/notes", create(i) }},
+	}
+}
+
+// createMarkdown is the body of POST /notes: about 2 KB of Markdown with six tags and mentions.
+var createMarkdown = func() string {
+	s := `# Quarterly planning: platform and payments
+
+Attendees: @alice @bob @carol. Notes by the **engineering manager**; see the [planning doc](https://example.com/q3).
+
+## Context
+
+The payments team asked for a *stable* queue before the holiday freeze. We reviewed the incident
+history of the last two quarters and the on-call load, which is still too high for a team of six.
+
+## Discussion
+
+1. Queue migration: the new broker passed the soak test at 3x peak traffic.
+2. Retry storms: client libraries need jittered backoff before we can lower timeouts.
+3. Hiring: two open roles, one backend and one SRE; interviews start next month.
+4. Budget: load testing tools versus building our own harness.
+
+- Risks: the ` + "`ledger`" + ` service still depends on the old broker
+- Owners: platform for the broker, payments for the client changes
+- ~~Drop the legacy API~~ postponed to Q4
+
+| Item | Owner | Due |
+| --- | --- | --- |
+| Broker cut-over | platform | Sep 30 |
+| Client backoff | payments | Sep 15 |
+| SRE hire | management | Oct 31 |
+
+> **Why:** the freeze starts in November and the old broker is out of support in January.
+
+> **Decision:** cut over the queue in September, behind a flag, with a one-week rollback window.
+
+` + "```" + `
+broker.migrate --dry-run --batch 500
+` + "```" + `
+
+Follow-up in two weeks. #planning #payments #platform
+`
+	for len(s) < 2048 {
+		s += "\nMore context: the retry budget, the dashboards and the runbooks are tracked in #planning.\n"
+	}
+	return s
+}()
+
+// BenchmarkNotesAPI measures GET /notes/:id, GET /notes (a page of 20 notes with 3 tags each:
+// first page, a page after a random cursor, a page of one notebook) and POST /notes (about 2 KB of
+// Markdown with tags) on each scenario, from a fixed number of client goroutines (32) on
+// keep-alive connections. It reports req/s and the p50 and p99 latencies in milliseconds.
+func BenchmarkNotesAPI(b *testing.B) {
+	conc := concurrency()
+	for _, sc := range Scenarios {
+		b.Run(sc.Name, func(b *testing.B) {
+			s := startServer(b)
+			dbName := databaseName(s.Config.DatabaseURL)
+			d := Seed(b, s, sc)
+			c := newClient(s, d.Key, conc)
+			defer c.Close()
+			checkShape(b, c, d)
+			for _, tgt := range Targets(d) {
+				b.Run(tgt.Name, func(b *testing.B) {
+					Warm(c, conc, tgt)
+					cpu0, pg0 := processCPU(), pgBackends(dbName)
+					b.ResetTimer()
+					r := Drive(c, conc, b.N, tgt)
+					b.StopTimer()
+					cpu, pg := processCPU()-cpu0, pgCPUSince(dbName, pg0)
+					if r.Errors > 0 {
+						b.Fatalf("%d of %d requests failed; first: %s", r.Errors, r.N, r.FirstErr)
+					}
+					b.ReportMetric(r.RPS(), "req/s")
+					b.ReportMetric(float64(r.Percentile(50))/1e6, "p50_ms")
+					b.ReportMetric(float64(r.Percentile(99))/1e6, "p99_ms")
+					b.ReportMetric(float64(cpu.Microseconds())/float64(r.N), "go_cpu_us/req")
+					if pg > 0 {
+						b.ReportMetric(float64(pg.Microseconds())/float64(r.N), "pg_cpu_us/req")
+					}
+				})
+			}
+		})
+	}
+}
+
+// checkShape fails the run unless the list the benchmark measures is what it claims: 20 notes,
+// 3 tags each, and a next page.
+func checkShape(t testing.TB, c *Client, d Seeded) {
+	t.Helper()
+	var buf bytes.Buffer
+	status, err := c.do(http.MethodGet, "/notes", nil, &buf)
+	if err != nil || status != http.StatusOK {
+		t.Fatalf("GET /notes: %d %v: %s", status, err, buf.String())
+	}
+	var page struct {
+		Data []struct {
+			ID   string           `json:"id"`
+			Tags []map[string]any `json:"tags"`
+		} `json:"data"`
+		NextCursor *string `json:"nextCursor"`
+	}
+	if err := json.Unmarshal(buf.Bytes(), &page); err != nil {
+		t.Fatalf("GET /notes: %v", err)
+	}
+	if len(page.Data) != 20 || page.NextCursor == nil {
+		t.Fatalf("GET /notes: %d notes, nextCursor %v; want 20 and a next page", len(page.Data), page.NextCursor)
+	}
+	for _, n := range page.Data {
+		if len(n.Tags) != 3 {
+			t.Fatalf("note %s has %d tags, want 3", n.ID, len(n.Tags))
+		}
+	}
+}

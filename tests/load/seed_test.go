@@ -1,0 +1,199 @@
+package load
+
+import (
+	"context"
+	"crypto/md5"
+	"encoding/hex"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"folio/platform/auth"
+	"folio/platform/markdown"
+	"folio/tests/apitest"
+)
+
+// Scenario is the data a run is measured on. The caller (the user whose key drives the load)
+// reaches CallerNotebooks notebooks: one personal notebook and the rest in a workspace it shares
+// with four other members. Those notebooks hold CallerNotes notes between them; the rest of the
+// Total notes belong to other users: personal notebooks and notebooks of other workspaces, about
+// OtherPerNotebook notes each, so the notebooks table grows with the notes table as it would in
+// production. Every note has 3 tags (two #tags and one @person of its space); one note in 10 is
+// archived and one in 50 is deleted (soft), and createdAt is spread over the last year, so the
+// caller's notes are interleaved with everyone else's in time and on disk.
+type Scenario struct {
+	Name             string
+	Total            int
+	CallerNotes      int
+	CallerNotebooks  int
+	OtherPerNotebook int
+}
+
+// Scenarios are the two table sizes the list latency is compared at. The caller's own share grows
+// with the table (2,500 of 10,000; 50,000 of 1,000,000), so the comparison is the harder one.
+var Scenarios = []Scenario{
+	{Name: "notes=10k", Total: 10_000, CallerNotes: 2_500, CallerNotebooks: 10, OtherPerNotebook: 200},
+	{Name: "notes=1M", Total: 1_000_000, CallerNotes: 50_000, CallerNotebooks: 10, OtherPerNotebook: 200},
+}
+
+// Seeded is what a benchmark needs to know about the data.
+type Seeded struct {
+	Key             string   // read-write key of the caller, unrestricted
+	CallerNotebooks []string // the caller's notebooks
+	VisibleIDs      []string // live, unarchived notes the caller sees
+}
+
+// seedMarkdown is the content of the seeded notes (about 500 bytes of Markdown); each note's
+// heading carries its number, so that no two notes have the same document (a cache of rendered
+// documents must not make every read a hit).
+const seedMarkdown = `## Weekly sync with the platform team
+
+Discussed the **Q3 roadmap** with @alice and @bob. Key points:
+
+- Migrate the billing service to the new queue
+- Review the *on-call* rotation before the next release
+- Budget for load testing (` + "`k6`" + ` or our own harness)
+
+> **Decision:** ship the new pagination behind a flag first.
+
+Follow-up next week with the [design doc](https://example.com/design). #roadmap #meeting`
+
+var tagNames = []string{"roadmap", "meeting", "hiring", "budget", "oncall", "release", "design",
+	"incident", "retro", "planning", "customer", "security", "infra", "billing", "growth", "legal",
+	"sales", "support", "quality", "perf", "mobile", "web", "data", "ml", "ops", "okr", "risk",
+	"vendor", "travel", "training"}
+
+var personNames = []string{"alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi",
+	"ivan", "judy", "mallory", "niaj", "olivia", "peggy", "rupert", "sybil", "trent", "victor",
+	"walter", "zoe"}
+
+// Seed fills the server's (fresh, migrated, PostgreSQL) database with the scenario, directly in
+// SQL (INSERT ... SELECT FROM generate_series), keeps notebooks.item_count exact, and runs VACUUM
+// ANALYZE as autovacuum would have on a production table.
+func Seed(t testing.TB, s *apitest.Server, sc Scenario) Seeded {
+	t.Helper()
+	start := time.Now()
+	ctx := context.Background()
+	gdb := s.DB.WithContext(ctx)
+	exec := func(sql string, args ...any) {
+		t.Helper()
+		t0 := time.Now()
+		if err := gdb.Exec(sql, args...).Error; err != nil {
+			t.Fatalf("seed: %v\n%s", err, sql)
+		}
+		if d := time.Since(t0); d > time.Second {
+			t.Logf("seed: %v: %.80s", d.Round(time.Millisecond), strings.Join(strings.Fields(sql), " "))
+		}
+	}
+	ann := s.NewUser(t, "Ann Load")
+	key := s.NewKey(t, ann, auth.ScopeReadWrite)
+
+	others := sc.Total - sc.CallerNotes
+	otherNotebooks := max(10, others/sc.OtherPerNotebook)
+	otherUsers := max(5, otherNotebooks/2)
+	otherWorkspaces := max(1, otherNotebooks/20)
+
+	doc, err := markdown.Parse(seedMarkdown)
+	if err != nil {
+		t.Fatalf("seed content: %v", err)
+	}
+	content, err := markdown.Encode(doc)
+	if err != nil {
+		t.Fatalf("seed content: %v", err)
+	}
+
+	// Users and workspaces. ids are 24 characters: a letter and 23 hex digits of an md5.
+	exec(`INSERT INTO users (id, email, name, password_hash, created_at, updated_at)
+		SELECT 'u'||substr(md5('u'||g), 1, 23), 'load'||g||'@example.com', 'Load User '||g, '', now(), now()
+		FROM generate_series(1, ?) g`, otherUsers)
+	exec(`INSERT INTO workspaces (id, name, created_by_id, created_at, updated_at)
+		SELECT 'w'||substr(md5('w'||g), 1, 23), 'Workspace '||g, 'u'||substr(md5('u'||(g % ? + 1)), 1, 23), now(), now()
+		FROM generate_series(0, ?) g`, otherUsers, otherWorkspaces)
+	callerWS := "w" + md5hex("w0")[:23]
+	// Workspace 0 is the caller's: Ann owns it, users 1 to 4 are members.
+	exec(`INSERT INTO memberships (workspace_id, user_id, role, created_at) VALUES (?, ?, 'OWNER', now())`, callerWS, ann.ID)
+	exec(`INSERT INTO memberships (workspace_id, user_id, role, created_at)
+		SELECT ?, 'u'||substr(md5('u'||g), 1, 23), 'MEMBER', now() FROM generate_series(1, 4) g`, callerWS)
+	// Other workspaces: three members each, the first an owner.
+	exec(`INSERT INTO memberships (workspace_id, user_id, role, created_at)
+		SELECT 'w'||substr(md5('w'||g), 1, 23), 'u'||substr(md5('u'||((g + m) % ? + 1)), 1, 23),
+		       CASE WHEN m = 0 THEN 'OWNER' ELSE 'MEMBER' END, now()
+		FROM generate_series(1, ?) g, generate_series(0, 2) m`, otherUsers, otherWorkspaces)
+
+	// Notebooks: the caller's personal one, the caller's workspace notebooks, then the others
+	// (every second one in another workspace, the rest personal).
+	callerNBs := make([]string, sc.CallerNotebooks)
+	for i := range callerNBs {
+		callerNBs[i] = "b" + md5hex(fmt.Sprintf("caller%d", i))[:23]
+	}
+	exec(`INSERT INTO notebooks (id, name, color, workspace_id, owner_id, item_count, created_at, updated_at)
+		VALUES (?, 'Personal', 'gray', NULL, ?, 0, now(), now())`, callerNBs[0], ann.ID)
+	exec(`INSERT INTO notebooks (id, name, color, workspace_id, owner_id, item_count, created_at, updated_at)
+		SELECT 'b'||substr(md5('caller'||g), 1, 23), 'Team '||g, 'blue', ?, ?, 0, now(), now()
+		FROM generate_series(1, ?) g`, callerWS, ann.ID, sc.CallerNotebooks-1)
+	exec(`INSERT INTO notebooks (id, name, color, workspace_id, owner_id, item_count, created_at, updated_at)
+		SELECT 'b'||substr(md5('other'||g), 1, 23), 'Notebook '||g, 'green',
+		       CASE WHEN g % 2 = 0 THEN 'w'||substr(md5('w'||(g % ? + 1)), 1, 23) END,
+		       'u'||substr(md5('u'||(g % ? + 1)), 1, 23), 0, now(), now()
+		FROM generate_series(0, ? - 1) g`, otherWorkspaces, otherUsers, otherNotebooks)
+
+	// Tags: 30 #tags and 20 @persons in every space (a workspace, or a personal notebook's owner).
+	exec(`INSERT INTO tags (id, space_id, kind, name_key, name)
+		SELECT 'g'||substr(md5(sp||':'||k.kind||':'||i), 1, 23), sp, k.kind, lower(k.names[i + 1]), k.names[i + 1]
+		FROM (SELECT DISTINCT COALESCE(workspace_id, owner_id) AS sp FROM notebooks) s,
+		     (VALUES ('TAG', ?::text[], 30), ('PERSON', ?::text[], 20)) k(kind, names, n),
+		     LATERAL generate_series(0, k.n - 1) i`, pgArray(tagNames), pgArray(personNames))
+
+	// Notes, inserted in createdAt order as a live table grows. Note g <= CallerNotes goes to the
+	// caller's notebook g % CallerNotebooks, the others round-robin over the other notebooks.
+	// createdAt: a hash of g spread over about a year, at 15 ms steps (so some ties, broken by id).
+	exec(`INSERT INTO notes (id, notebook_id, content, has_decision, archived, created_by_id, created_at, updated_at, deleted_at)
+		SELECT id, notebook_id, jsonb_set(?::jsonb, '{content,0,content,0,text}', to_jsonb('Weekly sync '||g||' with the platform team'))::json,
+		       ?, (g / 7) % 10 = 3, created_by_id, ts, ts, CASE WHEN (g / 3) % 50 = 7 THEN ts + interval '1 day' END
+		FROM (
+			SELECT g, 'n'||substr(md5('n'||g), 1, 23) AS id,
+			       CASE WHEN g <= ? THEN 'b'||substr(md5('caller'||(g % ?)), 1, 23)
+			            ELSE 'b'||substr(md5('other'||(g % ?)), 1, 23) END AS notebook_id,
+			       CASE WHEN g <= ? THEN ?
+			            ELSE 'u'||substr(md5('u'||((g % ?) % ? + 1)), 1, 23) END AS created_by_id,
+			       date_trunc('milliseconds', now() - interval '1 hour'
+			            - ((hashtext('t'||g)::bigint & 2147483647) * 15) * interval '1 millisecond') AS ts
+			FROM generate_series(1, ?) g
+		) x ORDER BY ts`,
+		string(content), doc.HasDecision(),
+		sc.CallerNotes, sc.CallerNotebooks, otherNotebooks,
+		sc.CallerNotes, ann.ID, otherNotebooks, otherUsers,
+		sc.Total)
+	exec(`UPDATE notebooks nb SET item_count = c.n
+		FROM (SELECT notebook_id, count(*) AS n FROM notes WHERE deleted_at IS NULL GROUP BY notebook_id) c
+		WHERE nb.id = c.notebook_id`)
+
+	// Three tags per note: two #tags and one @person of the note's space.
+	exec(`INSERT INTO item_tags (item_kind, item_id, tag_id)
+		SELECT 'note', n.id, 'g'||substr(md5(COALESCE(nb.workspace_id, nb.owner_id)||':'||t.kind||':'||t.i), 1, 23)
+		FROM notes n JOIN notebooks nb ON nb.id = n.notebook_id,
+		     LATERAL (SELECT hashtext(n.id) & 1023 AS h) x,
+		     LATERAL (VALUES ('TAG', x.h % 30), ('TAG', (x.h + 7) % 30), ('PERSON', x.h % 20)) t(kind, i)`)
+	for _, table := range []string{"users", "workspaces", "memberships", "notebooks", "tags", "notes", "item_tags"} {
+		exec("VACUUM ANALYZE " + table)
+	}
+
+	var visible []string
+	if err := gdb.Raw(`SELECT id FROM notes WHERE notebook_id IN ? AND deleted_at IS NULL AND NOT archived`, callerNBs).
+		Scan(&visible).Error; err != nil {
+		t.Fatalf("seed: %v", err)
+	}
+	t.Logf("seeded %s in %v: %d notes (%d in the caller's %d notebooks, %d visible live), %d other notebooks, %d other users",
+		sc.Name, time.Since(start).Round(time.Millisecond), sc.Total, sc.CallerNotes, sc.CallerNotebooks, len(visible),
+		otherNotebooks, otherUsers)
+	return Seeded{Key: key, CallerNotebooks: callerNBs, VisibleIDs: visible}
+}
+
+// pgArray renders a PostgreSQL text array literal of simple words.
+func pgArray(words []string) string { return "{" + strings.Join(words, ",") + "}" }
+
+func md5hex(s string) string {
+	sum := md5.Sum([]byte(s))
+	return hex.EncodeToString(sum[:])
+}
