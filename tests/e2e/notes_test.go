@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"folio/modules/versions"
 	"folio/tests/apitest"
@@ -66,12 +67,13 @@ func TestNoteLifecycle(t *testing.T) {
 		}
 
 		// PATCH content: tags and hasDecision follow, a snapshot keeps the old content.
+		time.Sleep(2 * time.Millisecond) // timestamps have millisecond precision
 		upd := apitest.Must(t, patch(t, s, w.annRW, "/notes/"+id, map[string]any{"content": "Only #budget now", "targetAt": "2026-12-01"}), http.StatusOK).JSON(t)
 		if upd["hasDecision"] != false || upd["targetAt"] != "2026-12-01T00:00:00.000Z" || !slices.Equal(tagNames(t, upd), []string{"TAG:budget"}) {
 			t.Fatalf("after patch: %v", upd)
 		}
-		if upd["updatedAt"] == note["updatedAt"] && upd["updatedAt"] == "" {
-			t.Fatalf("updatedAt not set")
+		if !wireTimeRE.MatchString(upd["updatedAt"].(string)) || upd["updatedAt"].(string) <= note["updatedAt"].(string) {
+			t.Fatalf("updatedAt %v did not move past %v", upd["updatedAt"], note["updatedAt"])
 		}
 		snaps, err := versions.NewService(nil).List(context.Background(), s.DB, "note", id)
 		if err != nil || len(snaps) != 1 {

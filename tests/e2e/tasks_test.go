@@ -71,7 +71,7 @@ func TestTaskValidation(t *testing.T) {
 			{"patch title null", "PATCH", "/tasks/" + id, map[string]any{"title": nil}, 400, "VALIDATION_ERROR", "title"},
 			{"patch priority null", "PATCH", "/tasks/" + id, map[string]any{"priority": nil}, 400, "VALIDATION_ERROR", "priority"},
 			{"patch notebookId null", "PATCH", "/tasks/" + id, map[string]any{"notebookId": nil}, 400, "VALIDATION_ERROR", "notebookId"},
-			{"patch hasDecision", "PATCH", "/tasks/" + id, map[string]any{"tags": nil}, 400, "VALIDATION_ERROR", "tags"},
+			{"patch tags (server-derived)", "PATCH", "/tasks/" + id, map[string]any{"tags": nil}, 400, "VALIDATION_ERROR", "tags"},
 			{"list bad status", "GET", "/tasks?status=done", nil, 400, "VALIDATION_ERROR", "status"},
 			{"unknown task", "GET", "/tasks/zzzzzzzzzzzzzzzzzzzzzzzz", nil, 404, "TASK_NOT_FOUND", ""},
 		} {
