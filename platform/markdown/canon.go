@@ -294,7 +294,8 @@ func mergeItems(items []item) []item {
 // ranges, so that no emphasis range starts or ends with whitespace. Text is
 // split into whitespace and the rest; for each mark, within each run of
 // pieces having it, whitespace before the first other piece and after the
-// last one loses it. Hard breaks end runs, as they carry no marks.
+// last one loses it. A hard break counts as whitespace inside a run whose
+// mark both its neighbours have.
 func moveEdgeSpace(items []item) []item {
 	var pieces []item
 	var blank []bool
@@ -335,14 +336,33 @@ func moveEdgeSpace(items []item) []item {
 	if !needed {
 		return items
 	}
+	// A hard break is inside a run of a mark that both its neighbours have.
+	has := func(k int, bit uint8) bool {
+		if pieces[k].kind != itBreak {
+			return pieces[k].marks&bit != 0
+		}
+		l, r := k-1, k+1
+		for l >= 0 && pieces[l].kind == itBreak {
+			l--
+		}
+		for r < len(pieces) && pieces[r].kind == itBreak {
+			r++
+		}
+		return l >= 0 && r < len(pieces) && pieces[l].marks&bit != 0 && pieces[r].marks&bit != 0
+	}
+	for k := range pieces {
+		if pieces[k].kind == itBreak {
+			blank[k] = true
+		}
+	}
 	for _, bit := range [...]uint8{mBold, mItalic, mStrike, mUnderline} {
 		for i := 0; i < len(pieces); {
-			if pieces[i].kind == itBreak || pieces[i].marks&bit == 0 {
+			if !has(i, bit) {
 				i++
 				continue
 			}
 			j := i
-			for j < len(pieces) && pieces[j].kind != itBreak && pieces[j].marks&bit != 0 {
+			for j < len(pieces) && has(j, bit) {
 				j++
 			}
 			// pieces[i:j] is a run of bit.
@@ -356,7 +376,7 @@ func moveEdgeSpace(items []item) []item {
 				}
 			}
 			for k := i; k < j; k++ {
-				if blank[k] && (first < 0 || k < first || k > last) {
+				if blank[k] && pieces[k].kind != itBreak && (first < 0 || k < first || k > last) {
 					pieces[k].marks &^= bit
 				}
 			}
@@ -536,7 +556,7 @@ func tagCanPrecede(items []item, i int) bool {
 	if opened == 0 {
 		return true
 	}
-	if next.link != nil && !sameLink(next.link, it.link) {
+	if next.link != nil && !sameLink(next.link, it.link) && linkOpensFirst(items, i+1, opened) {
 		return true // '[' comes first
 	}
 	if it.marks&mEmphasis&^next.marks != 0 {
@@ -550,6 +570,28 @@ func tagCanPrecede(items []item, i int) bool {
 	}
 	r, _ := utf8.DecodeRuneInString(next.text)
 	return !isFlankSpace(r) && !util.IsPunctRune(r)
+}
+
+// linkOpensFirst reports whether the writer opens the link at item j before
+// the emphasis marks opened there: it runs at least as long as each.
+func linkOpensFirst(items []item, j int, opened uint8) bool {
+	linkRun := 0
+	for k := j; k < len(items) && items[k].link != nil && sameLink(items[k].link, items[j].link); k++ {
+		linkRun++
+	}
+	for _, bit := range [...]uint8{mBold, mItalic, mStrike, mUnderline} {
+		if opened&bit == 0 {
+			continue
+		}
+		run := 0
+		for k := j; k < len(items) && items[k].marks&bit != 0; k++ {
+			run++
+		}
+		if run > linkRun {
+			return false
+		}
+	}
+	return true
 }
 
 // canonBlocks returns the canonical form of a block list. inItem says that
@@ -812,15 +854,36 @@ func joinable(a, b *Node) bool {
 	case TypeCodeBlock, TypeHorizontalRule:
 		return true
 	case TypeHeading:
-		return !headingIsSetext(b) || container && !lazyTail(a)
+		return !headingIsSetext(b) || container && (!lazyTail(a) || isQuote(a))
 	case TypeBlockquote, TypeCallout:
 		return a.Type != TypeBlockquote && a.Type != TypeCallout
 	case TypeBulletList, TypeOrderedList:
-		return listCanInterrupt(b)
+		// Only a paragraph of the same container is interrupted.
+		return container || listCanInterrupt(b)
 	case TypeParagraph, TypeTable:
 		// A paragraph line after a paragraph, or after a container whose
-		// last line is paragraph text, would continue that paragraph.
-		return container && !lazyTail(a)
+		// last line is paragraph text, would continue that paragraph; a
+		// quote can end that paragraph with an empty ">" line.
+		return container && (!lazyTail(a) || isQuote(a))
+	}
+	return false
+}
+
+func isQuote(n *Node) bool {
+	return n.Type == TypeBlockquote || n.Type == TypeCallout
+}
+
+// needsQuoteClose reports whether quote a, written directly before b, must
+// end with an empty ">" line so that b does not continue its last paragraph.
+func needsQuoteClose(a, b *Node) bool {
+	if !isQuote(a) || !lazyTail(a) {
+		return false
+	}
+	switch b.Type {
+	case TypeParagraph, TypeTable:
+		return true
+	case TypeHeading:
+		return headingIsSetext(b)
 	}
 	return false
 }

@@ -7,6 +7,7 @@ import (
 	"html"
 	"reflect"
 	"regexp"
+	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -266,18 +267,15 @@ func oracleSkip(s string) string {
 					reason = "table alignment"
 				}
 			}
+			if next := n.NextSibling(); next != nil && (next.Kind() == gast.KindParagraph || next.Kind() == gast.KindTextBlock) && !next.HasBlankPreviousLines() {
+				reason = "goldmark quirk: a paragraph directly after a table (no Markdown writes one)"
+			}
 		case *gast.Link:
 			if t.FirstChild() == nil {
 				reason = "empty link"
 			}
 			if t.Title != nil && len(t.Title) == 0 {
 				reason = "empty link title"
-			}
-		case *gast.Emphasis:
-			for p := n.Parent(); p != nil; p = p.Parent() {
-				if e, ok := p.(*gast.Emphasis); ok && e.Level == t.Level {
-					reason = "nested emphasis of one kind collapses"
-				}
 			}
 		case *gast.Text:
 			if t.HardLineBreak() {
@@ -300,21 +298,9 @@ func oracleSkip(s string) string {
 			if _, ok := n.Parent().(*gast.ListItem); ok {
 				reason = "a definition alone in a list item leaves an empty item"
 			}
-		case *east.Strikethrough:
-			for p := n.Parent(); p != nil; p = p.Parent() {
-				if _, ok := p.(*east.Strikethrough); ok {
-					reason = "nested strikethrough collapses"
-				}
-			}
-		}
-		if isMarkNode(n) && n.FirstChild() != nil && n.FirstChild() == n.LastChild() && isMarkNode(n.FirstChild()) {
-			reason = "marks covering the same text: their nesting order is not stored"
 		}
 		if isEmphasisNode(n) && (edgeSpace(firstLeaf(n), src, true) || edgeSpace(lastLeaf(n), src, false)) {
 			reason = "whitespace at the edge of emphasis moves outside it"
-		}
-		if next := n.NextSibling(); isMarkNode(n) && next != nil && next.Kind() == n.Kind() {
-			reason = "adjacent text with the same marks merges"
 		}
 		return gast.WalkContinue, nil
 	})
@@ -403,10 +389,85 @@ func edgeSpace(n gast.Node, src []byte, start bool) bool {
 
 func isMarkNode(n gast.Node) bool {
 	switch n.(type) {
-	case *gast.Emphasis, *gast.Link, *gast.CodeSpan, *east.Strikethrough:
+	case *gast.Emphasis, *gast.Link, *gast.AutoLink, *gast.CodeSpan, *east.Strikethrough:
 		return true
 	}
 	return false
+}
+
+var inlineTags = map[string]bool{"em": true, "strong": true, "del": true, "code": true, "a": true}
+
+// flattenInline rewrites HTML so that inline formatting is a set of marks on
+// each run of text: "<em>a<strong>b</strong></em>" and
+// "<em>a</em><strong><em>b</em></strong>" both become "{em}a{em,strong}b".
+// The document stores marks as such sets, so their nesting order, splitting
+// and repetition are not compared; everything else is.
+func flattenInline(h string) string {
+	var out strings.Builder
+	var stack []string
+	cur, pending := "", ""
+	flush := func() {
+		if pending != "" {
+			out.WriteString("{" + cur + "}" + pending)
+			pending = ""
+		}
+	}
+	marks := func() string {
+		set := map[string]bool{}
+		for _, m := range stack {
+			set[m] = true
+		}
+		var ms []string
+		for m := range set {
+			ms = append(ms, m)
+		}
+		sort.Strings(ms)
+		return strings.Join(ms, ",")
+	}
+	for i := 0; i < len(h); {
+		if h[i] != '<' {
+			j := strings.IndexByte(h[i:], '<')
+			if j < 0 {
+				j = len(h) - i
+			}
+			if m := marks(); m != cur {
+				flush()
+				cur = m
+			}
+			pending += h[i : i+j]
+			i += j
+			continue
+		}
+		j := strings.IndexByte(h[i:], '>')
+		if j < 0 {
+			j = len(h) - i - 1
+		}
+		tag := h[i : i+j+1]
+		i += j + 1
+		fields := strings.Fields(strings.Trim(tag, "<>/ "))
+		name := ""
+		if len(fields) > 0 {
+			name = fields[0]
+		}
+		closing := strings.HasPrefix(tag, "</")
+		switch {
+		case inlineTags[name] && !closing:
+			stack = append(stack, tag)
+		case inlineTags[name]:
+			for k := len(stack) - 1; k >= 0; k-- {
+				if stack[k] == "<"+name+">" || strings.HasPrefix(stack[k], "<"+name+" ") {
+					stack = append(stack[:k], stack[k+1:]...)
+					break
+				}
+			}
+		default:
+			flush()
+			cur = ""
+			out.WriteString(tag)
+		}
+	}
+	flush()
+	return out.String()
 }
 
 // checkOracle compares stock goldmark's HTML of s and of Render(Parse(s)).
@@ -420,7 +481,7 @@ func checkOracle(s string) string {
 		return ""
 	}
 	r := Render(d)
-	h1, h2 := goldmarkHTML(s), goldmarkHTML(r)
+	h1, h2 := flattenInline(goldmarkHTML(s)), flattenInline(goldmarkHTML(r))
 	if h1 != h2 {
 		return fmt.Sprintf("HTML differs\ninput:    %q\nrendered: %q\nhtml in:  %q\nhtml out: %q", s, r, h1, h2)
 	}

@@ -82,12 +82,16 @@ func renderInline(items []item, ctx inlineCtx) inlinePlan {
 	dropped := 0
 	tagsFreed := false
 	for {
-		if out, ok := w.try(cur, false); ok {
-			return inlinePlan{items: cur, out: out}
+		for _, policy := range [...]bool{false, true} {
+			w.splitEarly = policy
+			if out, ok := w.try(cur, false); ok {
+				return inlinePlan{items: cur, out: out}
+			}
+			if out, ok := w.try(cur, true); ok {
+				return inlinePlan{items: cur, out: out}
+			}
 		}
-		if out, ok := w.try(cur, true); ok {
-			return inlinePlan{items: cur, out: out}
-		}
+		w.splitEarly = false
 		if !tagsFreed {
 			tagsFreed = true
 			if next, changed := freeUnderscoreTags(cur); changed {
@@ -116,10 +120,17 @@ func (w *inlineWriter) startsBlock() bool {
 	return !w.ctx.noLineStart && !w.atx && w.ctx.block != ctxCell
 }
 
-// tryAll runs both attempts of the writer.
+// tryAll runs the attempts of the writer.
 func (w *inlineWriter) tryAll(items []item) (string, bool) {
-	if out, ok := w.try(items, false); ok {
-		return out, true
+	defer func() { w.splitEarly = false }()
+	for _, policy := range [...]bool{false, true} {
+		w.splitEarly = policy
+		if out, ok := w.try(items, false); ok {
+			return out, true
+		}
+		if out, ok := w.try(items, true); ok {
+			return out, true
+		}
 	}
 	return w.try(items, true)
 }
@@ -239,6 +250,10 @@ type token struct {
 type inlineWriter struct {
 	ctx inlineCtx
 	atx bool
+	// splitEarly: where a span opens that outlasts an open one, close the
+	// open one and reopen it inside (instead of splitting the new one where
+	// the open one ends).
+	splitEarly bool
 
 	items  []item
 	eff    []item // effective marks: hard breaks take what their neighbours share
@@ -315,6 +330,9 @@ func (w *inlineWriter) planSpans() {
 		for k < len(stack) && w.spanWanted(stack[k], &want) {
 			k++
 		}
+		if w.splitEarly && i < n {
+			k = w.earlySplit(stack, k, i, &want)
+		}
 		b := &w.bounds[i]
 		for j := len(stack) - 1; j >= k; j-- {
 			b.closers = append(b.closers, stack[j])
@@ -333,17 +351,16 @@ func (w *inlineWriter) planSpans() {
 				have |= spanBits[w.spans[s].kind]
 			}
 		}
-		if want.link != nil && !haveLink {
-			w.spans = append(w.spans, span{kind: spLink, link: want.link})
-			b.openers = append(b.openers, len(w.spans)-1)
-		}
 		var kinds []spanKind
+		if want.link != nil && !haveLink {
+			kinds = append(kinds, spLink)
+		}
 		for k := spBold; k <= spUnderline; k++ {
 			if want.marks&spanBits[k] != 0 && have&spanBits[k] == 0 {
 				kinds = append(kinds, k)
 			}
 		}
-		// Longer runs outside; ties in schema order.
+		// Longer runs outside; ties: the link, then schema order.
 		for a := 1; a < len(kinds); a++ {
 			for c := a; c > 0 && w.runLen(i, kinds[c]) > w.runLen(i, kinds[c-1]); c-- {
 				kinds[c], kinds[c-1] = kinds[c-1], kinds[c]
@@ -351,6 +368,9 @@ func (w *inlineWriter) planSpans() {
 		}
 		for _, k := range kinds {
 			sp := span{kind: k, ch: delimChar(k)}
+			if k == spLink {
+				sp.link = want.link
+			}
 			if k == spItalic && w.italicNeedsUnderscore(i) {
 				sp.ch = '_'
 			}
@@ -361,6 +381,37 @@ func (w *inlineWriter) planSpans() {
 		stack = append(stack, b.openers...)
 	}
 	w.markAutolinks()
+}
+
+// earlySplit lowers k to the outermost kept emphasis span that ends before
+// an emphasis mark opening at boundary i.
+func (w *inlineWriter) earlySplit(stack []int, k, i int, want *item) int {
+	longest := 0
+	for sk := spBold; sk <= spUnderline; sk++ {
+		bit := spanBits[sk]
+		if want.marks&bit == 0 {
+			continue
+		}
+		open := false
+		for _, s := range stack[:k] {
+			if w.spans[s].kind == sk {
+				open = true
+			}
+		}
+		if !open {
+			longest = max(longest, w.runLen(i, sk))
+		}
+	}
+	if longest == 0 {
+		return k
+	}
+	for j := 0; j < k; j++ {
+		sp := &w.spans[stack[j]]
+		if sp.kind != spLink && w.runLen(i, sp.kind) < longest {
+			return j
+		}
+	}
+	return k
 }
 
 func delimChar(k spanKind) byte {
@@ -383,6 +434,12 @@ func (w *inlineWriter) spanWanted(s int, want *item) bool {
 
 func (w *inlineWriter) runLen(i int, k spanKind) int {
 	n := 0
+	if k == spLink {
+		for j := i; j < len(w.eff) && w.eff[j].link != nil && sameLink(w.eff[j].link, w.eff[i].link); j++ {
+			n++
+		}
+		return n
+	}
 	for j := i; j < len(w.eff) && w.eff[j].marks&spanBits[k] != 0; j++ {
 		n++
 	}

@@ -208,14 +208,35 @@ func processEmphasis(parent ast.Node) {
 			closer = next
 		}
 	}
-	// What is left of the delimiters is text.
+	// What is left of the delimiters is text. What is left of a run that
+	// matched stays apart as literal text: it never joins a tag or mention
+	// name (no Markdown could write it back inside one).
 	for n := parent.FirstChild(); n != nil; {
 		next := n.NextSibling()
 		if d, ok := n.(*parser.Delimiter); ok {
-			ast.MergeOrReplaceTextSegment(parent, d, d.Segment)
+			if d.Length != d.OriginalLength {
+				parent.ReplaceChild(parent, d, &literalNode{seg: d.Segment})
+			} else {
+				ast.MergeOrReplaceTextSegment(parent, d, d.Segment)
+			}
 		}
 		n = next
 	}
+}
+
+// literalNode is text that takes no part in tags: the rest of a delimiter
+// run that matched.
+type literalNode struct {
+	ast.BaseInline
+	seg text.Segment
+}
+
+var kindLiteral = ast.NewNodeKind("LiteralText")
+
+func (n *literalNode) Kind() ast.NodeKind { return kindLiteral }
+
+func (n *literalNode) Dump(source []byte, level int) {
+	ast.DumpHelper(n, source, level, nil, nil)
 }
 
 // bracketNode is an unresolved "[" or "![" in the tree.

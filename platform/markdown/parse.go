@@ -330,6 +330,8 @@ func (c *converter) walk(parent ast.Node, marks uint8, link *linkAttr) {
 			}
 		case *ast.String:
 			c.add(string(t.Value), marks, link, nil, true)
+		case *literalNode:
+			c.add(string(t.seg.Value(c.source)), marks, link, nil, true)
 		case *ast.CodeSpan:
 			var b strings.Builder
 			for ch := t.FirstChild(); ch != nil; ch = ch.NextSibling() {

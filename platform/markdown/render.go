@@ -116,17 +116,18 @@ func (r *renderer) markerPending() bool {
 }
 
 func (r *renderer) blocks(nodes []Node, tight bool) {
+	// joined[i]: block i follows block i-1 without a blank line.
+	joined := make([]bool, len(nodes))
+	for i := 1; i < len(nodes); i++ {
+		// Never a blank line after an empty item's marker (see listTight).
+		joined[i] = r.listDepth > 0 && endsWithEmptyMarker(&nodes[i-1]) ||
+			tight && nodes[i].Type != TypeTable && joinable(&nodes[i-1], &nodes[i])
+	}
 	prevAlt := false
 	for i := range nodes {
 		n := &nodes[i]
-		joined := false
-		if i > 0 {
-			// Never a blank line after an empty item's marker (see listTight).
-			joined = r.listDepth > 0 && endsWithEmptyMarker(&nodes[i-1]) ||
-				tight && n.Type != TypeTable && joinable(&nodes[i-1], n)
-			if !joined {
-				r.writeLine("")
-			}
+		if i > 0 && !joined[i] {
+			r.writeLine("")
 		}
 		// Adjacent lists of one type alternate markers, or they would merge.
 		alt := false
@@ -134,11 +135,13 @@ func (r *renderer) blocks(nodes []Node, tight bool) {
 			alt = !prevAlt
 		}
 		prevAlt = alt
-		r.block(n, joined && nodes[i-1].Type != TypeCodeBlock && nodes[i-1].Type != TypeHeading && nodes[i-1].Type != TypeHorizontalRule, alt)
+		afterParagraph := joined[i] && nodes[i-1].Type != TypeCodeBlock && nodes[i-1].Type != TypeHeading && nodes[i-1].Type != TypeHorizontalRule
+		closeQuote := i+1 < len(nodes) && joined[i+1] && needsQuoteClose(n, &nodes[i+1])
+		r.block(n, afterParagraph, alt, closeQuote)
 	}
 }
 
-func (r *renderer) block(n *Node, afterParagraph, altMarker bool) {
+func (r *renderer) block(n *Node, afterParagraph, altMarker, closeQuote bool) {
 	switch n.Type {
 	case TypeParagraph:
 		r.writeLines(renderInline(itemsFromNodes(n.Content), inlineCtx{block: ctxParagraph}).out)
@@ -163,9 +166,12 @@ func (r *renderer) block(n *Node, afterParagraph, altMarker bool) {
 			r.writeLine("")
 		}
 		r.blocks(n.Content, false)
+		if closeQuote {
+			r.writeLine("")
+		}
 		r.prefix = r.prefix[:len(r.prefix)-1]
 	case TypeCallout:
-		r.callout(n)
+		r.callout(n, closeQuote)
 	case TypeTable:
 		r.table(n)
 	}
@@ -290,7 +296,7 @@ func (r *renderer) list(n *Node, alt bool) {
 	}
 }
 
-func (r *renderer) callout(n *Node) {
+func (r *renderer) callout(n *Node, closeQuote bool) {
 	r.prefix = append(r.prefix, prefix{first: "> ", rest: "> "})
 	label := "**" + calloutLabel(n.Attrs.Kind) + "**"
 	rest := n.Content
@@ -304,6 +310,9 @@ func (r *renderer) callout(n *Node) {
 	if len(rest) > 0 {
 		r.writeLine("")
 		r.blocks(rest, false)
+	}
+	if closeQuote {
+		r.writeLine("")
 	}
 	r.prefix = r.prefix[:len(r.prefix)-1]
 }
