@@ -98,19 +98,28 @@ func (s *Service) ForItems(ctx context.Context, itemKind string, itemIDs []strin
 	if len(itemIDs) == 0 {
 		return out, nil
 	}
-	var rows []struct {
-		ItemID string
-		ID     string
-		Name   string
-		Kind   string
-		Key    string `gorm:"-"`
-	}
-	err := s.db.WithContext(ctx).Table("item_tags it").
+	type row struct{ ItemID, ID, Name, Kind, Key string }
+	// Rows scanned by hand: this runs on every read of a note or a list, and GORM's Scan renders
+	// the statement with its values for its logger (regular expressions) and fills the struct
+	// through reflection, which cost more than the query's own round trip.
+	cur, err := s.db.WithContext(ctx).Table("item_tags it").
 		Select("it.item_id, t.id, t.name, t.kind").
 		Joins("JOIN tags t ON t.id = it.tag_id").
 		Where("it.item_kind = ? AND it.item_id IN ?", itemKind, itemIDs).
-		Scan(&rows).Error
+		Rows()
 	if err != nil {
+		return nil, err
+	}
+	defer cur.Close()
+	rows := make([]row, 0, 4*len(itemIDs))
+	for cur.Next() {
+		var r row
+		if err := cur.Scan(&r.ItemID, &r.ID, &r.Name, &r.Kind); err != nil {
+			return nil, err
+		}
+		rows = append(rows, r)
+	}
+	if err := cur.Err(); err != nil {
 		return nil, err
 	}
 	// Sorted in Go: SQL collations differ between the databases; lower-cased names compare alike.
