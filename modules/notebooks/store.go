@@ -17,7 +17,9 @@ func NewStore(gdb *gorm.DB) *Store { return &Store{db: gdb} }
 var keyset = paginate.Keyset{Table: "notebooks"}
 
 // withRole loads a notebook and the user's role in its workspace in one query (a read-only join on
-// the workspaces module's memberships table). ErrNotFound when there is no such notebook.
+// the workspaces module's memberships table). ErrNotFound when there is no such notebook. Find,
+// not Scan: GORM's Scan also renders the statement with its values for its logger, on every call,
+// and this runs on every create and every list or write naming a notebook.
 func (s *Store) withRole(ctx context.Context, tx *gorm.DB, id, userID string) (accessRow, error) {
 	if tx == nil {
 		tx = s.db
@@ -25,7 +27,7 @@ func (s *Store) withRole(ctx context.Context, tx *gorm.DB, id, userID string) (a
 	var rows []accessRow
 	err := tx.WithContext(ctx).Table("notebooks").Select("notebooks.*, m.role AS role").
 		Joins("LEFT JOIN memberships m ON m.workspace_id = notebooks.workspace_id AND m.user_id = ?", userID).
-		Where("notebooks.id = ?", id).Limit(1).Scan(&rows).Error
+		Where("notebooks.id = ?", id).Limit(1).Find(&rows).Error
 	if err != nil {
 		return accessRow{}, err
 	}
