@@ -64,9 +64,13 @@ func (s *Store) list(ctx context.Context, visible func() *gorm.DB, f listFilter,
 		}
 		return paginate.Find(q, scope(), keyset, p, idOf)
 	}
+	var cursorScope *gorm.DB // read only with a cursor
+	if p.Cursor != "" {
+		cursorScope = scope()
+	}
 	perNotebook := s.db.Table("notes").Select("notes.id, notes.created_at").
 		Where("notes.notebook_id = nb.id AND notes.deleted_at IS NULL AND notes.archived = ?", f.Archived)
-	perNotebook = keyset.Order(keyset.After(perNotebook, scope(), p.Cursor)).Limit(p.Limit + 1)
+	perNotebook = keyset.Order(keyset.After(perNotebook, cursorScope, p.Cursor)).Limit(p.Limit + 1)
 	notebooks := s.db.Table("(?) AS nb", visible())
 	if f.NotebookID != nil {
 		notebooks = notebooks.Where("nb.id = ?", *f.NotebookID)
@@ -74,7 +78,10 @@ func (s *Store) list(ctx context.Context, visible func() *gorm.DB, f listFilter,
 	page := notebooks.Select("page.id").Joins("CROSS JOIN LATERAL (?) AS page", perNotebook).
 		Order("page.created_at DESC").Order("page.id DESC").Limit(p.Limit + 1)
 	q := s.db.WithContext(ctx).Table("notes").Where("notes.id IN (?)", page)
-	return paginate.Fetch(keyset.Order(q), scope(), keyset, p, idOf)
+	if p.Cursor != "" {
+		cursorScope = scope()
+	}
+	return paginate.Fetch(keyset.Order(q), cursorScope, keyset, p, idOf)
 }
 
 func (s *Store) create(ctx context.Context, tx *gorm.DB, n *Note) error {

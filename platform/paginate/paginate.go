@@ -121,7 +121,7 @@ func (ks Keyset) Order(q *gorm.DB) *gorm.DB {
 
 // Fetch loads the page of q, a query already narrowed by After and sorted by Order: up to
 // p.Limit rows and the next cursor. An empty page after a cursor costs a second query on scope,
-// to tell "end of list" from "unknown cursor".
+// to tell "end of list" from "unknown cursor" (scope is not used without a cursor; it may be nil).
 func Fetch[T any](q, scope *gorm.DB, ks Keyset, p Params, idOf func(T) string) ([]T, *string, error) {
 	var rows []T
 	if err := q.Limit(p.Limit + 1).Find(&rows).Error; err != nil {
