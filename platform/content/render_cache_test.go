@@ -64,3 +64,40 @@ func TestRenderMemoBounded(t *testing.T) {
 		t.Fatal("the newest entry is missing")
 	}
 }
+
+// BenchmarkRenderUncached measures what the memo saves: decoding a stored document and rendering
+// it back to Markdown, for a short note (about 500 bytes of Markdown).
+func BenchmarkRenderUncached(b *testing.B) {
+	doc, err := markdown.Parse("## Weekly sync\n\nDiscussed the **Q3 roadmap** with @alice and @bob. Key points:\n\n" +
+		"- Migrate the billing service to the new queue\n- Review the *on-call* rotation\n- Budget (`k6` or our own)\n\n" +
+		"> **Decision:** ship the new pagination behind a flag first.\n\nFollow-up with the [doc](https://example.com/d). #roadmap #meeting")
+	if err != nil {
+		b.Fatal(err)
+	}
+	stored, err := markdown.Encode(doc)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("decode", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := markdown.Decode(stored); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("render", func(b *testing.B) {
+		for b.Loop() {
+			_ = Text(doc)
+		}
+	})
+	b.Run("memo-hit", func(b *testing.B) {
+		if _, err := Render(stored); err != nil {
+			b.Fatal(err)
+		}
+		for b.Loop() {
+			if _, err := Render(stored); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

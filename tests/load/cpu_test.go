@@ -67,6 +67,26 @@ func pgCPUSince(name string, before map[int]time.Duration) time.Duration {
 	return total
 }
 
+// machineBusy is the CPU time all of this machine's cores have spent busy so far (user, nice,
+// system, irq, softirq and steal in the first line of /proc/stat); 0 when it cannot be read.
+func machineBusy() time.Duration {
+	stat, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0
+	}
+	line, _, _ := strings.Cut(string(stat), "\n")
+	fields := strings.Fields(line)
+	if len(fields) < 9 || fields[0] != "cpu" {
+		return 0
+	}
+	var busy int64
+	for _, i := range []int{1, 2, 3, 6, 7, 8} {
+		v, _ := strconv.ParseInt(fields[i], 10, 64)
+		busy += v
+	}
+	return time.Duration(busy) * clockTick
+}
+
 // databaseName is the database of a postgres:// URL.
 func databaseName(rawURL string) string {
 	u, err := url.Parse(rawURL)
