@@ -37,7 +37,7 @@ import (
 //     first paragraph starts with bold "Why:" or "Decision:" is a callout;
 //     tables get a header row, rectangular rows and one paragraph per cell.
 func Canonical(d Doc) Doc {
-	return Doc{Content: canonBlocks(d.Content, false, false)}
+	return Doc{Content: canonBlocks(d.Content, false, false, false)}
 }
 
 // Inline marks as bits; the link is kept beside them.
@@ -596,26 +596,27 @@ func linkOpensFirst(items []item, j int, opened uint8) bool {
 
 // canonBlocks returns the canonical form of a block list. inItem says that
 // the nearest enclosing container is a list item, inList that some list
-// encloses the blocks.
-func canonBlocks(nodes []Node, inItem, inList bool) []Node {
+// encloses the blocks; keep stores the written inline Markdown in the nodes
+// for Render.
+func canonBlocks(nodes []Node, inItem, inList, keep bool) []Node {
 	out := make([]Node, 0, len(nodes))
 	for i := range nodes {
 		n := &nodes[i]
 		switch n.Type {
 		case TypeParagraph:
-			items := planItems(normInline(itemsFromNodes(n.Content), ctxParagraph), ctxParagraph)
-			if len(items) == 0 {
+			plan := planInline(normInline(itemsFromNodes(n.Content), ctxParagraph), inlineCtx{block: ctxParagraph})
+			if len(plan.items) == 0 {
 				continue
 			}
-			out = append(out, Node{Type: TypeParagraph, Content: nodesFromItems(items)})
+			out = append(out, Node{Type: TypeParagraph, Content: nodesFromItems(plan.items), rendered: keepOut(keep, plan)})
 		case TypeHeading:
 			level := min(max(n.Attrs.Level, 1), 3)
 			ctx := ctxHeading
 			if level == 3 {
 				ctx = ctxHeading3
 			}
-			items := planItems(normInline(itemsFromNodes(n.Content), ctx), ctx)
-			out = append(out, Node{Type: TypeHeading, Attrs: Attrs{Level: level}, Content: nodesFromItems(items)})
+			plan := planInline(normInline(itemsFromNodes(n.Content), ctx), inlineCtx{block: ctx})
+			out = append(out, Node{Type: TypeHeading, Attrs: Attrs{Level: level}, Content: nodesFromItems(plan.items), rendered: keepOut(keep, plan)})
 		case TypeBulletList, TypeOrderedList:
 			l := Node{Type: n.Type}
 			if n.Type == TypeOrderedList {
@@ -625,7 +626,7 @@ func canonBlocks(nodes []Node, inItem, inList bool) []Node {
 				if n.Content[j].Type != TypeListItem {
 					continue
 				}
-				l.Content = append(l.Content, Node{Type: TypeListItem, Content: canonBlocks(n.Content[j].Content, true, true)})
+				l.Content = append(l.Content, Node{Type: TypeListItem, Content: canonBlocks(n.Content[j].Content, true, true, keep)})
 			}
 			if len(l.Content) == 0 {
 				continue
@@ -633,7 +634,7 @@ func canonBlocks(nodes []Node, inItem, inList bool) []Node {
 			l.Attrs.Tight = listTight(l.Content, n.Attrs.Tight, inList)
 			out = append(out, l)
 		case TypeBlockquote, TypeCallout:
-			out = append(out, canonQuote(n, inList))
+			out = append(out, canonQuote(n, inList, keep))
 		case TypeCodeBlock:
 			text := canonCode(n.Text)
 			if inItem {
@@ -643,7 +644,7 @@ func canonBlocks(nodes []Node, inItem, inList bool) []Node {
 		case TypeHorizontalRule:
 			out = append(out, Node{Type: TypeHorizontalRule})
 		case TypeTable:
-			if t, ok := canonTable(n); ok {
+			if t, ok := canonTable(n, keep); ok {
 				out = append(out, t)
 			}
 		}
@@ -692,25 +693,37 @@ func canonLanguage(s string) string {
 
 // canonQuote handles blockquotes and callouts: a blockquote whose first
 // paragraph starts with the bold label is a callout.
-func canonQuote(n *Node, inList bool) Node {
-	content := canonBlocks(n.Content, false, inList)
+func canonQuote(n *Node, inList, keep bool) Node {
+	content := canonBlocks(n.Content, false, inList, keep)
 	if n.Type == TypeCallout && (n.Attrs.Kind == CalloutWhy || n.Attrs.Kind == CalloutDecision) {
 		// The first paragraph continues the label's line.
 		if len(content) > 0 && content[0].Type == TypeParagraph {
-			items := planItemsIn(itemsFromNodes(content[0].Content), inlineCtx{block: ctxParagraph, noLineStart: true})
-			content[0] = Node{Type: TypeParagraph, Content: nodesFromItems(items)}
+			plan := planInline(itemsFromNodes(content[0].Content), inlineCtx{block: ctxParagraph, noLineStart: true})
+			content[0] = Node{Type: TypeParagraph, Content: nodesFromItems(plan.items), rendered: keepOut(keep, plan)}
 		}
 		return Node{Type: TypeCallout, Attrs: Attrs{Kind: n.Attrs.Kind}, Content: content}
 	}
-	if kind, rest, ok := splitCallout(content); ok {
+	if kind, rest, ok := splitCalloutKeep(content, keep); ok {
 		return Node{Type: TypeCallout, Attrs: Attrs{Kind: kind}, Content: rest}
 	}
 	return Node{Type: TypeBlockquote, Content: content}
 }
 
+// keepOut returns the written Markdown to store for Render, or nil.
+func keepOut(keep bool, plan inlinePlan) *string {
+	if !keep {
+		return nil
+	}
+	return &plan.out
+}
+
 // splitCallout recognises the callout label at the start of blocks and
 // returns the blocks without it.
 func splitCallout(blocks []Node) (CalloutKind, []Node, bool) {
+	return splitCalloutKeep(blocks, false)
+}
+
+func splitCalloutKeep(blocks []Node, keep bool) (CalloutKind, []Node, bool) {
 	if len(blocks) == 0 || blocks[0].Type != TypeParagraph || len(blocks[0].Content) == 0 {
 		return "", nil, false
 	}
@@ -727,10 +740,10 @@ func splitCallout(blocks []Node) (CalloutKind, []Node, bool) {
 	default:
 		return "", nil, false
 	}
-	items := planItemsIn(normInline(itemsFromNodes(blocks[0].Content[1:]), ctxParagraph), inlineCtx{block: ctxParagraph, noLineStart: true})
+	plan := planInline(normInline(itemsFromNodes(blocks[0].Content[1:]), ctxParagraph), inlineCtx{block: ctxParagraph, noLineStart: true})
 	rest := make([]Node, 0, len(blocks))
-	if len(items) > 0 {
-		rest = append(rest, Node{Type: TypeParagraph, Content: nodesFromItems(items)})
+	if len(plan.items) > 0 {
+		rest = append(rest, Node{Type: TypeParagraph, Content: nodesFromItems(plan.items), rendered: keepOut(keep, plan)})
 	}
 	rest = append(rest, blocks[1:]...)
 	return kind, rest, true
@@ -738,7 +751,7 @@ func splitCallout(blocks []Node) (CalloutKind, []Node, bool) {
 
 // canonTable makes a table rectangular, with a header row and one paragraph
 // per cell.
-func canonTable(n *Node) (Node, bool) {
+func canonTable(n *Node, keep bool) (Node, bool) {
 	var rows []Node
 	for i := range n.Content {
 		if n.Content[i].Type == TypeTableRow {
@@ -761,8 +774,8 @@ func canonTable(n *Node) (Node, bool) {
 			if c < len(rows[r].Content) {
 				inl = cellInline(rows[r].Content[c].Content)
 			}
-			items := planItems(normInline(itemsFromNodes(inl), ctxCell), ctxCell)
-			row.Content[c] = Node{Type: cellType, Content: []Node{{Type: TypeParagraph, Content: nodesFromItems(items)}}}
+			plan := planInline(normInline(itemsFromNodes(inl), ctxCell), inlineCtx{block: ctxCell})
+			row.Content[c] = Node{Type: cellType, Content: []Node{{Type: TypeParagraph, Content: nodesFromItems(plan.items), rendered: keepOut(keep, plan)}}}
 		}
 		t.Content[r] = row
 	}

@@ -289,7 +289,7 @@ func oracleSkip(s string) string {
 			if p, ok := n.FirstChild().(*gast.Paragraph); ok {
 				if e, ok := p.FirstChild().(*gast.Emphasis); ok && e.Level == 2 {
 					label := string(e.Text(src)) //nolint:staticcheck // the label is plain text
-					if (label == "Why:" || label == "Decision:") && e.NextSibling() != nil && !edgeSpace(e.NextSibling(), src, true) {
+					if (label == "Why:" || label == "Decision:") && e.NextSibling() != nil && !oneSpace(e.NextSibling(), src) {
 						reason = "a callout label is followed by one space"
 					}
 				}
@@ -356,6 +356,23 @@ func lastLeaf(n gast.Node) gast.Node {
 		n = n.LastChild()
 	}
 	return n
+}
+
+// oneSpace reports whether n is text starting with exactly one space.
+func oneSpace(n gast.Node, src []byte) bool {
+	t, ok := n.(*gast.Text)
+	if !ok {
+		return false
+	}
+	v := t.Segment.Value(src)
+	if len(v) == 0 || v[0] != ' ' {
+		return false
+	}
+	if len(v) == 1 {
+		return !t.SoftLineBreak() && !t.HardLineBreak()
+	}
+	r, _ := utf8.DecodeRune(v[1:])
+	return !unicode.IsSpace(r)
 }
 
 func isEmphasisNode(n gast.Node) bool {
@@ -464,6 +481,10 @@ func flattenInline(h string) string {
 			flush()
 			cur = ""
 			out.WriteString(tag)
+			if name == "br" && i < len(h) && h[i] == '\n' {
+				out.WriteByte('\n') // layout, not text inside a mark
+				i++
+			}
 		}
 	}
 	flush()

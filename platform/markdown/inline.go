@@ -43,10 +43,16 @@ func planItems(items []item, ctx blockCtx) []item {
 }
 
 func planItemsIn(items []item, ctx inlineCtx) []item {
+	return planInline(items, ctx).items
+}
+
+// planInline writes items, returning what was written and the items as
+// written.
+func planInline(items []item, ctx inlineCtx) inlinePlan {
 	if len(items) == 0 {
-		return items
+		return inlinePlan{}
 	}
-	return renderInline(items, ctx).items
+	return renderInline(items, ctx)
 }
 
 // renderInline writes canonical items as Markdown. Line breaks in the result
@@ -65,7 +71,7 @@ func renderInline(items []item, ctx inlineCtx) inlinePlan {
 	// A paragraph starting with "[label]:" would be read as a link
 	// reference definition. Text '[' is escaped there; a link's label can
 	// only end early inside code, whose mark then goes.
-	if w.startsBlock() {
+	if w.startsBlock() && mayStartDefinition(cur) {
 		for {
 			out, ok := w.tryAll(cur)
 			if !ok || !startsDefinition(out) {
@@ -133,6 +139,24 @@ func (w *inlineWriter) tryAll(items []item) (string, bool) {
 		}
 	}
 	return w.try(items, true)
+}
+
+// mayStartDefinition reports whether items start with a link whose text
+// holds code with a ']' (the only way a written paragraph can start with a
+// definition label).
+func mayStartDefinition(items []item) bool {
+	if len(items) == 0 || items[0].link == nil {
+		return false
+	}
+	for i := range items {
+		if !sameLink(items[i].link, items[0].link) {
+			break
+		}
+		if items[i].marks&mCode != 0 && strings.IndexByte(items[i].text, ']') >= 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // startsDefinition reports whether Markdown would read the start of out as
@@ -640,10 +664,14 @@ func codeSpan(code string, inTable bool) string {
 func linkTail(l *linkAttr, inTable bool) string {
 	var b strings.Builder
 	b.WriteString("](")
-	if l.href == "" && l.title != "" {
+	switch {
+	case l.href == "" && l.title != "":
 		b.WriteString("<>")
+	case strings.IndexByte(l.href, ' ') >= 0 && !strings.ContainsAny(l.href, "<>\n\r"):
+		writePointyDestination(&b, l.href, inTable)
+	default:
+		writeDestination(&b, l.href, inTable)
 	}
-	writeDestination(&b, l.href, inTable)
 	if l.title != "" {
 		b.WriteString(" \"")
 		writeTitle(&b, l.title, inTable)
@@ -674,6 +702,27 @@ func writeDestination(b *strings.Builder, href string, inTable bool) {
 			b.WriteByte(c)
 		}
 	}
+}
+
+// writePointyDestination writes <destination>, for one holding spaces.
+func writePointyDestination(b *strings.Builder, href string, inTable bool) {
+	b.WriteByte('<')
+	for i := 0; i < len(href); i++ {
+		c := href[i]
+		switch {
+		case c < ' ' || c == 0x7f:
+			writeCharRef(b, rune(c))
+		case c == '\\':
+			b.WriteString("\\\\")
+		case c == '&' && entityLike(href[i:]):
+			b.WriteString("\\&")
+		case c == '|' && inTable:
+			b.WriteString("\\|")
+		default:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteByte('>')
 }
 
 func parensBalanced(s string) bool {

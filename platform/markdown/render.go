@@ -13,7 +13,7 @@ import (
 // exactly what would otherwise change meaning. Render(Parse(s)) is a fixed
 // point of Render∘Parse, and Parse(Render(d)) equals Canonical(d).
 func Render(d Doc) string {
-	blocks := canonBlocks(d.Content, false, false)
+	blocks := canonBlocks(d.Content, false, false, true)
 	var r renderer
 	r.blocks(blocks, false)
 	return r.b.String()
@@ -144,7 +144,7 @@ func (r *renderer) blocks(nodes []Node, tight bool) {
 func (r *renderer) block(n *Node, afterParagraph, altMarker, closeQuote bool) {
 	switch n.Type {
 	case TypeParagraph:
-		r.writeLines(renderInline(itemsFromNodes(n.Content), inlineCtx{block: ctxParagraph}).out)
+		r.writeLines(inlineOut(n, inlineCtx{block: ctxParagraph}))
 	case TypeHeading:
 		r.heading(n)
 	case TypeHorizontalRule:
@@ -177,13 +177,22 @@ func (r *renderer) block(n *Node, afterParagraph, altMarker, closeQuote bool) {
 	}
 }
 
+// inlineOut returns the Markdown of a block's inline content, as written
+// during canonicalisation.
+func inlineOut(n *Node, ctx inlineCtx) string {
+	if n.rendered != nil {
+		return *n.rendered
+	}
+	return planInline(itemsFromNodes(n.Content), ctx).out
+}
+
 func (r *renderer) heading(n *Node) {
 	items := itemsFromNodes(n.Content)
 	ctx := ctxHeading
 	if n.Attrs.Level == 3 {
 		ctx = ctxHeading3
 	}
-	out := renderInline(items, inlineCtx{block: ctx}).out
+	out := inlineOut(n, inlineCtx{block: ctx})
 	if ctx == ctxHeading && hasLineBreak(items) {
 		r.writeLines(out)
 		if n.Attrs.Level == 1 {
@@ -301,7 +310,7 @@ func (r *renderer) callout(n *Node, closeQuote bool) {
 	label := "**" + calloutLabel(n.Attrs.Kind) + "**"
 	rest := n.Content
 	if len(rest) > 0 && rest[0].Type == TypeParagraph {
-		out := renderInline(itemsFromNodes(rest[0].Content), inlineCtx{block: ctxParagraph, noLineStart: true}).out
+		out := inlineOut(&rest[0], inlineCtx{block: ctxParagraph, noLineStart: true})
 		r.writeLines(label + " " + out)
 		rest = rest[1:]
 	} else {
@@ -324,11 +333,10 @@ func (r *renderer) table(n *Node) {
 		b.WriteString("|")
 		for ci := range row.Content {
 			cell := &row.Content[ci]
-			var content []Node
+			out := ""
 			if len(cell.Content) > 0 {
-				content = cell.Content[0].Content
+				out = inlineOut(&cell.Content[0], inlineCtx{block: ctxCell})
 			}
-			out := renderInline(itemsFromNodes(content), inlineCtx{block: ctxCell}).out
 			b.WriteString(" ")
 			b.WriteString(out)
 			b.WriteString(" |")
