@@ -2,6 +2,7 @@ package notes
 
 import (
 	"context"
+	"database/sql"
 
 	"gorm.io/gorm"
 
@@ -77,11 +78,24 @@ func (s *Store) list(ctx context.Context, visible func() *gorm.DB, f listFilter,
 	}
 	page := notebooks.Select("page.id").Joins("CROSS JOIN LATERAL (?) AS page", perNotebook).
 		Order("page.created_at DESC").Order("page.id DESC").Limit(p.Limit + 1)
-	q := s.db.WithContext(ctx).Table("notes").Where("notes.id IN (?)", page)
+	q := s.db.WithContext(ctx).Table("notes").Select(noteColumns).Where("notes.id IN (?)", page)
 	if p.Cursor != "" {
 		cursorScope = scope()
 	}
-	return paginate.Fetch(keyset.Order(q), cursorScope, keyset, p, idOf)
+	return paginate.FetchScan(keyset.Order(q), cursorScope, keyset, p, idOf, scanNote)
+}
+
+// noteColumns are the columns scanNote reads, in its order.
+const noteColumns = "notes.id, notes.notebook_id, notes.content, notes.has_decision, notes.archived, notes.target_at, " +
+	"notes.follow_up_at, notes.created_by_id, notes.created_at, notes.updated_at, notes.deleted_at"
+
+// scanNote reads a row of noteColumns without reflection (a page is 20 to 100 of them). It is
+// used on PostgreSQL only, whose driver returns timestamps as time.Time.
+func scanNote(rows *sql.Rows) (Note, error) {
+	var n Note
+	err := rows.Scan(&n.ID, &n.NotebookID, &n.Content, &n.HasDecision, &n.Archived, &n.TargetAt, &n.FollowUpAt,
+		&n.CreatedByID, &n.CreatedAt, &n.UpdatedAt, &n.DeletedAt)
+	return n, err
 }
 
 func (s *Store) create(ctx context.Context, tx *gorm.DB, n *Note) error {
