@@ -174,7 +174,8 @@ func seed(t testing.TB, conn *gorm.DB, ann apitest.User, sc Scenario) Seeded {
 	// createdAt: a hash of g spread over about a year, at 15 ms steps (so some ties, broken by id).
 	exec(`INSERT INTO notes (id, notebook_id, content, has_decision, archived, created_by_id, created_at, updated_at, deleted_at)
 		SELECT id, notebook_id, jsonb_set(?::jsonb, '{content,0,content,0,text}', to_jsonb('Weekly sync '||g||' with the platform team'))::json,
-		       ?, (g / 7) % 10 = 3, created_by_id, ts, ts, CASE WHEN (g / 3) % 50 = 7 THEN ts + interval '1 day' END
+		       ?, (hashtext('a'||g) & 1023) % 10 = 3, created_by_id, ts, ts,
+		       CASE WHEN (hashtext('d'||g) & 1023) % 50 = 7 THEN ts + interval '1 day' END
 		FROM (
 			SELECT g, 'n'||substr(md5('n'||g), 1, 23) AS id,
 			       CASE WHEN g <= ? THEN 'b'||substr(md5('caller'||(g % ?)), 1, 23)
