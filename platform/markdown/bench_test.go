@@ -16,7 +16,7 @@ import (
 // benchInputs returns the realistic meeting note (about 5 KB) and a 100 KB
 // document: a run of such notes with varied names, dates and numbers, as a
 // long-lived "weekly sync" note grows.
-func benchInputs(b *testing.B) (small, large string) {
+func benchInputs(b testing.TB) (small, large string) {
 	b.Helper()
 	data, err := os.ReadFile("testdata/bench/meeting-note.md")
 	if err != nil {

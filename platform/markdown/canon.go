@@ -37,7 +37,98 @@ import (
 //     first paragraph starts with bold "Why:" or "Decision:" is a callout;
 //     tables get a header row, rectangular rows and one paragraph per cell.
 func Canonical(d Doc) Doc {
-	return Doc{Content: canonBlocks(d.Content, false, false, false)}
+	return Doc{Content: canonBlocks(d.Content, false, false, nil)}
+}
+
+// canonState is Render's state while canonicalising: it keeps the written
+// inline Markdown in the nodes, reuses inline nodes that canonicalisation
+// leaves unchanged, and recycles an item buffer.
+type canonState struct {
+	scratch []item
+	written int // bytes of inline Markdown, to size Render's buffer
+}
+
+// items flattens inline nodes, into the scratch buffer when there is one.
+func (st *canonState) items(nodes []Node) []item {
+	if st == nil {
+		return itemsFromNodes(nodes)
+	}
+	st.scratch = appendItems(st.scratch[:0], nodes)
+	return st.scratch
+}
+
+// nodes builds inline nodes from canonical items; for Render it returns the
+// original nodes when they are the same.
+func (st *canonState) nodes(items []item, orig []Node) []Node {
+	if st != nil && itemsMatch(items, orig) {
+		return orig
+	}
+	return nodesFromItems(items)
+}
+
+// itemsMatch reports whether nodes hold exactly the items.
+func itemsMatch(items []item, nodes []Node) bool {
+	if len(items) != len(nodes) {
+		return false
+	}
+	for i := range items {
+		it, n := &items[i], &nodes[i]
+		if len(n.Content) != 0 {
+			return false
+		}
+		switch it.kind {
+		case itText:
+			if n.Type != TypeText || n.Text != it.text {
+				return false
+			}
+		case itTag:
+			if n.Type != TypeTag || n.Attrs.Name != it.text {
+				return false
+			}
+		case itMention:
+			if n.Type != TypeMention || n.Attrs.Name != it.text {
+				return false
+			}
+		case itBreak:
+			if n.Type != TypeHardBreak || len(n.Marks) != 0 {
+				return false
+			}
+			continue
+		}
+		var m uint8
+		var link *linkAttr
+		for k, mk := range n.Marks {
+			var bit uint8
+			switch mk.Type {
+			case MarkBold:
+				bit = mBold
+			case MarkItalic:
+				bit = mItalic
+			case MarkStrike:
+				bit = mStrike
+			case MarkUnderline:
+				bit = mUnderline
+			case MarkCode:
+				bit = mCode
+			case MarkLink:
+				if link != nil || k != len(n.Marks)-1 {
+					return false
+				}
+				link = &linkAttr{mk.Href, mk.Title}
+				continue
+			default:
+				return false
+			}
+			if m >= bit { // repeated or out of schema order
+				return false
+			}
+			m |= bit
+		}
+		if m != it.marks || !sameLink(link, it.link) {
+			return false
+		}
+	}
+	return true
 }
 
 // Inline marks as bits; the link is kept beside them.
@@ -97,7 +188,10 @@ const (
 // itemsFromNodes flattens inline nodes into items, applying the per-node
 // rules (mark order, invalid tags, code line breaks).
 func itemsFromNodes(nodes []Node) []item {
-	items := make([]item, 0, len(nodes))
+	return appendItems(make([]item, 0, len(nodes)), nodes)
+}
+
+func appendItems(items []item, nodes []Node) []item {
 	for i := range nodes {
 		n := &nodes[i]
 		var it item
@@ -267,11 +361,14 @@ func normInline(items []item, ctx blockCtx) []item {
 		}
 	}
 	items = mergeItems(items)
-	items = moveEdgeSpace(items)
-	items = mergeItems(items)
+	if moved := moveEdgeSpace(items); len(moved) != len(items) || &moved[0] != &items[0] {
+		items = mergeItems(moved)
+	}
 	items = stripSpaces(items, ctx)
-	items = fixTags(items)
-	return mergeItems(items)
+	if fixTags(items) {
+		items = mergeItems(items)
+	}
+	return items
 }
 
 // mergeItems joins adjacent text items with equal marks and drops empty ones.
@@ -297,6 +394,21 @@ func mergeItems(items []item) []item {
 // last one loses it. A hard break counts as whitespace inside a run whose
 // mark both its neighbours have.
 func moveEdgeSpace(items []item) []item {
+	edge := false
+	for i := range items {
+		it := &items[i]
+		if it.kind == itText && it.marks&mEmphasis != 0 && it.marks&mCode == 0 && it.text != "" {
+			first, _ := utf8.DecodeRuneInString(it.text)
+			last, _ := utf8.DecodeLastRuneInString(it.text)
+			if isFlankSpace(first) || isFlankSpace(last) {
+				edge = true
+				break
+			}
+		}
+	}
+	if !edge {
+		return items
+	}
 	var pieces []item
 	var blank []bool
 	needed := false
@@ -422,7 +534,7 @@ func stripSpaces(items []item, ctx blockCtx) []item {
 	}
 	// The line after a hard break starts without whitespace, unless a link
 	// opens there (its '[' comes first).
-	afterBreak := false
+	afterBreak, stripped := false, false
 	var linkBefore *linkAttr
 	for i := range items {
 		it := &items[i]
@@ -440,12 +552,17 @@ func stripSpaces(items []item, ctx blockCtx) []item {
 			afterBreak = false
 			continue
 		}
-		it.text = strings.TrimLeft(it.text, " \t\n")
+		if t := strings.TrimLeft(it.text, " \t\n"); t != it.text {
+			it.text = t
+			stripped = true
+		}
 		if it.text != "" {
 			afterBreak = false
 		}
 	}
-	items = mergeItems(items)
+	if stripped {
+		items = mergeItems(items)
+	}
 	// Leading whitespace of the block.
 	for len(items) > 0 {
 		it := &items[0]
@@ -480,6 +597,10 @@ func stripSpaces(items []item, ctx blockCtx) []item {
 // stripAroundNewlines removes spaces and tabs around '\n' and collapses runs
 // of line breaks to one.
 func stripAroundNewlines(s string) string {
+	if !strings.Contains(s, " \n") && !strings.Contains(s, "\t\n") && !strings.Contains(s, "\n ") &&
+		!strings.Contains(s, "\n\t") && !strings.Contains(s, "\n\n") {
+		return s
+	}
 	out := make([]byte, 0, len(s))
 	pending := false
 	for i := 0; i < len(s); i++ {
@@ -507,7 +628,7 @@ func stripAroundNewlines(s string) string {
 // text: those after a character that blocks the tag rule, and those directly
 // followed by an opening delimiter that cannot be written after a name
 // character.
-func fixTags(items []item) []item {
+func fixTags(items []item) (changed bool) {
 	prev := noPrev
 	for i := range items {
 		it := &items[i]
@@ -516,11 +637,12 @@ func fixTags(items []item) []item {
 			if blocksTag(prev) || !tagCanPrecede(items, i) {
 				it.text = sigil(it.kind) + it.text
 				it.kind = itText
+				changed = true
 			}
 		}
 		prev = itemLastRune(it, prev)
 	}
-	return items
+	return changed
 }
 
 func itemLastRune(it *item, prev rune) rune {
@@ -596,27 +718,26 @@ func linkOpensFirst(items []item, j int, opened uint8) bool {
 
 // canonBlocks returns the canonical form of a block list. inItem says that
 // the nearest enclosing container is a list item, inList that some list
-// encloses the blocks; keep stores the written inline Markdown in the nodes
-// for Render.
-func canonBlocks(nodes []Node, inItem, inList, keep bool) []Node {
+// encloses the blocks; st is Render's state (nil for Canonical).
+func canonBlocks(nodes []Node, inItem, inList bool, st *canonState) []Node {
 	out := make([]Node, 0, len(nodes))
 	for i := range nodes {
 		n := &nodes[i]
 		switch n.Type {
 		case TypeParagraph:
-			plan := planInline(normInline(itemsFromNodes(n.Content), ctxParagraph), inlineCtx{block: ctxParagraph})
+			plan := planInline(normInline(st.items(n.Content), ctxParagraph), inlineCtx{block: ctxParagraph})
 			if len(plan.items) == 0 {
 				continue
 			}
-			out = append(out, Node{Type: TypeParagraph, Content: nodesFromItems(plan.items), rendered: keepOut(keep, plan)})
+			out = append(out, Node{Type: TypeParagraph, Content: st.nodes(plan.items, n.Content), rendered: st.keep(plan)})
 		case TypeHeading:
 			level := min(max(n.Attrs.Level, 1), 3)
 			ctx := ctxHeading
 			if level == 3 {
 				ctx = ctxHeading3
 			}
-			plan := planInline(normInline(itemsFromNodes(n.Content), ctx), inlineCtx{block: ctx})
-			out = append(out, Node{Type: TypeHeading, Attrs: Attrs{Level: level}, Content: nodesFromItems(plan.items), rendered: keepOut(keep, plan)})
+			plan := planInline(normInline(st.items(n.Content), ctx), inlineCtx{block: ctx})
+			out = append(out, Node{Type: TypeHeading, Attrs: Attrs{Level: level}, Content: st.nodes(plan.items, n.Content), rendered: st.keep(plan)})
 		case TypeBulletList, TypeOrderedList:
 			l := Node{Type: n.Type}
 			if n.Type == TypeOrderedList {
@@ -626,7 +747,7 @@ func canonBlocks(nodes []Node, inItem, inList, keep bool) []Node {
 				if n.Content[j].Type != TypeListItem {
 					continue
 				}
-				l.Content = append(l.Content, Node{Type: TypeListItem, Content: canonBlocks(n.Content[j].Content, true, true, keep)})
+				l.Content = append(l.Content, Node{Type: TypeListItem, Content: canonBlocks(n.Content[j].Content, true, true, st)})
 			}
 			if len(l.Content) == 0 {
 				continue
@@ -634,7 +755,7 @@ func canonBlocks(nodes []Node, inItem, inList, keep bool) []Node {
 			l.Attrs.Tight = listTight(l.Content, n.Attrs.Tight, inList)
 			out = append(out, l)
 		case TypeBlockquote, TypeCallout:
-			out = append(out, canonQuote(n, inList, keep))
+			out = append(out, canonQuote(n, inList, st))
 		case TypeCodeBlock:
 			text := canonCode(n.Text)
 			if inItem {
@@ -644,7 +765,7 @@ func canonBlocks(nodes []Node, inItem, inList, keep bool) []Node {
 		case TypeHorizontalRule:
 			out = append(out, Node{Type: TypeHorizontalRule})
 		case TypeTable:
-			if t, ok := canonTable(n, keep); ok {
+			if t, ok := canonTable(n, st); ok {
 				out = append(out, t)
 			}
 		}
@@ -693,37 +814,39 @@ func canonLanguage(s string) string {
 
 // canonQuote handles blockquotes and callouts: a blockquote whose first
 // paragraph starts with the bold label is a callout.
-func canonQuote(n *Node, inList, keep bool) Node {
-	content := canonBlocks(n.Content, false, inList, keep)
+func canonQuote(n *Node, inList bool, st *canonState) Node {
+	content := canonBlocks(n.Content, false, inList, st)
 	if n.Type == TypeCallout && (n.Attrs.Kind == CalloutWhy || n.Attrs.Kind == CalloutDecision) {
 		// The first paragraph continues the label's line.
 		if len(content) > 0 && content[0].Type == TypeParagraph {
-			plan := planInline(itemsFromNodes(content[0].Content), inlineCtx{block: ctxParagraph, noLineStart: true})
-			content[0] = Node{Type: TypeParagraph, Content: nodesFromItems(plan.items), rendered: keepOut(keep, plan)}
+			plan := planInline(st.items(content[0].Content), inlineCtx{block: ctxParagraph, noLineStart: true})
+			content[0] = Node{Type: TypeParagraph, Content: st.nodes(plan.items, content[0].Content), rendered: st.keep(plan)}
 		}
 		return Node{Type: TypeCallout, Attrs: Attrs{Kind: n.Attrs.Kind}, Content: content}
 	}
-	if kind, rest, ok := splitCalloutKeep(content, keep); ok {
+	if kind, rest, ok := splitCalloutKeep(content, st); ok {
 		return Node{Type: TypeCallout, Attrs: Attrs{Kind: kind}, Content: rest}
 	}
 	return Node{Type: TypeBlockquote, Content: content}
 }
 
-// keepOut returns the written Markdown to store for Render, or nil.
-func keepOut(keep bool, plan inlinePlan) *string {
-	if !keep {
+// keep stores the written Markdown of an inline block for Render (nothing
+// for Canonical).
+func (st *canonState) keep(plan inlinePlan) *string {
+	if st == nil {
 		return nil
 	}
+	st.written += len(plan.out) + 1
 	return &plan.out
 }
 
 // splitCallout recognises the callout label at the start of blocks and
 // returns the blocks without it.
 func splitCallout(blocks []Node) (CalloutKind, []Node, bool) {
-	return splitCalloutKeep(blocks, false)
+	return splitCalloutKeep(blocks, nil)
 }
 
-func splitCalloutKeep(blocks []Node, keep bool) (CalloutKind, []Node, bool) {
+func splitCalloutKeep(blocks []Node, st *canonState) (CalloutKind, []Node, bool) {
 	if len(blocks) == 0 || blocks[0].Type != TypeParagraph || len(blocks[0].Content) == 0 {
 		return "", nil, false
 	}
@@ -743,7 +866,7 @@ func splitCalloutKeep(blocks []Node, keep bool) (CalloutKind, []Node, bool) {
 	plan := planInline(normInline(itemsFromNodes(blocks[0].Content[1:]), ctxParagraph), inlineCtx{block: ctxParagraph, noLineStart: true})
 	rest := make([]Node, 0, len(blocks))
 	if len(plan.items) > 0 {
-		rest = append(rest, Node{Type: TypeParagraph, Content: nodesFromItems(plan.items), rendered: keepOut(keep, plan)})
+		rest = append(rest, Node{Type: TypeParagraph, Content: nodesFromItems(plan.items), rendered: st.keep(plan)})
 	}
 	rest = append(rest, blocks[1:]...)
 	return kind, rest, true
@@ -751,7 +874,7 @@ func splitCalloutKeep(blocks []Node, keep bool) (CalloutKind, []Node, bool) {
 
 // canonTable makes a table rectangular, with a header row and one paragraph
 // per cell.
-func canonTable(n *Node, keep bool) (Node, bool) {
+func canonTable(n *Node, st *canonState) (Node, bool) {
 	var rows []Node
 	for i := range n.Content {
 		if n.Content[i].Type == TypeTableRow {
@@ -774,8 +897,8 @@ func canonTable(n *Node, keep bool) (Node, bool) {
 			if c < len(rows[r].Content) {
 				inl = cellInline(rows[r].Content[c].Content)
 			}
-			plan := planInline(normInline(itemsFromNodes(inl), ctxCell), inlineCtx{block: ctxCell})
-			row.Content[c] = Node{Type: cellType, Content: []Node{{Type: TypeParagraph, Content: nodesFromItems(plan.items), rendered: keepOut(keep, plan)}}}
+			plan := planInline(normInline(st.items(inl), ctxCell), inlineCtx{block: ctxCell})
+			row.Content[c] = Node{Type: cellType, Content: []Node{{Type: TypeParagraph, Content: st.nodes(plan.items, inl), rendered: st.keep(plan)}}}
 		}
 		t.Content[r] = row
 	}
@@ -785,6 +908,9 @@ func canonTable(n *Node, keep bool) (Node, bool) {
 // cellInline gathers the inline content of a cell's blocks, separated by
 // spaces.
 func cellInline(blocks []Node) []Node {
+	if len(blocks) == 1 && blocks[0].Type == TypeParagraph {
+		return blocks[0].Content
+	}
 	var out []Node
 	var walk func(nodes []Node)
 	walk = func(nodes []Node) {

@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/yuin/goldmark/util"
@@ -31,6 +32,8 @@ type inlineCtx struct {
 	block       blockCtx
 	noLineStart bool // the content continues a line (a callout's first paragraph)
 }
+
+var writerPool = sync.Pool{New: func() any { return new(inlineWriter) }}
 
 type inlinePlan struct {
 	items []item
@@ -61,7 +64,9 @@ func renderInline(items []item, ctx inlineCtx) inlinePlan {
 	if len(items) == 0 {
 		return inlinePlan{}
 	}
-	w := inlineWriter{ctx: ctx}
+	w := writerPool.Get().(*inlineWriter)
+	defer writerPool.Put(w)
+	w.ctx, w.splitEarly, w.runMemo = ctx, false, runMemo{}
 	if ctx.block == ctxHeading {
 		w.atx = !hasLineBreak(items)
 	} else {
@@ -265,8 +270,9 @@ type token struct {
 	pos   int    // boundary index of a delimiter
 	scope int    // link scope: span index of the enclosing link + 1, or 0
 	s     string // written form (all but text)
-	// text tokens
+	// text tokens: written form in the writer's arena
 	forceFirst, forceLast bool
+	from, to              int
 	// written first and last runes, for the flanking rules
 	first, last rune
 }
@@ -285,6 +291,15 @@ type inlineWriter struct {
 	bounds []boundary
 	toks   []token
 	prev   []rune // decoded character before each item
+	stack  []int
+	kinds  []spanKind
+	sims   []simRun
+	simPtr []*simRun
+	got    []uint8
+	depth  []int32
+
+	arena  []byte
+	runBuf []runInfo
 
 	runMemo runMemo
 }
@@ -338,13 +353,15 @@ func (w *inlineWriter) planSpans() {
 	}
 	w.spans = w.spans[:0]
 	if cap(w.bounds) < n+1 {
-		w.bounds = make([]boundary, n+1)
+		w.bounds = append(w.bounds[:cap(w.bounds)], make([]boundary, n+1-cap(w.bounds))...)
 	}
 	w.bounds = w.bounds[:n+1]
 	for i := range w.bounds {
-		w.bounds[i] = boundary{}
+		w.bounds[i].closers = w.bounds[i].closers[:0]
+		w.bounds[i].openers = w.bounds[i].openers[:0]
 	}
-	var stack []int
+	stack := w.stack[:0]
+	defer func() { w.stack = stack[:0] }()
 	for i := 0; i <= n; i++ {
 		var want item
 		if i < n {
@@ -375,7 +392,7 @@ func (w *inlineWriter) planSpans() {
 				have |= spanBits[w.spans[s].kind]
 			}
 		}
-		var kinds []spanKind
+		kinds := w.kinds[:0]
 		if want.link != nil && !haveLink {
 			kinds = append(kinds, spLink)
 		}
@@ -401,6 +418,7 @@ func (w *inlineWriter) planSpans() {
 			w.spans = append(w.spans, sp)
 			b.openers = append(b.openers, len(w.spans)-1)
 		}
+		w.kinds = kinds[:0]
 		w.resolveFusion(b)
 		stack = append(stack, b.openers...)
 	}
@@ -622,10 +640,17 @@ func (w *inlineWriter) buildTokens() {
 }
 
 func delimString(sp *span) string {
-	if sp.kind == spItalic {
-		return string(sp.ch)
+	switch {
+	case sp.kind == spItalic && sp.ch == '_':
+		return "_"
+	case sp.kind == spItalic:
+		return "*"
+	case sp.ch == '_':
+		return "__"
+	case sp.ch == '~':
+		return "~~"
 	}
-	return string([]byte{sp.ch, sp.ch})
+	return "**"
 }
 
 // codeSpan writes code with a backtick fence longer than any run inside it
@@ -801,6 +826,7 @@ func entityLike(s string) bool {
 
 // writeTexts writes every text token.
 func (w *inlineWriter) writeTexts() {
+	w.arena = w.arena[:0]
 	for t := range w.toks {
 		if w.toks[t].kind == tkText {
 			w.writeText(t)
@@ -826,7 +852,7 @@ func (w *inlineWriter) lineStartAt(t int) bool {
 	return false
 }
 
-// writeText escapes one text token for its context.
+// writeText escapes one text token for its context, into the arena.
 func (w *inlineWriter) writeText(t int) {
 	tok := &w.toks[t]
 	it := &w.items[tok.item]
@@ -839,42 +865,46 @@ func (w *inlineWriter) writeText(t int) {
 	lastTok := next == nil
 	afterAtom := tok.item > 0 && (w.items[tok.item-1].kind == itTag || w.items[tok.item-1].kind == itMention) &&
 		w.items[tok.item-1].sameMarks(it) && t > 0 && w.toks[t-1].kind == tkAtom
-	var b strings.Builder
-	b.Grow(len(text) + 8)
+	b := w.arena
+	tok.from = len(b)
 	lineStart := w.lineStartAt(t)
 	prev := w.prev[tok.item]
 	escapeAt := -1 // byte index to escape for a line-start construct
 	firstSet := false
+	note := func(first, last rune) {
+		if !firstSet {
+			tok.first, firstSet = first, true
+		}
+		tok.last = last
+	}
 	for i := 0; i < len(text); {
 		r, size := utf8.DecodeRuneInString(text[i:])
 		atEnd := i+size == len(text)
-		var piece string // written form when not raw
-		raw := false
 		switch {
+		case r == '\n' && (w.atx || w.ctx.block == ctxCell):
+			b = append(b, "&#10;"...)
+			note('&', ';')
 		case r == '\n':
-			if w.atx || w.ctx.block == ctxCell {
-				piece = "&#10;"
-			} else {
-				b.WriteByte('\n')
-				if !firstSet {
-					tok.first, firstSet = '\n', true
-				}
-				tok.last = '\n'
-				prev = r
-				i += size
-				lineStart = true
-				continue
-			}
+			b = append(b, '\n')
+			note('\n', '\n')
+			prev = r
+			i += size
+			lineStart = true
+			continue
 		case (i == 0 && tok.forceFirst) || (atEnd && tok.forceLast):
-			piece = charRef(r)
+			b = appendCharRef(b, r)
+			note('&', ';')
 		case i == 0 && afterAtom && continuesName(w.items[tok.item-1].kind == itMention, text):
 			if r < utf8.RuneSelf && util.IsPunct(byte(r)) {
-				piece = "\\" + string(r)
+				b = append(b, '\\', byte(r))
+				note('\\', r)
 			} else {
-				piece = charRef(r)
+				b = appendCharRef(b, r)
+				note('&', ';')
 			}
 		case r == '\r':
-			piece = "&#13;"
+			b = append(b, "&#13;"...)
+			note('&', ';')
 		default:
 			if lineStart && i == 0 && t == 0 && r == '[' && w.startsBlock() {
 				escapeAt = 0
@@ -886,40 +916,37 @@ func (w *inlineWriter) writeText(t int) {
 				}
 				lineStart = false
 			}
-			if i == escapeAt {
-				piece = "\\" + string(r)
-			} else if w.needsEscape(text, i, r, prev, inLink, atEnd, next, lastTok, t) {
+			switch {
+			case i == escapeAt:
+				b = append(b, '\\')
+				b = append(b, text[i:i+size]...)
+				note('\\', r)
+			case w.needsEscape(text, i, r, prev, inLink, atEnd, next, lastTok, t):
 				if r == '\\' && atEnd && next != nil && next.kind == tkBreak {
-					piece = "&#92;"
+					b = append(b, "&#92;"...)
+					note('&', ';')
 				} else {
-					piece = "\\" + string(r)
+					b = append(b, '\\')
+					b = append(b, text[i:i+size]...)
+					note('\\', r)
 				}
-			} else {
-				raw = true
+			default:
+				b = append(b, text[i:i+size]...)
+				note(r, r)
 			}
-		}
-		if raw {
-			b.WriteString(text[i : i+size])
-			if !firstSet {
-				tok.first, firstSet = r, true
-			}
-			tok.last = r
-		} else {
-			b.WriteString(piece)
-			if !firstSet {
-				tok.first, firstSet = rune(piece[0]), true
-			}
-			tok.last = lastRune(piece)
 		}
 		lineStart = false
 		prev = r
 		i += size
 	}
-	tok.s = b.String()
+	tok.to = len(b)
+	w.arena = b
 }
 
-func charRef(r rune) string {
-	return "&#" + strconv.Itoa(int(r)) + ";"
+func appendCharRef(b []byte, r rune) []byte {
+	b = append(b, '&', '#')
+	b = strconv.AppendInt(b, int64(r), 10)
+	return append(b, ';')
 }
 
 // lineEscape returns the index of the character to escape so that a line
@@ -1096,7 +1123,8 @@ type runInfo struct {
 }
 
 func (w *inlineWriter) runs() []runInfo {
-	var out []runInfo
+	out := w.runBuf[:0]
+	defer func() { w.runBuf = out[:0] }()
 	for t := 0; t < len(w.toks); t++ {
 		if w.toks[t].kind != tkDelim {
 			continue
@@ -1174,12 +1202,20 @@ func (w *inlineWriter) fixFlanking(aggressive bool) bool {
 func (w *inlineWriter) join() string {
 	n := 0
 	for i := range w.toks {
-		n += len(w.toks[i].s)
+		if w.toks[i].kind == tkText {
+			n += w.toks[i].to - w.toks[i].from
+		} else {
+			n += len(w.toks[i].s)
+		}
 	}
 	var b strings.Builder
 	b.Grow(n)
 	for i := range w.toks {
-		b.WriteString(w.toks[i].s)
+		if w.toks[i].kind == tkText {
+			b.Write(w.arena[w.toks[i].from:w.toks[i].to])
+		} else {
+			b.WriteString(w.toks[i].s)
+		}
 	}
 	return b.String()
 }
@@ -1194,6 +1230,21 @@ type simRun struct {
 	pos               int // 2*boundary for planned runs, 2*item+1 inside items
 	scope             int
 	order             int // position in the written text, for sorting
+}
+
+func bottomIndex(ch byte, canOpen bool, orig int) int {
+	c := 0
+	switch ch {
+	case '_':
+		c = 1
+	case '~':
+		c = 2
+	}
+	o := 0
+	if canOpen {
+		o = 1
+	}
+	return (c*2+o)*3 + orig%3
 }
 
 func bitIndex(bit uint8) int {
@@ -1225,7 +1276,7 @@ func flanking(ch byte, p, n rune) (canOpen, canClose bool) {
 // reports whether every planned delimiter matches as planned, nothing else
 // matches, and each item ends up with exactly its emphasis marks.
 func (w *inlineWriter) verify() bool {
-	var runs []*simRun
+	w.sims = w.sims[:0]
 	for _, ru := range w.runs() {
 		length := 0
 		for t := ru.from; t <= ru.to; t++ {
@@ -1239,7 +1290,7 @@ func (w *inlineWriter) verify() bool {
 			return false
 		}
 		o, c := flanking(ru.ch, ru.p, ru.n)
-		runs = append(runs, &simRun{ch: ru.ch, length: length, orig: length, canOpen: o, canClose: c,
+		w.sims = append(w.sims, simRun{ch: ru.ch, length: length, orig: length, canOpen: o, canClose: c,
 			pos: 2 * w.toks[ru.from].pos, scope: w.toks[ru.from].scope, order: ru.from << 16})
 	}
 	for t := range w.toks {
@@ -1265,15 +1316,20 @@ func (w *inlineWriter) verify() bool {
 			}
 			o, c := flanking('_', p, n)
 			if o || c {
-				runs = append(runs, &simRun{ch: '_', length: j - i, orig: j - i, canOpen: o, canClose: c,
+				w.sims = append(w.sims, simRun{ch: '_', length: j - i, orig: j - i, canOpen: o, canClose: c,
 					literal: true, pos: 2*tok.item + 1, scope: tok.scope, order: t<<16 | i})
 			}
 			i = j
 		}
 	}
-	if len(runs) == 0 {
+	if len(w.sims) == 0 {
 		return true
 	}
+	runs := w.simPtr[:0]
+	for i := range w.sims {
+		runs = append(runs, &w.sims[i])
+	}
+	w.simPtr = runs
 	sort.Slice(runs, func(a, b int) bool { return runs[a].order < runs[b].order })
 	type match struct {
 		from, to int // item range
@@ -1283,12 +1339,10 @@ func (w *inlineWriter) verify() bool {
 	// CommonMark's process emphasis, with openers_bottom, as goldmark reads
 	// the text (see processEmphasis).
 	process := func(list []*simRun) bool {
-		type bottomKey struct {
-			ch      byte
-			canOpen bool
-			mod     int
+		var bottoms [3 * 2 * 3]int
+		for i := range bottoms {
+			bottoms[i] = -1
 		}
-		bottoms := map[bottomKey]int{}
 		prev := make([]int, len(list))
 		next := make([]int, len(list))
 		for i := range list {
@@ -1309,11 +1363,8 @@ func (w *inlineWriter) verify() bool {
 				ci = next[ci]
 				continue
 			}
-			key := bottomKey{closer.ch, closer.canOpen, closer.orig % 3}
-			stop, ok := bottoms[key]
-			if !ok {
-				stop = -1
-			}
+			key := bottomIndex(closer.ch, closer.canOpen, closer.orig)
+			stop := bottoms[key]
 			oi := -1
 			for k := prev[ci]; k > stop; k = prev[k] {
 				o := list[k]
@@ -1372,21 +1423,34 @@ func (w *inlineWriter) verify() bool {
 		return true
 	}
 	// Runs inside links first, each link alone, then the rest.
-	byScope := map[int][]*simRun{}
-	var scopes []int
+	scoped := false
 	for _, r := range runs {
-		if _, ok := byScope[r.scope]; !ok {
-			scopes = append(scopes, r.scope)
+		if r.scope != 0 {
+			scoped = true
+			break
 		}
-		byScope[r.scope] = append(byScope[r.scope], r)
 	}
-	for _, sc := range scopes {
-		if sc != 0 && !process(byScope[sc]) {
+	if !scoped {
+		if !process(runs) {
 			return false
 		}
-	}
-	if !process(byScope[0]) {
-		return false
+	} else {
+		byScope := map[int][]*simRun{}
+		var scopes []int
+		for _, r := range runs {
+			if _, ok := byScope[r.scope]; !ok {
+				scopes = append(scopes, r.scope)
+			}
+			byScope[r.scope] = append(byScope[r.scope], r)
+		}
+		for _, sc := range scopes {
+			if sc != 0 && !process(byScope[sc]) {
+				return false
+			}
+		}
+		if !process(byScope[0]) {
+			return false
+		}
 	}
 	for _, r := range runs {
 		if r.literal {
@@ -1398,22 +1462,21 @@ func (w *inlineWriter) verify() bool {
 		}
 	}
 	// Compare the marks each item receives with its own.
-	got := make([]uint8, len(w.items)+1)
-	var depth [4][]int32
-	for b := range depth {
-		depth[b] = make([]int32, len(w.items)+1)
-	}
+	n := len(w.items) + 1
+	w.got = append(w.got[:0], make([]uint8, n)...)
+	w.depth = append(w.depth[:0], make([]int32, 4*n)...)
+	got := w.got
 	for _, m := range matches {
 		b := bitIndex(m.bit)
 		if m.from < m.to {
-			depth[b][m.from]++
-			depth[b][min(m.to, len(w.items))]--
+			w.depth[b*n+m.from]++
+			w.depth[b*n+min(m.to, len(w.items))]--
 		}
 	}
-	for b := range depth {
+	for b := 0; b < 4; b++ {
 		run := int32(0)
 		for i := range w.items {
-			run += depth[b][i]
+			run += w.depth[b*n+i]
 			if run > 1 {
 				return false // nested twice: not what was planned
 			}

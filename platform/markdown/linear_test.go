@@ -88,10 +88,11 @@ func timeOf(s string) time.Duration {
 }
 
 // TestLinearTime checks that Parse+Render cost grows linearly: for each
-// pathological family, 8 times the input may cost at most 32 times as much,
-// half of what a quadratic cost gives (64); the slack absorbs a shared
-// machine's noise. Before the linear inline parsers, six families measured
-// 46 to 138 times.
+// pathological family, 8 times the input may cost at most 40 times as much,
+// well under what a quadratic cost gives (64). Linear families measure 8 to
+// about 30 (allocation and cache costs per byte grow with the heap, and the
+// machine is shared). Before the linear inline parsers, six families
+// measured 46 to 138.
 func TestLinearTime(t *testing.T) {
 	if testing.Short() {
 		t.Skip("timing test")
@@ -102,7 +103,7 @@ func TestLinearTime(t *testing.T) {
 		ta, tb := timeOf(a), timeOf(b)
 		ratio := float64(tb) / float64(max(ta, 50*time.Microsecond))
 		t.Logf("%-22s %6d B %9v  %7d B %9v  ratio %.1f", name, len(a), ta, len(b), tb, ratio)
-		if ratio > 4*factor {
+		if ratio > 5*factor {
 			t.Errorf("%s: %d bytes took %v, %d bytes took %v (ratio %.1f)", name, len(a), ta, len(b), tb, ratio)
 		}
 	}

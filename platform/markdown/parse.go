@@ -80,10 +80,15 @@ type converter struct {
 	listDepth int
 
 	// inline state of the block being converted
-	items []item
-	lits  [][]litRange // literal byte ranges of each text item
-	buf   strings.Builder
-	open  bool // the last item's text is in buf
+	items   []item
+	lits    [][]litRange // literal byte ranges of each text item
+	buf     []byte       // text of the last item, unless it is a source range
+	open    bool         // the last item is being built
+	scanned []item
+	// While the text in buf equals src[srcFrom:srcTo], it is taken from the
+	// source without copying.
+	srcFrom, srcTo int
+	srcOK          bool
 }
 
 type litRange struct{ from, to int }
@@ -122,7 +127,7 @@ func nodePos(n ast.Node) int {
 }
 
 func (c *converter) blocks(parent ast.Node, depth int) []Node {
-	var out []Node
+	out := make([]Node, 0, parent.ChildCount())
 	for n := parent.FirstChild(); n != nil && c.err == nil; n = n.NextSibling() {
 		switch b := n.(type) {
 		case *ast.Paragraph, *ast.TextBlock:
@@ -169,6 +174,7 @@ func (c *converter) blocks(parent ast.Node, depth int) []Node {
 				l.Attrs.Start = min(max(b.Start, 0), maxListStart)
 			}
 			c.listDepth++
+			l.Content = make([]Node, 0, n.ChildCount())
 			for it := n.FirstChild(); it != nil; it = it.NextSibling() {
 				l.Content = append(l.Content, Node{Type: TypeListItem, Content: c.blocks(it, depth+1)})
 			}
@@ -238,16 +244,21 @@ func splitParagraphs(s string) []string {
 }
 
 func (c *converter) table(t *east.Table) Node {
-	table := Node{Type: TypeTable}
+	table := Node{Type: TypeTable, Content: make([]Node, 0, t.ChildCount())}
 	for row := t.FirstChild(); row != nil; row = row.NextSibling() {
 		cellType := TypeTableCell
 		if _, ok := row.(*east.TableHeader); ok {
 			cellType = TypeTableHeader
 		}
-		r := Node{Type: TypeTableRow}
+		n := row.ChildCount()
+		r := Node{Type: TypeTableRow, Content: make([]Node, 0, n)}
+		paras := make([]Node, n)
+		i := 0
 		for cell := row.FirstChild(); cell != nil; cell = cell.NextSibling() {
 			items := c.inline(cell, ctxCell)
-			r.Content = append(r.Content, Node{Type: cellType, Content: []Node{{Type: TypeParagraph, Content: nodesFromItems(items)}}})
+			paras[i] = Node{Type: TypeParagraph, Content: nodesFromItems(items)}
+			r.Content = append(r.Content, Node{Type: cellType, Content: paras[i : i+1 : i+1]})
+			i++
 		}
 		table.Content = append(table.Content, r)
 	}
@@ -258,8 +269,9 @@ func (c *converter) table(t *east.Table) Node {
 func (c *converter) inline(block ast.Node, ctx blockCtx) []item {
 	c.items = c.items[:0]
 	c.lits = c.lits[:0]
-	c.buf.Reset()
+	c.buf = c.buf[:0]
 	c.open = false
+	c.srcOK = false
 	c.walk(block, 0, nil)
 	c.flush()
 	if c.err != nil {
@@ -282,27 +294,80 @@ func (c *converter) add(s string, marks uint8, link *linkAttr, lits []litRange, 
 	if n := len(c.items); n > 0 && c.open {
 		last := &c.items[n-1]
 		if last.marks == marks && sameLink(last.link, link) {
-			base := c.buf.Len()
+			c.materialise()
+			base := len(c.buf)
 			for _, l := range lits {
 				c.lits[n-1] = append(c.lits[n-1], litRange{l.from + base, l.to + base})
 			}
-			c.buf.WriteString(s)
+			c.buf = append(c.buf, s...)
 			return
 		}
 	}
 	c.flush()
 	c.items = append(c.items, item{kind: itText, marks: marks, link: link})
 	c.lits = append(c.lits, append([]litRange(nil), lits...))
-	c.buf.WriteString(s)
+	c.buf = append(c.buf[:0], s...)
 	c.open = true
+	c.srcOK = false
+}
+
+// materialise copies a pending source range into buf, as text that does not
+// continue it is about to follow.
+func (c *converter) materialise() {
+	if c.srcOK {
+		c.buf = append(c.buf[:0], c.src[c.srcFrom:c.srcTo]...)
+		c.srcOK = false
+	}
+}
+
+// addSource is add for text without escapes: the source bytes [from, to).
+func (c *converter) addSource(from, to int, marks uint8, link *linkAttr) {
+	if from >= to {
+		return
+	}
+	if n := len(c.items); n > 0 && c.open {
+		last := &c.items[n-1]
+		if last.marks == marks && sameLink(last.link, link) {
+			if c.srcOK && from == c.srcTo {
+				c.srcTo = to
+				return
+			}
+			c.materialise()
+			c.buf = append(c.buf, c.source[from:to]...)
+			return
+		}
+	}
+	c.flush()
+	c.items = append(c.items, item{kind: itText, marks: marks, link: link})
+	c.lits = append(c.lits, nil)
+	c.open = true
+	c.srcFrom, c.srcTo, c.srcOK = from, to, true
+}
+
+// addNewline adds a soft line break, which stays a source range when the
+// source has the newline right there.
+func (c *converter) addNewline(marks uint8, link *linkAttr) {
+	if n := len(c.items); n > 0 && c.open && c.srcOK {
+		last := &c.items[n-1]
+		if last.marks == marks && sameLink(last.link, link) && c.srcTo < len(c.src) && c.src[c.srcTo] == '\n' {
+			c.srcTo++
+			return
+		}
+	}
+	c.add("\n", marks, link, nil, false)
 }
 
 // flush stores the text being built in the last item.
 func (c *converter) flush() {
 	if c.open {
-		c.items[len(c.items)-1].text = c.buf.String()
-		c.buf.Reset()
+		if c.srcOK {
+			c.items[len(c.items)-1].text = c.src[c.srcFrom:c.srcTo]
+		} else {
+			c.items[len(c.items)-1].text = string(c.buf)
+		}
+		c.buf = c.buf[:0]
 		c.open = false
+		c.srcOK = false
 	}
 }
 
@@ -317,16 +382,19 @@ func (c *converter) walk(parent ast.Node, marks uint8, link *linkAttr) {
 		switch t := n.(type) {
 		case *ast.Text:
 			raw := t.Segment.Value(c.source)
-			if t.IsRaw() {
+			switch {
+			case t.IsRaw():
 				c.add(string(raw), marks, link, nil, true)
-			} else {
+			case !hasEscapeOrRef(raw) && t.Segment.Padding == 0:
+				c.addSource(t.Segment.Start, t.Segment.Stop, marks, link)
+			default:
 				s, lits := decodeText(raw, nil)
 				c.add(s, marks, link, lits, false)
 			}
 			if t.HardLineBreak() {
 				c.addBreak()
 			} else if t.SoftLineBreak() {
-				c.add("\n", marks, link, nil, false)
+				c.addNewline(marks, link)
 			}
 		case *ast.String:
 			c.add(string(t.Value), marks, link, nil, true)
@@ -530,7 +598,18 @@ func charReference(s []byte) (string, int) {
 // scanTags splits tags and mentions out of the text items (not code, not
 // links), following the rule in tags.go.
 func (c *converter) scanTags() []item {
-	out := make([]item, 0, len(c.items))
+	any := false
+	for i := range c.items {
+		if c.items[i].kind == itText && strings.ContainsAny(c.items[i].text, "#@") {
+			any = true
+			break
+		}
+	}
+	if !any {
+		return c.items
+	}
+	out := c.scanned[:0]
+	defer func() { c.scanned = out[:0] }()
 	prev := noPrev
 	for idx := range c.items {
 		it := c.items[idx]

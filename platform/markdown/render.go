@@ -13,8 +13,10 @@ import (
 // exactly what would otherwise change meaning. Render(Parse(s)) is a fixed
 // point of Render∘Parse, and Parse(Render(d)) equals Canonical(d).
 func Render(d Doc) string {
-	blocks := canonBlocks(d.Content, false, false, true)
+	st := &canonState{}
+	blocks := canonBlocks(d.Content, false, false, st)
 	var r renderer
+	r.b.Grow(st.written + st.written/8 + 64)
 	r.blocks(blocks, false)
 	return r.b.String()
 }
