@@ -7,6 +7,8 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
 )
 
@@ -79,7 +81,7 @@ func renderInline(items []item, ctx inlineCtx) inlinePlan {
 	if w.startsBlock() && mayStartDefinition(cur) {
 		for {
 			out, ok := w.tryAll(cur)
-			if !ok || !startsDefinition(out) {
+			if !ok || !startsDefinition(out) || !parsesAsDefinition(out) {
 				break
 			}
 			next, changed := dropCodeWithBracket(cur)
@@ -182,6 +184,14 @@ func startsDefinition(out string) bool {
 		}
 	}
 	return false
+}
+
+// parsesAsDefinition confirms with goldmark's definition parser that a
+// paragraph written as out would start with a link reference definition.
+func parsesAsDefinition(out string) bool {
+	doc := mdParser.Parse(text.NewReader([]byte(out)))
+	_, ok := doc.FirstChild().(*ast.LinkReferenceDefinition)
+	return ok
 }
 
 func dropCodeWithBracket(items []item) ([]item, bool) {
