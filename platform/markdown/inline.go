@@ -881,11 +881,13 @@ func (w *inlineWriter) writeText(t int) {
 	prev := w.prev[tok.item]
 	escapeAt := -1 // byte index to escape for a line-start construct
 	firstSet := false
+	prevRaw := false // the previous character was written as itself
 	note := func(first, last rune) {
 		if !firstSet {
 			tok.first, firstSet = first, true
 		}
 		tok.last = last
+		prevRaw = first == last && first != '&' && first != '\\'
 	}
 	for i := 0; i < len(text); {
 		r, size := utf8.DecodeRuneInString(text[i:])
@@ -931,7 +933,7 @@ func (w *inlineWriter) writeText(t int) {
 				b = append(b, '\\')
 				b = append(b, text[i:i+size]...)
 				note('\\', r)
-			case w.needsEscape(text, i, r, prev, inLink, atEnd, next, lastTok, t):
+			case w.needsEscape(text, i, r, prev, prevRaw, inLink, atEnd, next, lastTok, t):
 				if r == '\\' && atEnd && next != nil && next.kind == tkBreak {
 					b = append(b, "&#92;"...)
 					note('&', ';')
@@ -1017,7 +1019,7 @@ func onlyBytes(s, set string) bool {
 }
 
 // needsEscape decides the backslash escapes of inline syntax characters.
-func (w *inlineWriter) needsEscape(text string, i int, r rune, prev rune, inLink, atEnd bool, next *token, lastTok bool, t int) bool {
+func (w *inlineWriter) needsEscape(text string, i int, r rune, prev rune, prevRaw, inLink, atEnd bool, next *token, lastTok bool, t int) bool {
 	switch r {
 	case '\\':
 		if atEnd {
@@ -1035,9 +1037,9 @@ func (w *inlineWriter) needsEscape(text string, i int, r rune, prev rune, inLink
 		if w.spacedRun(text, i, '_') {
 			return false
 		}
-		// An underscore between two letters or digits can neither open nor
-		// close emphasis.
-		if i == 0 || atEnd || text[i+1] == '_' || text[i-1] == '_' {
+		// An underscore between two letters or digits written as themselves
+		// can neither open nor close emphasis.
+		if i == 0 || atEnd || text[i+1] == '_' || text[i-1] == '_' || !prevRaw {
 			return true
 		}
 		pr, psize := utf8.DecodeLastRuneInString(text[:i])
