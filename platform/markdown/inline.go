@@ -1310,6 +1310,9 @@ func (w *inlineWriter) verify() bool {
 		if tok.kind != tkAtom || strings.IndexByte(tok.s, '_') < 0 {
 			continue
 		}
+		if k := w.items[tok.item].kind; k != itTag && k != itMention {
+			continue // an autolink is read whole, before emphasis
+		}
 		s := tok.s
 		for i := 0; i < len(s); i++ {
 			if s[i] != '_' {

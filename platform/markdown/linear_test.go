@@ -102,6 +102,10 @@ func TestLinearTime(t *testing.T) {
 		a, b := build(small), build(small*factor)
 		ta, tb := timeOf(a), timeOf(b)
 		ratio := float64(tb) / float64(max(ta, 50*time.Microsecond))
+		if ratio > 5*factor { // measure again: a shared machine can stall one run
+			ta, tb = timeOf(a), timeOf(b)
+			ratio = float64(tb) / float64(max(ta, 50*time.Microsecond))
+		}
 		t.Logf("%-22s %6d B %9v  %7d B %9v  ratio %.1f", name, len(a), ta, len(b), tb, ratio)
 		if ratio > 5*factor {
 			t.Errorf("%s: %d bytes took %v, %d bytes took %v (ratio %.1f)", name, len(a), ta, len(b), tb, ratio)
