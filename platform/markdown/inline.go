@@ -68,7 +68,7 @@ func renderInline(items []item, ctx inlineCtx) inlinePlan {
 	}
 	w := writerPool.Get().(*inlineWriter)
 	defer writerPool.Put(w)
-	w.ctx, w.splitEarly, w.runMemo = ctx, false, runMemo{}
+	w.ctx, w.splitEarly, w.italicUnderscore, w.runMemo = ctx, false, false, runMemo{}
 	if ctx.block == ctxHeading {
 		w.atx = !hasLineBreak(items)
 	} else {
@@ -95,8 +95,8 @@ func renderInline(items []item, ctx inlineCtx) inlinePlan {
 	dropped := 0
 	tagsFreed := false
 	for {
-		for _, policy := range [...]bool{false, true} {
-			w.splitEarly = policy
+		for _, policy := range policies {
+			w.splitEarly, w.italicUnderscore = policy[0], policy[1]
 			if out, ok := w.try(cur, false); ok {
 				return inlinePlan{items: cur, out: out}
 			}
@@ -104,7 +104,7 @@ func renderInline(items []item, ctx inlineCtx) inlinePlan {
 				return inlinePlan{items: cur, out: out}
 			}
 		}
-		w.splitEarly = false
+		w.splitEarly, w.italicUnderscore = false, false
 		if !tagsFreed {
 			tagsFreed = true
 			if next, changed := freeUnderscoreTags(cur); changed {
@@ -133,11 +133,16 @@ func (w *inlineWriter) startsBlock() bool {
 	return !w.ctx.noLineStart && !w.atx && w.ctx.block != ctxCell
 }
 
+// policies are the writer's nesting choices, tried in order: split spans
+// late or early where they cross, write italic with '*' or with '_' (which
+// cannot fuse or pair with bold's '**').
+var policies = [...][2]bool{{false, false}, {true, false}, {false, true}, {true, true}}
+
 // tryAll runs the attempts of the writer.
 func (w *inlineWriter) tryAll(items []item) (string, bool) {
-	defer func() { w.splitEarly = false }()
-	for _, policy := range [...]bool{false, true} {
-		w.splitEarly = policy
+	defer func() { w.splitEarly, w.italicUnderscore = false, false }()
+	for _, policy := range policies {
+		w.splitEarly, w.italicUnderscore = policy[0], policy[1]
 		if out, ok := w.try(items, false); ok {
 			return out, true
 		}
@@ -294,6 +299,9 @@ type inlineWriter struct {
 	// open one and reopen it inside (instead of splitting the new one where
 	// the open one ends).
 	splitEarly bool
+	// italicUnderscore: write italic with '_' where it does not touch an
+	// underline.
+	italicUnderscore bool
 
 	items  []item
 	eff    []item // effective marks: hard breaks take what their neighbours share
@@ -422,7 +430,7 @@ func (w *inlineWriter) planSpans() {
 			if k == spLink {
 				sp.link = want.link
 			}
-			if k == spItalic && w.italicNeedsUnderscore(i) {
+			if k == spItalic && (w.italicUnderscore || w.italicNeedsUnderscore(i)) {
 				sp.ch = '_'
 			}
 			w.spans = append(w.spans, sp)
