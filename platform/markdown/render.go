@@ -18,7 +18,13 @@ func Render(d Doc) string {
 	var r renderer
 	r.b.Grow(st.written + st.written/8 + 64)
 	r.blocks(blocks, false)
-	return r.b.String()
+	out := r.b.String()
+	if strings.HasPrefix(out, "\uFEFF") {
+		// Parse drops a leading BOM; text starting with U+FEFF keeps it
+		// as a reference.
+		out = "&#65279;" + out[len("\uFEFF"):]
+	}
+	return out
 }
 
 type prefix struct {
