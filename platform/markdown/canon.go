@@ -34,7 +34,8 @@ import (
 //     clamped to 1-3; code gets a final newline; a list is tight when it
 //     cannot be loose (one item holding at most one block) and loose when
 //     its blocks cannot be written without blank lines; a blockquote whose
-//     first paragraph starts with bold "Why:" or "Decision:" is a callout;
+//     first paragraph starts with bold "Why:" or "Decision:", the bold ending
+//     at the colon, is a callout;
 //     tables get a header row, rectangular rows and one paragraph per cell.
 func Canonical(d Doc) Doc {
 	return Doc{Content: canonBlocks(d.Content, false, false, nil)}
@@ -852,6 +853,11 @@ func splitCalloutKeep(blocks []Node, st *canonState) (CalloutKind, []Node, bool)
 	}
 	first := &blocks[0].Content[0]
 	if first.Type != TypeText || len(first.Marks) != 1 || first.Marks[0].Type != MarkBold {
+		return "", nil, false
+	}
+	// The label's bold must end at the colon: in "**Why:*x***" the bold goes
+	// on, so the label is not a callout's but part of a bold span.
+	if len(blocks[0].Content) > 1 && hasMark(&blocks[0].Content[1], MarkBold) {
 		return "", nil, false
 	}
 	var kind CalloutKind
