@@ -16,5 +16,7 @@ func migrations() db.Migrations {
 			return tx.Exec("CREATE INDEX idx_tasks_list ON tasks (notebook_id, archived, created_at DESC, id DESC) WHERE deleted_at IS NULL").Error
 		},
 		Rollback: func(tx *gorm.DB) error { return tx.Migrator().DropTable(&Task{}) },
-	}}
+	},
+		db.StoreDocumentAsText("202611221500_tasks_notes_json", "tasks", "notes"),
+	}
 }

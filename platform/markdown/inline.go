@@ -852,6 +852,16 @@ func (w *inlineWriter) writeTexts() {
 	}
 }
 
+// plainByte marks the ASCII characters that writeText writes as themselves
+// wherever they stand in a text other than its first and last character and a
+// line start: needsEscape has no rule for them.
+var plainByte = func() (t [utf8.RuneSelf]bool) {
+	for c := 0; c < utf8.RuneSelf; c++ {
+		t[c] = c >= ' ' && !strings.ContainsRune("\\*~_`[]|!<&#@", rune(c))
+	}
+	return t
+}()
+
 // lineStartAt reports whether token t starts a line.
 func (w *inlineWriter) lineStartAt(t int) bool {
 	if w.atx || w.ctx.block == ctxCell {
@@ -935,6 +945,29 @@ func (w *inlineWriter) writeText(t int) {
 					escapeAt += i
 				}
 				lineStart = false
+			}
+			// Fast path: a run of characters that never need escaping in the
+			// middle of a text (letters, digits, spaces, most punctuation) is
+			// copied at once; the per-character rules below would write each
+			// of them as itself.
+			if i > 0 && i != escapeAt && r < utf8.RuneSelf && plainByte[r] {
+				end := len(text) - 1 // the last character may be forced to a reference
+				if escapeAt > i && escapeAt < end {
+					end = escapeAt
+				}
+				j := i + 1
+				for j < end && text[j] < utf8.RuneSelf && plainByte[text[j]] {
+					j++
+				}
+				if j > i+1 {
+					b = append(b, text[i:j]...)
+					note(r, rune(text[j-1]))
+					prevRaw = true
+					lineStart = false
+					prev = rune(text[j-1])
+					i = j
+					continue
+				}
 			}
 			switch {
 			case i == escapeAt:
