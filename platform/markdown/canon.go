@@ -47,6 +47,17 @@ func Canonical(d Doc) Doc {
 type canonState struct {
 	scratch []item
 	written int // bytes of inline Markdown, to size Render's buffer
+	slab    nodeSlab
+	strs    []string // the written Markdown that rendered fields point into
+}
+
+// slabOf is the state's node slab; nil (one allocation per slice) for
+// Canonical.
+func (st *canonState) slabOf() *nodeSlab {
+	if st == nil {
+		return nil
+	}
+	return &st.slab
 }
 
 // items flattens inline nodes, into the scratch buffer when there is one.
@@ -64,7 +75,7 @@ func (st *canonState) nodes(items []item, orig []Node) []Node {
 	if st != nil && itemsMatch(items, orig) {
 		return orig
 	}
-	return nodesFromItems(items)
+	return st.slabOf().nodesFromItems(items)
 }
 
 // itemsMatch reports whether nodes hold exactly the items.
@@ -263,30 +274,11 @@ func cleanText(s string, code bool) string {
 	return s
 }
 
-// nodesFromItems builds inline nodes from canonical items.
+// nodesFromItems builds inline nodes from canonical items, each slice
+// allocated on its own.
 func nodesFromItems(items []item) []Node {
-	if len(items) == 0 {
-		return nil
-	}
-	nodes := make([]Node, 0, len(items))
-	for i := range items {
-		it := &items[i]
-		var n Node
-		switch it.kind {
-		case itText:
-			n = Node{Type: TypeText, Text: it.text}
-		case itTag:
-			n = Node{Type: TypeTag, Attrs: Attrs{Name: it.text}}
-		case itMention:
-			n = Node{Type: TypeMention, Attrs: Attrs{Name: it.text}}
-		case itBreak:
-			nodes = append(nodes, Node{Type: TypeHardBreak})
-			continue
-		}
-		n.Marks = marksOf(it)
-		nodes = append(nodes, n)
-	}
-	return nodes
+	var s *nodeSlab
+	return s.nodesFromItems(items)
 }
 
 var (
@@ -721,7 +713,7 @@ func linkOpensFirst(items []item, j int, opened uint8) bool {
 // the nearest enclosing container is a list item, inList that some list
 // encloses the blocks; st is Render's state (nil for Canonical).
 func canonBlocks(nodes []Node, inItem, inList bool, st *canonState) []Node {
-	out := make([]Node, 0, len(nodes))
+	out := st.slabOf().make(len(nodes))[:0]
 	for i := range nodes {
 		n := &nodes[i]
 		switch n.Type {
@@ -744,6 +736,7 @@ func canonBlocks(nodes []Node, inItem, inList bool, st *canonState) []Node {
 			if n.Type == TypeOrderedList {
 				l.Attrs.Start = min(max(n.Attrs.Start, 0), maxListStart)
 			}
+			l.Content = st.slabOf().make(len(n.Content))[:0]
 			for j := range n.Content {
 				if n.Content[j].Type != TypeListItem {
 					continue
@@ -838,7 +831,12 @@ func (st *canonState) keep(plan inlinePlan) *string {
 		return nil
 	}
 	st.written += len(plan.out) + 1
-	return &plan.out
+	if len(st.strs) == cap(st.strs) {
+		// A new block; the pointers into the old one stay valid.
+		st.strs = make([]string, 0, min(max(2*cap(st.strs), 16), 512))
+	}
+	st.strs = append(st.strs, plan.out)
+	return &st.strs[len(st.strs)-1]
 }
 
 // splitCallout recognises the callout label at the start of blocks and
@@ -870,9 +868,9 @@ func splitCalloutKeep(blocks []Node, st *canonState) (CalloutKind, []Node, bool)
 		return "", nil, false
 	}
 	plan := planInline(normInline(itemsFromNodes(blocks[0].Content[1:]), ctxParagraph), inlineCtx{block: ctxParagraph, noLineStart: true})
-	rest := make([]Node, 0, len(blocks))
+	rest := st.slabOf().make(len(blocks))[:0]
 	if len(plan.items) > 0 {
-		rest = append(rest, Node{Type: TypeParagraph, Content: nodesFromItems(plan.items), rendered: st.keep(plan)})
+		rest = append(rest, Node{Type: TypeParagraph, Content: st.slabOf().nodesFromItems(plan.items), rendered: st.keep(plan)})
 	}
 	rest = append(rest, blocks[1:]...)
 	return kind, rest, true
@@ -881,32 +879,52 @@ func splitCalloutKeep(blocks []Node, st *canonState) (CalloutKind, []Node, bool)
 // canonTable makes a table rectangular, with a header row and one paragraph
 // per cell.
 func canonTable(n *Node, st *canonState) (Node, bool) {
-	var rows []Node
+	rows := 0
 	for i := range n.Content {
 		if n.Content[i].Type == TypeTableRow {
-			rows = append(rows, n.Content[i])
+			rows++
 		}
 	}
-	if len(rows) == 0 || len(rows[0].Content) == 0 {
+	if rows == 0 {
 		return Node{}, false
 	}
-	width := len(rows[0].Content)
-	t := Node{Type: TypeTable, Content: make([]Node, len(rows))}
-	for r := range rows {
+	var header *Node
+	for i := range n.Content {
+		if n.Content[i].Type == TypeTableRow {
+			header = &n.Content[i]
+			break
+		}
+	}
+	width := len(header.Content)
+	if width == 0 {
+		return Node{}, false
+	}
+	// Rows, cells and the cells' paragraphs each come from one allocation.
+	t := Node{Type: TypeTable, Content: st.slabOf().make(rows)[:0]}
+	cells := st.slabOf().make(rows * width)
+	paras := st.slabOf().make(rows * width)
+	for i := range n.Content {
+		src := &n.Content[i]
+		if src.Type != TypeTableRow {
+			continue
+		}
+		r := len(t.Content)
 		cellType := TypeTableCell
 		if r == 0 {
 			cellType = TypeTableHeader
 		}
-		row := Node{Type: TypeTableRow, Content: make([]Node, width)}
+		row := Node{Type: TypeTableRow, Content: cells[r*width : (r+1)*width : (r+1)*width]}
 		for c := 0; c < width; c++ {
 			var inl []Node
-			if c < len(rows[r].Content) {
-				inl = cellInline(rows[r].Content[c].Content)
+			if c < len(src.Content) {
+				inl = cellInline(src.Content[c].Content)
 			}
 			plan := planInline(normInline(st.items(inl), ctxCell), inlineCtx{block: ctxCell})
-			row.Content[c] = Node{Type: cellType, Content: []Node{{Type: TypeParagraph, Content: st.nodes(plan.items, inl), rendered: st.keep(plan)}}}
+			p := &paras[r*width+c]
+			*p = Node{Type: TypeParagraph, Content: st.nodes(plan.items, inl), rendered: st.keep(plan)}
+			row.Content[c] = Node{Type: cellType, Content: paras[r*width+c : r*width+c+1 : r*width+c+1]}
 		}
-		t.Content[r] = row
+		t.Content = append(t.Content, row)
 	}
 	return t, true
 }

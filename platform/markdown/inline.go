@@ -60,11 +60,35 @@ func planInline(items []item, ctx inlineCtx) inlinePlan {
 	return renderInline(items, ctx)
 }
 
+// plainText reports whether the items are one unmarked text that is written
+// as itself in any block: one line of characters the writer never escapes
+// (plainByte, or beyond ASCII), starting and ending with a visible ASCII
+// character and not starting like a block construct. Short texts (table
+// cells, list items) mostly are, and skip the writer.
+func plainText(items []item) bool {
+	if len(items) != 1 || items[0].kind != itText || items[0].marks != 0 || items[0].link != nil {
+		return false
+	}
+	t := items[0].text
+	if t == "" || t[0] == ' ' || t[len(t)-1] == ' ' || t[0] >= utf8.RuneSelf || t[len(t)-1] >= utf8.RuneSelf {
+		return false
+	}
+	for i := 0; i < len(t); i++ {
+		if c := t[i]; c < utf8.RuneSelf && !plainByte[c] {
+			return false
+		}
+	}
+	return lineEscape(t) < 0
+}
+
 // renderInline writes canonical items as Markdown. Line breaks in the result
 // are bare "\n"; the block writer adds container prefixes.
 func renderInline(items []item, ctx inlineCtx) inlinePlan {
 	if len(items) == 0 {
 		return inlinePlan{}
+	}
+	if plainText(items) {
+		return inlinePlan{items: items, out: items[0].text}
 	}
 	w := writerPool.Get().(*inlineWriter)
 	defer writerPool.Put(w)

@@ -109,9 +109,18 @@ type dlist struct {
 
 func processEmphasis(parent ast.Node) {
 	var first, last *dlist
+	count := 0
+	for c := parent.FirstChild(); c != nil; c = c.NextSibling() {
+		if _, ok := c.(*parser.Delimiter); ok {
+			count++
+		}
+	}
+	entries := make([]dlist, count) // one allocation for the block's list
 	for c := parent.FirstChild(); c != nil; c = c.NextSibling() {
 		if d, ok := c.(*parser.Delimiter); ok {
-			e := &dlist{d: d, prev: last}
+			e := &entries[0]
+			entries = entries[1:]
+			*e = dlist{d: d, prev: last}
 			if last != nil {
 				e.index = last.index + 1
 			}

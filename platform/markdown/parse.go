@@ -80,15 +80,18 @@ type converter struct {
 	listDepth int
 
 	// inline state of the block being converted
-	items   []item
-	lits    [][]litRange // literal byte ranges of each text item
-	buf     []byte       // text of the last item, unless it is a source range
-	open    bool         // the last item is being built
-	scanned []item
+	items    []item
+	lits     [][]litRange // literal byte ranges of each text item
+	litArena []litRange   // backing store of lits for the current block
+	buf      []byte       // text of the last item, unless it is a source range
+	open     bool         // the last item is being built
+	scanned  []item
 	// While the text in buf equals src[srcFrom:srcTo], it is taken from the
 	// source without copying.
 	srcFrom, srcTo int
 	srcOK          bool
+
+	slab nodeSlab
 }
 
 type litRange struct{ from, to int }
@@ -127,12 +130,12 @@ func nodePos(n ast.Node) int {
 }
 
 func (c *converter) blocks(parent ast.Node, depth int) []Node {
-	out := make([]Node, 0, parent.ChildCount())
+	out := c.slab.make(parent.ChildCount())[:0]
 	for n := parent.FirstChild(); n != nil && c.err == nil; n = n.NextSibling() {
 		switch b := n.(type) {
 		case *ast.Paragraph, *ast.TextBlock:
 			if items := c.inline(n, ctxParagraph); len(items) > 0 {
-				out = append(out, Node{Type: TypeParagraph, Content: nodesFromItems(items)})
+				out = append(out, Node{Type: TypeParagraph, Content: c.slab.nodesFromItems(items)})
 			}
 		case *ast.Heading:
 			level := min(b.Level, 3)
@@ -140,7 +143,7 @@ func (c *converter) blocks(parent ast.Node, depth int) []Node {
 			if level == 3 {
 				ctx = ctxHeading3
 			}
-			out = append(out, Node{Type: TypeHeading, Attrs: Attrs{Level: level}, Content: nodesFromItems(c.inline(n, ctx))})
+			out = append(out, Node{Type: TypeHeading, Attrs: Attrs{Level: level}, Content: c.slab.nodesFromItems(c.inline(n, ctx))})
 		case *ast.ThematicBreak:
 			out = append(out, Node{Type: TypeHorizontalRule})
 		case *ast.CodeBlock:
@@ -174,7 +177,7 @@ func (c *converter) blocks(parent ast.Node, depth int) []Node {
 				l.Attrs.Start = min(max(b.Start, 0), maxListStart)
 			}
 			c.listDepth++
-			l.Content = make([]Node, 0, n.ChildCount())
+			l.Content = c.slab.make(n.ChildCount())[:0]
 			for it := n.FirstChild(); it != nil; it = it.NextSibling() {
 				l.Content = append(l.Content, Node{Type: TypeListItem, Content: c.blocks(it, depth+1)})
 			}
@@ -195,6 +198,15 @@ func (c *converter) blocks(parent ast.Node, depth int) []Node {
 		}
 	}
 	return out
+}
+
+// segment is the text of a source segment, sharing the source's memory when
+// the segment has no padding.
+func (c *converter) segment(seg text.Segment) string {
+	if seg.Padding == 0 {
+		return c.src[seg.Start:seg.Stop]
+	}
+	return string(seg.Value(c.source))
 }
 
 func (c *converter) lines(n ast.Node) string {
@@ -218,7 +230,7 @@ func (c *converter) htmlBlock(b *ast.HTMLBlock) []Node {
 	for _, para := range splitParagraphs(raw) {
 		items := normInline([]item{{kind: itText, text: para}}, ctxParagraph)
 		if len(items) > 0 {
-			out = append(out, Node{Type: TypeParagraph, Content: nodesFromItems(items)})
+			out = append(out, Node{Type: TypeParagraph, Content: c.slab.nodesFromItems(items)})
 		}
 	}
 	return out
@@ -244,19 +256,19 @@ func splitParagraphs(s string) []string {
 }
 
 func (c *converter) table(t *east.Table) Node {
-	table := Node{Type: TypeTable, Content: make([]Node, 0, t.ChildCount())}
+	table := Node{Type: TypeTable, Content: c.slab.make(t.ChildCount())[:0]}
 	for row := t.FirstChild(); row != nil; row = row.NextSibling() {
 		cellType := TypeTableCell
 		if _, ok := row.(*east.TableHeader); ok {
 			cellType = TypeTableHeader
 		}
 		n := row.ChildCount()
-		r := Node{Type: TypeTableRow, Content: make([]Node, 0, n)}
-		paras := make([]Node, n)
+		r := Node{Type: TypeTableRow, Content: c.slab.make(n)[:0]}
+		paras := c.slab.make(n)
 		i := 0
 		for cell := row.FirstChild(); cell != nil; cell = cell.NextSibling() {
 			items := c.inline(cell, ctxCell)
-			paras[i] = Node{Type: TypeParagraph, Content: nodesFromItems(items)}
+			paras[i] = Node{Type: TypeParagraph, Content: c.slab.nodesFromItems(items)}
 			r.Content = append(r.Content, Node{Type: cellType, Content: paras[i : i+1 : i+1]})
 			i++
 		}
@@ -269,6 +281,7 @@ func (c *converter) table(t *east.Table) Node {
 func (c *converter) inline(block ast.Node, ctx blockCtx) []item {
 	c.items = c.items[:0]
 	c.lits = c.lits[:0]
+	c.litArena = c.litArena[:0]
 	c.buf = c.buf[:0]
 	c.open = false
 	c.srcOK = false
@@ -305,7 +318,11 @@ func (c *converter) add(s string, marks uint8, link *linkAttr, lits []litRange, 
 	}
 	c.flush()
 	c.items = append(c.items, item{kind: itText, marks: marks, link: link})
-	c.lits = append(c.lits, append([]litRange(nil), lits...))
+	// The item's ranges are carved from one arena, capacity-limited so that
+	// growing them later copies them out instead of overwriting a neighbour.
+	from := len(c.litArena)
+	c.litArena = append(c.litArena, lits...)
+	c.lits = append(c.lits, c.litArena[from:len(c.litArena):len(c.litArena)])
 	c.buf = append(c.buf[:0], s...)
 	c.open = true
 	c.srcOK = false
@@ -399,8 +416,15 @@ func (c *converter) walk(parent ast.Node, marks uint8, link *linkAttr) {
 		case *ast.String:
 			c.add(string(t.Value), marks, link, nil, true)
 		case *literalNode:
-			c.add(string(t.seg.Value(c.source)), marks, link, nil, true)
+			c.add(c.segment(t.seg), marks, link, nil, true)
 		case *ast.CodeSpan:
+			if tx, ok := t.FirstChild().(*ast.Text); ok && tx.NextSibling() == nil {
+				// One line of code: its text is a piece of the source.
+				if v := c.segment(tx.Segment); !strings.HasSuffix(v, "\n") {
+					c.add(v, marks|mCode, link, nil, true)
+					continue
+				}
+			}
 			var b strings.Builder
 			for ch := t.FirstChild(); ch != nil; ch = ch.NextSibling() {
 				if tx, ok := ch.(*ast.Text); ok {

@@ -50,6 +50,14 @@ func (r *renderer) writeLine(s string) {
 		r.writeLine("")
 		r.prefix = append(r.prefix, last)
 	}
+	r.startLine(s == "")
+	r.b.WriteString(s)
+	r.b.WriteByte('\n')
+}
+
+// startLine writes the container prefixes of a new line; without trailing
+// spaces when the line stays blank.
+func (r *renderer) startLine(blank bool) {
 	start := r.b.Len()
 	for i := range r.prefix {
 		p := &r.prefix[i]
@@ -60,7 +68,7 @@ func (r *renderer) writeLine(s string) {
 			r.b.WriteString(p.rest)
 		}
 	}
-	if s == "" {
+	if blank {
 		// No trailing spaces on blank lines.
 		out := r.b.Bytes()
 		end := len(out)
@@ -69,8 +77,6 @@ func (r *renderer) writeLine(s string) {
 		}
 		r.b.Truncate(end)
 	}
-	r.b.WriteString(s)
-	r.b.WriteByte('\n')
 }
 
 // markersMakeRule reports whether pending list markers alone would form a
@@ -337,19 +343,18 @@ func (r *renderer) callout(n *Node, closeQuote bool) {
 func (r *renderer) table(n *Node) {
 	for ri := range n.Content {
 		row := &n.Content[ri]
-		var b strings.Builder
-		b.WriteString("|")
+		// A row is one line (cells hold no line breaks): written in place.
+		r.startLine(false)
+		r.b.WriteByte('|')
 		for ci := range row.Content {
 			cell := &row.Content[ci]
-			out := ""
+			r.b.WriteByte(' ')
 			if len(cell.Content) > 0 {
-				out = inlineOut(&cell.Content[0], inlineCtx{block: ctxCell})
+				r.b.WriteString(inlineOut(&cell.Content[0], inlineCtx{block: ctxCell}))
 			}
-			b.WriteString(" ")
-			b.WriteString(out)
-			b.WriteString(" |")
+			r.b.WriteString(" |")
 		}
-		r.writeLine(b.String())
+		r.b.WriteByte('\n')
 		if ri == 0 {
 			r.writeLine("|" + strings.Repeat(" --- |", len(row.Content)))
 		}
