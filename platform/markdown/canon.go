@@ -337,8 +337,15 @@ func isFlankSpace(r rune) bool {
 // normInline applies the inline canonicalisation (see Canonical) except the
 // final expressibility check, which the planner does.
 func normInline(items []item, ctx blockCtx) []item {
+	items, _ = normInlineMoved(items, ctx)
+	return items
+}
+
+// normInlineMoved is normInline, also reporting whether emphasis was taken
+// off whitespace at the edge of its range.
+func normInlineMoved(items []item, ctx blockCtx) (_ []item, moved bool) {
 	if len(items) == 0 {
-		return items
+		return items, false
 	}
 	// Context rules for hard breaks.
 	for i := range items {
@@ -354,14 +361,29 @@ func normInline(items []item, ctx blockCtx) []item {
 		}
 	}
 	items = mergeItems(items)
-	if moved := moveEdgeSpace(items); len(moved) != len(items) || &moved[0] != &items[0] {
-		items = mergeItems(moved)
+	if m := moveEdgeSpace(items); len(m) != len(items) || &m[0] != &items[0] {
+		m = mergeItems(m)
+		moved = !sameItems(m, items)
+		items = m
 	}
 	items = stripSpaces(items, ctx)
 	if fixTags(items) {
 		items = mergeItems(items)
 	}
-	return items
+	return items, moved
+}
+
+// sameItems reports whether two item lists are equal.
+func sameItems(a, b []item) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].kind != b[i].kind || a[i].text != b[i].text || !a[i].sameMarks(&b[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // mergeItems joins adjacent text items with equal marks and drops empty ones.

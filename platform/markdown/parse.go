@@ -291,7 +291,16 @@ func (c *converter) inline(block ast.Node, ctx blockCtx) []item {
 		return nil
 	}
 	items := c.scanTags()
-	return normInline(items, ctx)
+	items, moved := normInlineMoved(items, ctx)
+	if moved {
+		// Emphasis taken off edge whitespace can leave a range that
+		// Markdown cannot write (it starts inside a link and ends after
+		// it); the writer drops such marks, and Parse must give what
+		// Render would read back. Rare: only links, entities or breaks put
+		// whitespace at an emphasis edge in a source.
+		items = planInline(items, inlineCtx{block: ctx}).items
+	}
+	return items
 }
 
 // add appends text with its marks, merging with the previous item when the
