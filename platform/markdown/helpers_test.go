@@ -401,7 +401,8 @@ func edgeSpace(n gast.Node, src []byte, start bool) bool {
 	}
 	v := t.Segment.Value(src)
 	if len(v) == 0 {
-		return !start && (t.SoftLineBreak() || t.HardLineBreak())
+		// Only a line break: whitespace at either edge ("*[\n]()0*").
+		return t.SoftLineBreak() || t.HardLineBreak()
 	}
 	if start {
 		r, _ := utf8.DecodeRune(v)
