@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/extension"
@@ -97,5 +98,63 @@ func BenchmarkRender(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		_ = markdown.Render(d)
+	}
+}
+
+// BenchmarkRatio runs goldmark's Markdown-to-HTML and the codec's
+// Parse+Render alternately on the same input, so that both see the same
+// machine load and garbage collector state, and reports each one's MB/s and
+// the codec's throughput as a fraction of goldmark's (the goal is 0.5 or
+// more).
+func BenchmarkRatio(b *testing.B) {
+	small, large := benchInputs(b)
+	gm := goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough))
+	for _, in := range []struct {
+		name string
+		src  string
+	}{{"5KB", small}, {"100KB", large}} {
+		b.Run(in.name, func(b *testing.B) {
+			src := []byte(in.src)
+			var buf bytes.Buffer
+			var codec, html time.Duration
+			for i := 0; i < b.N; i++ {
+				start := time.Now()
+				buf.Reset()
+				if err := gm.Convert(src, &buf); err != nil {
+					b.Fatal(err)
+				}
+				mid := time.Now()
+				d, err := markdown.Parse(in.src)
+				if err != nil {
+					b.Fatal(err)
+				}
+				_ = markdown.Render(d)
+				end := time.Now()
+				html += mid.Sub(start)
+				codec += end.Sub(mid)
+			}
+			mb := func(d time.Duration) float64 { return float64(len(src)) * float64(b.N) / d.Seconds() / 1e6 }
+			b.ReportMetric(mb(codec), "codec_MB/s")
+			b.ReportMetric(mb(html), "goldmark_MB/s")
+			b.ReportMetric(mb(codec)/mb(html), "codec/goldmark")
+		})
+	}
+}
+
+// BenchmarkScale measures Parse+Render per input byte at growing prefixes of
+// the 100 KB document: a linear cost keeps ns/B flat.
+func BenchmarkScale(b *testing.B) {
+	_, large := benchInputs(b)
+	for _, n := range []int{5_000, 10_000, 20_000, 50_000, len(large)} {
+		src := large[:n]
+		b.Run(fmt.Sprintf("%dB", n), func(b *testing.B) {
+			b.SetBytes(int64(n))
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				d, _ := markdown.Parse(src)
+				_ = markdown.Render(d)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/B")
+		})
 	}
 }
