@@ -10,6 +10,7 @@ import (
 	"folio/platform/auth"
 	"folio/platform/config"
 	"folio/platform/ids"
+	"folio/platform/items"
 )
 
 // Memberships is what the notebooks module needs to know about workspaces (the workspaces module
@@ -154,6 +155,16 @@ func (a *Access) Reserve(ctx context.Context, tx *gorm.DB, notebookID string, n 
 func (a *Access) Release(ctx context.Context, tx *gorm.DB, notebookID string, n int) error {
 	return tx.WithContext(ctx).Model(&Notebook{}).Where("id = ?", notebookID).
 		Update("item_count", gorm.Expr("item_count - ?", n)).Error
+}
+
+// ItemNotebook implements items.Notebooks: Notebook, reduced to what the shared flows of notes and
+// tasks need (platform/items cannot know this module's types).
+func (a *Access) ItemNotebook(ctx context.Context, tx *gorm.DB, p *auth.Principal, id string) (items.Notebook, error) {
+	nb, err := a.Notebook(ctx, tx, p, id)
+	if err != nil {
+		return items.Notebook{}, err
+	}
+	return items.Notebook{ID: nb.ID, WorkspaceID: nb.WorkspaceID, TagSpace: SpaceOf(nb)}, nil
 }
 
 // SpaceOf is the tag space of a notebook: its workspace, or its owner for a personal notebook.

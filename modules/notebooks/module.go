@@ -9,6 +9,7 @@ import (
 	"folio/modules/workspaces"
 	"folio/platform/auth"
 	"folio/platform/httpx"
+	"folio/platform/items"
 )
 
 // Module wires the notebooks module.
@@ -20,6 +21,8 @@ var Module = fx.Module("notebooks",
 		fx.Annotate(NewHandler, fx.As(new(httpx.Routes)), fx.ResultTags(`group:"routes"`)),
 		fx.Annotate(migrations, fx.ResultTags(`group:"migrations"`)),
 		func(a *Access) auth.RestrictionChecker { return a },
+		// Notes and tasks reach notebooks through the shared item flows.
+		func(a *Access) items.Notebooks { return a },
 		// The settings UI (accounts) offers and shows key restrictions by name.
 		fx.Annotate(NewKeyPlaces, fx.As(new(accounts.Places))),
 		// The workspaces module answers the membership questions.

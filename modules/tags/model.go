@@ -1,5 +1,7 @@
 package tags
 
+import "folio/platform/items"
+
 // Tag is a #tag or an @person within one space: a user's personal space (SpaceID is the user's id)
 // or a workspace (SpaceID is the workspace's id). Identity is (space, kind, lower-cased name); Name
 // keeps the casing first seen.
@@ -25,12 +27,8 @@ type ItemTag struct {
 	Tag      *Tag   `gorm:"constraint:OnDelete:CASCADE"`
 }
 
-// View is a tag as an item shows it.
-type View struct {
-	ID   string
-	Name string
-	Kind string
-}
+// View is a tag as an item shows it (declared in platform/items, whose shared flows read tags).
+type View = items.Tag
 
 // Response is a tag on the wire.
 type Response struct {

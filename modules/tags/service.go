@@ -16,6 +16,7 @@ import (
 	"gorm.io/gorm/clause"
 
 	"folio/platform/ids"
+	"folio/platform/items"
 	"folio/platform/markdown"
 )
 
@@ -29,6 +30,8 @@ func NewService(gdb *gorm.DB) *Service { return &Service{db: gdb} }
 var Module = fx.Module("tags",
 	fx.Provide(
 		NewService,
+		// Notes and tasks keep their tags through the shared item flows.
+		func(s *Service) items.Tags { return s },
 		fx.Annotate(migrations, fx.ResultTags(`group:"migrations"`)),
 	),
 )

@@ -14,12 +14,13 @@ import (
 	"folio/platform/clock"
 	"folio/platform/db"
 	"folio/platform/ids"
+	"folio/platform/items"
 )
 
 // Reasons a snapshot was taken.
 const (
-	ReasonUpdate     = "update"
-	ReasonSuggestion = "suggestion"
+	ReasonUpdate     = items.ReasonUpdate // a PATCH overwrote the document (the shared item flows take it)
+	ReasonSuggestion = "suggestion"       // an approved suggestion replaced it
 )
 
 // Snapshot is the content of an item as it was before an overwrite.
@@ -43,6 +44,8 @@ func NewService(clk clock.Clock) *Service { return &Service{clock: clk} }
 var Module = fx.Module("versions",
 	fx.Provide(
 		NewService,
+		// Notes and tasks take their snapshots through the shared item flows.
+		func(s *Service) items.Versions { return s },
 		fx.Annotate(migrations, fx.ResultTags(`group:"migrations"`)),
 	),
 )

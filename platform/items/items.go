@@ -1,0 +1,137 @@
+// Package items runs what notes and tasks do alike. Each is an item: a row in a notebook that
+// carries one Markdown document (a note's content, a task's notes) stored as the codec's document.
+// Both create within the notebook's item limit, snapshot the document before a PATCH overwrites it,
+// keep the document's tags, move between notebooks, archive, soft-delete, write the audit entry in
+// the same transaction as the change, and offer the document to the suggestions module as a
+// content.Target. One Service per kind of item holds those flows, so that the two modules cannot
+// drift apart.
+//
+// A module keeps its own row type, request and response types, the validation of its own fields
+// and its errors; it describes its row to this package with a Kind. The flows reach the notebooks,
+// tags, versions and audit modules only through the narrow interfaces below (platform never
+// imports modules), which those modules bind in their module.go.
+package items
+
+import (
+	"context"
+	"time"
+
+	"go.uber.org/fx"
+	"gorm.io/gorm"
+
+	"folio/platform/auditlog"
+	"folio/platform/auth"
+	"folio/platform/clock"
+	"folio/platform/db"
+	"folio/platform/markdown"
+)
+
+// Kind describes one kind of item, whose rows are of type Row, to the shared flows.
+type Kind[Row any] struct {
+	// Name is the item kind in tags, snapshots, suggestions and the audit log ("note", "task"); the
+	// audit actions are Name+".create", ".update" and ".delete".
+	Name string
+	// NotFound is the kind's 404 error (NOTE_NOT_FOUND, TASK_NOT_FOUND).
+	NotFound error
+	// Columns points into a row's columns that every item has.
+	Columns func(row *Row) Columns
+	// Derive, when not nil, sets the columns a module computes from the document (a note's
+	// hasDecision) whenever the document is written.
+	Derive func(row *Row, doc markdown.Doc)
+}
+
+// Columns are pointers into the columns every item row has, so that the shared flows read and set
+// them on a module's own row type.
+type Columns struct {
+	ID          *string
+	NotebookID  *string
+	Document    *db.JSON // the codec's document: a note's content, a task's notes
+	Archived    *bool
+	TargetAt    **time.Time // the Focus view's date
+	FollowUpAt  **time.Time // the follow-up reminder
+	CreatedByID *string
+	CreatedAt   *time.Time
+	UpdatedAt   *time.Time // set from the service's clock, never by GORM
+	DeletedAt   **time.Time
+}
+
+// Notebook is the notebook that holds an item, as the shared flows need it.
+type Notebook struct {
+	ID          string
+	WorkspaceID *string
+	// TagSpace is where the item's tags live: the workspace, or the owner of a personal notebook.
+	TagSpace string
+}
+
+// Notebooks answers whether a principal may use a notebook and keeps the notebooks' item counts
+// (the notebooks module's Access provides it).
+type Notebooks interface {
+	// ItemNotebook returns the notebook if the principal may use it, with the access codes of
+	// CONTRACT.md section 6 otherwise. tx may be nil.
+	ItemNotebook(ctx context.Context, tx *gorm.DB, p *auth.Principal, id string) (Notebook, error)
+	// VisibleIDs is a subquery of the ids of the notebooks the principal may see.
+	VisibleIDs(db *gorm.DB, p *auth.Principal) *gorm.DB
+	// Reserve takes n item slots in a notebook inside tx, or fails with ITEM_LIMIT_REACHED.
+	Reserve(ctx context.Context, tx *gorm.DB, notebookID string, n int) error
+	// Release gives n item slots back inside tx.
+	Release(ctx context.Context, tx *gorm.DB, notebookID string, n int) error
+}
+
+// Tag is a tag as an item shows it.
+type Tag struct {
+	ID   string
+	Name string
+	Kind string // TAG or PERSON
+}
+
+// Tags keeps an item's tags (the tags module provides it).
+type Tags interface {
+	// Replace makes found the item's tags in the space, inside tx.
+	Replace(ctx context.Context, tx *gorm.DB, spaceID, itemKind, itemID string, found []markdown.Tag) error
+	// ForItems returns the tags of each item, in one query.
+	ForItems(ctx context.Context, itemKind string, itemIDs []string) (map[string][]Tag, error)
+}
+
+// Versions saves a snapshot of an item's document before it is overwritten (the versions module
+// provides it).
+type Versions interface {
+	Save(ctx context.Context, tx *gorm.DB, itemKind, itemID string, document []byte, reason, actorUserID string) error
+}
+
+// ReasonUpdate is the reason of the snapshot Update takes before a PATCH overwrites a document
+// (the versions module's ReasonUpdate).
+const ReasonUpdate = "update"
+
+// Deps are what the shared flows use from the rest of the application: an fx parameter object, so
+// fx fills it for a constructor that takes it; without fx, fill it by hand.
+type Deps struct {
+	fx.In
+	DB        *gorm.DB
+	Notebooks Notebooks
+	Tags      Tags
+	Versions  Versions
+	Audit     auditlog.Recorder
+	Clock     clock.Clock
+}
+
+// View is an item with its tags, as reads return it.
+type View[Row any] struct {
+	Item Row
+	Tags []Tag
+}
+
+// Service runs the shared flows of one kind of item.
+type Service[Row any] struct {
+	kind      Kind[Row]
+	db        *gorm.DB
+	notebooks Notebooks
+	tags      Tags
+	versions  Versions
+	audit     auditlog.Recorder
+	clock     clock.Clock
+}
+
+// NewService returns the flows of the items of kind.
+func NewService[Row any](kind Kind[Row], d Deps) *Service[Row] {
+	return &Service[Row]{kind: kind, db: d.DB, notebooks: d.Notebooks, tags: d.Tags, versions: d.Versions, audit: d.Audit, clock: d.Clock}
+}

@@ -1,0 +1,238 @@
+package items
+
+import (
+	"bytes"
+	"context"
+	"time"
+
+	"gorm.io/gorm"
+
+	"folio/platform/auditlog"
+	"folio/platform/auth"
+	"folio/platform/db"
+	"folio/platform/ids"
+	"folio/platform/markdown"
+)
+
+// Create stores row, whose document is doc, in a notebook the principal may write, within the
+// notebook's item limit. Create sets the id, notebook, document, creator and timestamps; the
+// module fills the rest of row from the request.
+func (s *Service[Row]) Create(ctx context.Context, p *auth.Principal, notebookID string, doc markdown.Doc, row Row) (View[Row], error) {
+	stored, err := markdown.Encode(doc)
+	if err != nil {
+		return View[Row]{}, err
+	}
+	now := s.clock.Now()
+	c := s.kind.Columns(&row)
+	*c.ID, *c.NotebookID, *c.CreatedByID, *c.CreatedAt, *c.UpdatedAt = ids.New(), notebookID, p.UserID, now, now
+	s.setDocument(&row, stored, doc)
+	return s.viewAfter(ctx, &row, func(tx *gorm.DB) error {
+		nb, err := s.notebooks.ItemNotebook(ctx, tx, p, notebookID)
+		if err != nil {
+			return err
+		}
+		if err := s.notebooks.Reserve(ctx, tx, nb.ID, 1); err != nil {
+			return err
+		}
+		if err := s.create(ctx, tx, &row); err != nil {
+			return err
+		}
+		if err := s.tags.Replace(ctx, tx, nb.TagSpace, s.kind.Name, *c.ID, doc.Tags()); err != nil {
+			return err
+		}
+		return s.record(ctx, tx, p, s.kind.Name+".create", *c.ID, nb)
+	})
+}
+
+// viewAfter runs write in a transaction, then answers with row, which write may have changed,
+// and its tags as committed.
+func (s *Service[Row]) viewAfter(ctx context.Context, row *Row, write func(tx *gorm.DB) error) (View[Row], error) {
+	if err := db.Transaction(ctx, s.db, write); err != nil {
+		return View[Row]{}, err
+	}
+	return s.view(ctx, *row)
+}
+
+// setDocument writes a new document and what the module derives from it onto row.
+func (s *Service[Row]) setDocument(row *Row, stored []byte, doc markdown.Doc) {
+	*s.kind.Columns(row).Document = stored
+	if s.kind.Derive != nil {
+		s.kind.Derive(row, doc)
+	}
+}
+
+func (s *Service[Row]) record(ctx context.Context, tx *gorm.DB, p *auth.Principal, action, id string, nb Notebook) error {
+	return s.audit.Record(ctx, tx, p, auditlog.Entry{Action: action, ResourceType: s.kind.Name, ResourceID: id, WorkspaceID: nb.WorkspaceID, NotebookID: &nb.ID})
+}
+
+// view adds the item's tags.
+func (s *Service[Row]) view(ctx context.Context, row Row) (View[Row], error) {
+	views, err := s.withTags(ctx, []Row{row})
+	if err != nil {
+		return View[Row]{}, err
+	}
+	return views[0], nil
+}
+
+// withTags adds their tags to rows, read in one query.
+func (s *Service[Row]) withTags(ctx context.Context, rows []Row) ([]View[Row], error) {
+	itemIDs := make([]string, len(rows))
+	for i := range rows {
+		itemIDs[i] = *s.kind.Columns(&rows[i]).ID
+	}
+	byItem, err := s.tags.ForItems(ctx, s.kind.Name, itemIDs)
+	if err != nil {
+		return nil, err
+	}
+	views := make([]View[Row], len(rows))
+	for i, row := range rows {
+		views[i] = View[Row]{Item: row, Tags: byItem[itemIDs[i]]}
+	}
+	return views, nil
+}
+
+// Get returns one item the principal may see.
+func (s *Service[Row]) Get(ctx context.Context, p *auth.Principal, id string) (View[Row], error) {
+	if !ids.Valid(id) {
+		return View[Row]{}, s.kind.NotFound
+	}
+	row, err := s.get(ctx, nil, id, s.notebooks.VisibleIDs(s.db, p), false)
+	if err != nil {
+		return View[Row]{}, err
+	}
+	return s.view(ctx, row)
+}
+
+// VisibleNotebooks builds the subquery of the ids of the notebooks the caller may see, a fresh one
+// for each statement that embeds it.
+type VisibleNotebooks func() *gorm.DB
+
+// List returns a page of the items the principal may see, with their tags; page is the module's
+// own list query. A notebook named by the filter is checked first, so that it gets the access codes
+// (KEY_NOTEBOOK_MISMATCH, 404, ...) rather than an empty page.
+func (s *Service[Row]) List(ctx context.Context, p *auth.Principal, f ListFilter, page func(VisibleNotebooks) ([]Row, *string, error)) ([]View[Row], *string, error) {
+	if f.NotebookID != nil {
+		if _, err := s.notebooks.ItemNotebook(ctx, nil, p, *f.NotebookID); err != nil {
+			return nil, nil, err
+		}
+	}
+	rows, next, err := page(func() *gorm.DB { return s.notebooks.VisibleIDs(s.db, p) })
+	if err != nil {
+		return nil, nil, err
+	}
+	views, err := s.withTags(ctx, rows)
+	if err != nil {
+		return nil, nil, err
+	}
+	return views, next, nil
+}
+
+// Change is what a PATCH asks of the columns every item has: nil fields are absent.
+type Change struct {
+	NotebookID *string       // move the item to this notebook
+	Document   *markdown.Doc // replace the document
+	Archived   *bool
+	TargetAt   **time.Time // set to a nil *time.Time to clear
+	FollowUpAt **time.Time
+}
+
+// Update applies a PATCH to the item id in one transaction. A document that differs from the
+// stored one is snapshotted before it is overwritten; a move needs write access to both notebooks
+// and a free slot in the target, and re-tags the item when its tag space changes. apply, when not
+// nil, sets the module's own columns. The caller answers an empty PATCH without calling Update
+// (no write, no snapshot, no audit entry, updatedAt unchanged).
+func (s *Service[Row]) Update(ctx context.Context, p *auth.Principal, id string, change Change, apply func(row *Row)) (View[Row], error) {
+	if !ids.Valid(id) {
+		return View[Row]{}, s.kind.NotFound
+	}
+	var row Row
+	return s.viewAfter(ctx, &row, func(tx *gorm.DB) error {
+		var nb Notebook
+		var err error
+		row, nb, err = s.getInNotebook(ctx, tx, p, id, s.notebooks.VisibleIDs(tx, p), true)
+		if err != nil {
+			return err
+		}
+		c := s.kind.Columns(&row)
+		spaceChanged := false
+		if change.NotebookID != nil && *change.NotebookID != *c.NotebookID {
+			target, err := s.notebooks.ItemNotebook(ctx, tx, p, *change.NotebookID)
+			if err != nil {
+				return err
+			}
+			if err := s.notebooks.Reserve(ctx, tx, target.ID, 1); err != nil {
+				return err
+			}
+			if err := s.notebooks.Release(ctx, tx, nb.ID, 1); err != nil {
+				return err
+			}
+			spaceChanged = target.TagSpace != nb.TagSpace
+			*c.NotebookID, nb = target.ID, target
+		}
+		documentChanged := false
+		if change.Document != nil {
+			encoded, err := markdown.Encode(*change.Document)
+			if err != nil {
+				return err
+			}
+			if !bytes.Equal(encoded, *c.Document) {
+				if err := s.versions.Save(ctx, tx, s.kind.Name, *c.ID, *c.Document, ReasonUpdate, p.UserID); err != nil {
+					return err
+				}
+				s.setDocument(&row, encoded, *change.Document)
+				documentChanged = true
+			}
+		}
+		if change.Archived != nil {
+			*c.Archived = *change.Archived
+		}
+		if change.TargetAt != nil {
+			*c.TargetAt = *change.TargetAt
+		}
+		if change.FollowUpAt != nil {
+			*c.FollowUpAt = *change.FollowUpAt
+		}
+		if apply != nil {
+			apply(&row)
+		}
+		*c.UpdatedAt = s.clock.Now()
+		if err := s.save(ctx, tx, &row); err != nil {
+			return err
+		}
+		if documentChanged || spaceChanged {
+			// From the row: a move without a new document has no other copy of it.
+			doc, err := markdown.Decode(*c.Document)
+			if err != nil {
+				return err
+			}
+			if err := s.tags.Replace(ctx, tx, nb.TagSpace, s.kind.Name, *c.ID, doc.Tags()); err != nil {
+				return err
+			}
+		}
+		return s.record(ctx, tx, p, s.kind.Name+".update", *c.ID, nb)
+	})
+}
+
+// Delete removes an item from every read at once; its row stays (soft delete) so that cursors and
+// the audit entries naming it stay valid. Its notebook slot is given back.
+func (s *Service[Row]) Delete(ctx context.Context, p *auth.Principal, id string) error {
+	if !ids.Valid(id) {
+		return s.kind.NotFound
+	}
+	return db.Transaction(ctx, s.db, func(tx *gorm.DB) error {
+		row, nb, err := s.getInNotebook(ctx, tx, p, id, s.notebooks.VisibleIDs(tx, p), true)
+		if err != nil {
+			return err
+		}
+		c := s.kind.Columns(&row)
+		now := s.clock.Now()
+		*c.DeletedAt, *c.UpdatedAt = &now, now
+		if err := s.save(ctx, tx, &row); err != nil {
+			return err
+		}
+		if err := s.notebooks.Release(ctx, tx, nb.ID, 1); err != nil {
+			return err
+		}
+		return s.record(ctx, tx, p, s.kind.Name+".delete", *c.ID, nb)
+	})
+}
