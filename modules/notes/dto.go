@@ -50,11 +50,11 @@ type noteWithPending struct {
 }
 
 func toNoteResponse(v View) (noteResponse, error) {
-	text, err := content.Render(v.Note.Content)
+	text, err := content.Render(v.Item.Content)
 	if err != nil {
 		return noteResponse{}, err
 	}
-	n := v.Note
+	n := v.Item
 	return noteResponse{
 		ID: n.ID, Content: text, NotebookID: n.NotebookID, HasDecision: n.HasDecision, Archived: n.Archived,
 		TargetAt: httpx.TimePtr(n.TargetAt), FollowUpAt: httpx.TimePtr(n.FollowUpAt), Tags: tags.ToResponses(v.Tags),

@@ -9,7 +9,7 @@ import (
 	"folio/platform/auth"
 	"folio/platform/content"
 	"folio/platform/httpx"
-	"folio/platform/paginate"
+	"folio/platform/items"
 )
 
 // Handler serves the note endpoints.
@@ -35,34 +35,19 @@ func (h *Handler) Register(r httpx.Router) {
 	r.API.GET("/notes/:id", httpx.Handle(h.get))
 	r.API.POST("/notes", httpx.Handle(h.create))
 	r.API.PATCH("/notes/:id", httpx.Handle(h.update))
-	r.API.DELETE("/notes/:id", httpx.Handle(h.delete))
+	r.API.DELETE("/notes/:id", items.DeleteHandler(h.svc.Delete))
 }
 
 func (h *Handler) list(c *gin.Context) error {
-	page, err := paginate.FromGin(c, false)
+	f, page, err := items.ListFromGin(c)
 	if err != nil {
 		return err
-	}
-	archived, err := httpx.QueryBool(c, "archived", false)
-	if err != nil {
-		return err
-	}
-	f := Filter{Archived: archived}
-	if nb, ok := httpx.QueryString(c, "notebookId"); ok {
-		f.NotebookID = &nb
 	}
 	views, next, err := h.svc.List(c.Request.Context(), auth.FromGin(c), f, page)
 	if err != nil {
 		return err
 	}
-	data := make([]noteResponse, len(views))
-	for i, v := range views {
-		if data[i], err = toNoteResponse(v); err != nil {
-			return err
-		}
-	}
-	c.JSON(http.StatusOK, paginate.Page[noteResponse]{Data: data, NextCursor: next})
-	return nil
+	return items.WritePage(c, views, next, toNoteResponse)
 }
 
 func (h *Handler) get(c *gin.Context) error {
@@ -76,7 +61,7 @@ func (h *Handler) get(c *gin.Context) error {
 	}
 	var pending *content.Suggestion
 	if h.pending != nil {
-		if pending, err = h.pending.PendingFor(c.Request.Context(), Kind, v.Note.ID); err != nil {
+		if pending, err = h.pending.PendingFor(c.Request.Context(), Kind, v.Item.ID); err != nil {
 			return err
 		}
 	}
@@ -112,12 +97,7 @@ func (h *Handler) create(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	resp, err := toNoteResponse(v)
-	if err != nil {
-		return err
-	}
-	c.JSON(http.StatusCreated, resp)
-	return nil
+	return items.Write(c, http.StatusCreated, v, toNoteResponse)
 }
 
 func (h *Handler) update(c *gin.Context) error {
@@ -150,18 +130,5 @@ func (h *Handler) update(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	resp, err := toNoteResponse(v)
-	if err != nil {
-		return err
-	}
-	c.JSON(http.StatusOK, resp)
-	return nil
-}
-
-func (h *Handler) delete(c *gin.Context) error {
-	if err := h.svc.Delete(c.Request.Context(), auth.FromGin(c), c.Param("id")); err != nil {
-		return err
-	}
-	c.JSON(http.StatusOK, httpx.OK)
-	return nil
+	return items.Write(c, http.StatusOK, v, toNoteResponse)
 }

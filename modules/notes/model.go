@@ -4,6 +4,8 @@ import (
 	"time"
 
 	"folio/platform/db"
+	"folio/platform/items"
+	"folio/platform/markdown"
 )
 
 // Note is a Markdown note, stored as the codec's document (never as Markdown). HasDecision is
@@ -23,4 +25,13 @@ type Note struct {
 	// with the wall clock on every save).
 	UpdatedAt time.Time `gorm:"autoUpdateTime:false"`
 	DeletedAt *time.Time
+}
+
+// derive keeps HasDecision in step with the content, on every write of it.
+func (n *Note) derive(doc markdown.Doc) { n.HasDecision = doc.HasDecision() }
+
+// columns shows a note's content and the other columns every item has to the shared item flows.
+func (n *Note) columns() items.Columns {
+	return items.Columns{ID: &n.ID, NotebookID: &n.NotebookID, Document: &n.Content, Archived: &n.Archived, TargetAt: &n.TargetAt,
+		FollowUpAt: &n.FollowUpAt, CreatedByID: &n.CreatedByID, CreatedAt: &n.CreatedAt, UpdatedAt: &n.UpdatedAt, DeletedAt: &n.DeletedAt}
 }

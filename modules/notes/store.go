@@ -7,40 +7,18 @@ import (
 	"gorm.io/gorm"
 
 	"folio/platform/db"
+	"folio/platform/items"
 	"folio/platform/paginate"
 )
 
-// Store holds every query of the notes module.
+// Store holds the notes module's own query: the list, read notebook by notebook on PostgreSQL.
+// The queries every kind of item runs alike are in platform/items.
 type Store struct{ db *gorm.DB }
 
 // NewStore returns the notes store.
 func NewStore(gdb *gorm.DB) *Store { return &Store{db: gdb} }
 
 var keyset = paginate.Keyset{Table: "notes"}
-
-// get loads a live note among the notebooks of visible (a subquery of notebook ids). With tx and
-// lock, the row stays locked until tx ends.
-func (s *Store) get(ctx context.Context, tx *gorm.DB, id string, visible *gorm.DB, lock bool) (Note, error) {
-	if tx == nil {
-		tx = s.db
-	}
-	q := tx.WithContext(ctx).Where("id = ? AND deleted_at IS NULL AND notebook_id IN (?)", id, visible)
-	if lock {
-		q = db.ForUpdate(q)
-	}
-	var n Note
-	err := q.Take(&n).Error
-	if db.IsNotFound(err) {
-		return Note{}, ErrNotFound
-	}
-	return n, err
-}
-
-// listFilter narrows the list.
-type listFilter struct {
-	NotebookID *string
-	Archived   bool
-}
 
 // list returns a page of the live notes in the notebooks of visible (a subquery of notebook ids
 // with the column id), newest first.
@@ -53,17 +31,13 @@ type listFilter struct {
 // table cannot be served by that index (it is sorted within each notebook, not across them), so
 // the planner reads every visible note and sorts them, or walks the whole table in time order.
 // SQLite has no LATERAL; there the plain filter stays.
-func (s *Store) list(ctx context.Context, visible func() *gorm.DB, f listFilter, p paginate.Params) ([]Note, *string, error) {
+func (s *Store) list(ctx context.Context, visible func() *gorm.DB, f items.ListFilter, p paginate.Params) ([]Note, *string, error) {
 	scope := func() *gorm.DB {
 		return s.db.WithContext(ctx).Table("notes").Where("notes.notebook_id IN (?)", visible())
 	}
 	idOf := func(n Note) string { return n.ID }
 	if !db.IsPostgres(s.db) {
-		q := scope().Where("notes.deleted_at IS NULL AND notes.archived = ?", f.Archived)
-		if f.NotebookID != nil {
-			q = q.Where("notes.notebook_id = ?", *f.NotebookID)
-		}
-		return paginate.Find(q, scope(), keyset, p, idOf)
+		return paginate.Find(f.Where(scope(), "notes"), scope(), keyset, p, idOf)
 	}
 	var cursorScope *gorm.DB // read only with a cursor
 	if p.Cursor != "" {
@@ -96,13 +70,4 @@ func scanNote(rows *sql.Rows) (Note, error) {
 	err := rows.Scan(&n.ID, &n.NotebookID, &n.Content, &n.HasDecision, &n.Archived, &n.TargetAt, &n.FollowUpAt,
 		&n.CreatedByID, &n.CreatedAt, &n.UpdatedAt, &n.DeletedAt)
 	return n, err
-}
-
-func (s *Store) create(ctx context.Context, tx *gorm.DB, n *Note) error {
-	return tx.WithContext(ctx).Create(n).Error
-}
-
-// save writes every column of n.
-func (s *Store) save(ctx context.Context, tx *gorm.DB, n *Note) error {
-	return tx.WithContext(ctx).Select("*").Omit("id", "created_at", "created_by_id").Updates(n).Error
 }
