@@ -46,11 +46,11 @@ type taskResponse struct {
 }
 
 func toTaskResponse(v View) (taskResponse, error) {
-	notes, err := content.Render(v.Task.Notes)
+	notes, err := content.Render(v.Item.Notes)
 	if err != nil {
 		return taskResponse{}, err
 	}
-	t := v.Task
+	t := v.Item
 	return taskResponse{
 		ID: t.ID, Title: t.Title, Notes: notes, NotebookID: t.NotebookID, Status: t.Status, Priority: t.Priority,
 		Archived: t.Archived, DueAt: httpx.TimePtr(t.DueAt), TargetAt: httpx.TimePtr(t.TargetAt), FollowUpAt: httpx.TimePtr(t.FollowUpAt),

@@ -9,8 +9,8 @@ import (
 	"folio/platform/auth"
 	"folio/platform/content"
 	"folio/platform/httpx"
+	"folio/platform/items"
 	"folio/platform/markdown"
-	"folio/platform/paginate"
 )
 
 // Handler serves the task endpoints.
@@ -25,22 +25,15 @@ func (h *Handler) Register(r httpx.Router) {
 	r.API.GET("/tasks/:id", httpx.Handle(h.get))
 	r.API.POST("/tasks", httpx.Handle(h.create))
 	r.API.PATCH("/tasks/:id", httpx.Handle(h.update))
-	r.API.DELETE("/tasks/:id", httpx.Handle(h.delete))
+	r.API.DELETE("/tasks/:id", items.DeleteHandler(h.svc.Delete))
 }
 
 func (h *Handler) list(c *gin.Context) error {
-	page, err := paginate.FromGin(c, false)
+	shared, page, err := items.ListFromGin(c)
 	if err != nil {
 		return err
 	}
-	archived, err := httpx.QueryBool(c, "archived", false)
-	if err != nil {
-		return err
-	}
-	f := Filter{Archived: archived}
-	if nb, ok := httpx.QueryString(c, "notebookId"); ok {
-		f.NotebookID = &nb
-	}
+	f := Filter{ListFilter: shared}
 	if st, ok := c.GetQuery("status"); ok {
 		f.Status = &st
 	}
@@ -48,14 +41,7 @@ func (h *Handler) list(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	data := make([]taskResponse, len(views))
-	for i, v := range views {
-		if data[i], err = toTaskResponse(v); err != nil {
-			return err
-		}
-	}
-	c.JSON(http.StatusOK, paginate.Page[taskResponse]{Data: data, NextCursor: next})
-	return nil
+	return items.WritePage(c, views, next, toTaskResponse)
 }
 
 func (h *Handler) get(c *gin.Context) error {
@@ -63,16 +49,7 @@ func (h *Handler) get(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	return respond(c, http.StatusOK, v)
-}
-
-func respond(c *gin.Context, status int, v View) error {
-	resp, err := toTaskResponse(v)
-	if err != nil {
-		return err
-	}
-	c.JSON(status, resp)
-	return nil
+	return items.Write(c, http.StatusOK, v, toTaskResponse)
 }
 
 // parseNotes validates optional, nullable task notes: absent or null is empty.
@@ -126,7 +103,7 @@ func (h *Handler) create(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	return respond(c, http.StatusCreated, v)
+	return items.Write(c, http.StatusCreated, v, toTaskResponse)
 }
 
 func (h *Handler) update(c *gin.Context) error {
@@ -165,13 +142,5 @@ func (h *Handler) update(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	return respond(c, http.StatusOK, v)
-}
-
-func (h *Handler) delete(c *gin.Context) error {
-	if err := h.svc.Delete(c.Request.Context(), auth.FromGin(c), c.Param("id")); err != nil {
-		return err
-	}
-	c.JSON(http.StatusOK, httpx.OK)
-	return nil
+	return items.Write(c, http.StatusOK, v, toTaskResponse)
 }

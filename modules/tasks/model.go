@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"folio/platform/db"
+	"folio/platform/items"
 )
 
 // Statuses and priorities, in their wire spelling.
@@ -31,4 +32,10 @@ type Task struct {
 	// with the wall clock on every save).
 	UpdatedAt time.Time `gorm:"autoUpdateTime:false"`
 	DeletedAt *time.Time
+}
+
+// columns shows a task's notes and the other columns every item has to the shared item flows.
+func (t *Task) columns() items.Columns {
+	return items.Columns{ID: &t.ID, NotebookID: &t.NotebookID, Document: &t.Notes, Archived: &t.Archived, TargetAt: &t.TargetAt,
+		FollowUpAt: &t.FollowUpAt, CreatedByID: &t.CreatedByID, CreatedAt: &t.CreatedAt, UpdatedAt: &t.UpdatedAt, DeletedAt: &t.DeletedAt}
 }
