@@ -869,16 +869,16 @@ func splitCallout(blocks []Node) (CalloutKind, []Node, bool) {
 
 func splitCalloutKeep(blocks []Node, st *canonState) (CalloutKind, []Node, bool) {
 	if len(blocks) == 0 || blocks[0].Type != TypeParagraph || len(blocks[0].Content) == 0 {
-		return "", nil, false
+		return 0, nil, false
 	}
 	first := &blocks[0].Content[0]
 	if first.Type != TypeText || len(first.Marks) != 1 || first.Marks[0].Type != MarkBold {
-		return "", nil, false
+		return 0, nil, false
 	}
 	// The label's bold must end at the colon: in "**Why:*x***" the bold goes
 	// on, so the label is not a callout's but part of a bold span.
 	if len(blocks[0].Content) > 1 && hasMark(&blocks[0].Content[1], MarkBold) {
-		return "", nil, false
+		return 0, nil, false
 	}
 	var kind CalloutKind
 	switch first.Text {
@@ -887,7 +887,7 @@ func splitCalloutKeep(blocks []Node, st *canonState) (CalloutKind, []Node, bool)
 	case "Decision:":
 		kind = CalloutDecision
 	default:
-		return "", nil, false
+		return 0, nil, false
 	}
 	plan := planInline(normInline(itemsFromNodes(blocks[0].Content[1:]), ctxParagraph), inlineCtx{block: ctxParagraph, noLineStart: true})
 	rest := st.slabOf().make(len(blocks))[:0]

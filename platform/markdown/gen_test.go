@@ -57,7 +57,7 @@ func (g *gen) block() Node {
 	}
 	switch k {
 	case 1:
-		return Node{Type: TypeHeading, Attrs: Attrs{Level: 1 + g.intn(3)}, Content: g.inline()}
+		return Node{Type: TypeHeading, Attrs: Attrs{Level: int32(1 + g.intn(3))}, Content: g.inline()}
 	case 2:
 		return Node{Type: TypeCodeBlock, Attrs: Attrs{Language: g.pick(genLanguages)}, Text: g.text(12)}
 	case 3, 4:
@@ -66,7 +66,7 @@ func (g *gen) block() Node {
 		l := Node{Type: TypeBulletList, Attrs: Attrs{Tight: g.intn(2) == 0}}
 		if k == 4 {
 			l.Type = TypeOrderedList
-			l.Attrs.Start = []int{1, 0, 7, 999999999}[g.intn(4)]
+			l.Attrs.Start = []int32{1, 0, 7, 999999999}[g.intn(4)]
 		}
 		for i := 0; i <= g.intn(3); i++ {
 			l.Content = append(l.Content, Node{Type: TypeListItem, Content: g.blocks(g.intn(3))})

@@ -52,7 +52,7 @@ func compact(b *strings.Builder, nodes []Node, indent string) {
 		case TypeText, TypeTag, TypeMention, TypeHardBreak:
 			continue
 		}
-		b.WriteString(indent + string(n.Type))
+		b.WriteString(indent + n.Type.String())
 		switch n.Type {
 		case TypeHeading:
 			fmt.Fprintf(b, "(%d)", n.Attrs.Level)

@@ -17,30 +17,79 @@ const SchemaVersion = 1
 // quotes) that Parse accepts.
 const MaxNesting = 16
 
-// NodeType names a node of the document tree. The names are those of
-// ProseMirror/TipTap so that an editor can load the stored JSON as is.
-type NodeType string
+// NodeType names a node of the document tree. It is a small number in
+// memory (a node is the codec's most numerous allocation) and its name in
+// JSON: the names are those of ProseMirror/TipTap so that an editor can load
+// the stored JSON as is.
+type NodeType uint8
 
-// Node types.
+// Node types. The zero value is no type: Decode rejects unknown names.
 const (
-	TypeParagraph      NodeType = "paragraph"
-	TypeHeading        NodeType = "heading"
-	TypeBulletList     NodeType = "bulletList"
-	TypeOrderedList    NodeType = "orderedList"
-	TypeListItem       NodeType = "listItem"
-	TypeBlockquote     NodeType = "blockquote"
-	TypeCallout        NodeType = "callout"
-	TypeCodeBlock      NodeType = "codeBlock"
-	TypeHorizontalRule NodeType = "horizontalRule"
-	TypeTable          NodeType = "table"
-	TypeTableRow       NodeType = "tableRow"
-	TypeTableHeader    NodeType = "tableHeader"
-	TypeTableCell      NodeType = "tableCell"
-	TypeHardBreak      NodeType = "hardBreak"
-	TypeText           NodeType = "text"
-	TypeTag            NodeType = "tag"
-	TypeMention        NodeType = "mention"
+	TypeParagraph NodeType = iota + 1
+	TypeHeading
+	TypeBulletList
+	TypeOrderedList
+	TypeListItem
+	TypeBlockquote
+	TypeCallout
+	TypeCodeBlock
+	TypeHorizontalRule
+	TypeTable
+	TypeTableRow
+	TypeTableHeader
+	TypeTableCell
+	TypeHardBreak
+	TypeText
+	TypeTag
+	TypeMention
 )
+
+var nodeTypeNames = [...]string{
+	TypeParagraph:      "paragraph",
+	TypeHeading:        "heading",
+	TypeBulletList:     "bulletList",
+	TypeOrderedList:    "orderedList",
+	TypeListItem:       "listItem",
+	TypeBlockquote:     "blockquote",
+	TypeCallout:        "callout",
+	TypeCodeBlock:      "codeBlock",
+	TypeHorizontalRule: "horizontalRule",
+	TypeTable:          "table",
+	TypeTableRow:       "tableRow",
+	TypeTableHeader:    "tableHeader",
+	TypeTableCell:      "tableCell",
+	TypeHardBreak:      "hardBreak",
+	TypeText:           "text",
+	TypeTag:            "tag",
+	TypeMention:        "mention",
+}
+
+// String is the type's name in JSON.
+func (t NodeType) String() string {
+	if int(t) < len(nodeTypeNames) && nodeTypeNames[t] != "" {
+		return nodeTypeNames[t]
+	}
+	return fmt.Sprintf("NodeType(%d)", uint8(t))
+}
+
+// MarshalText writes the type's name.
+func (t NodeType) MarshalText() ([]byte, error) {
+	if int(t) < len(nodeTypeNames) && nodeTypeNames[t] != "" {
+		return []byte(nodeTypeNames[t]), nil
+	}
+	return nil, fmt.Errorf("unknown node type %d", uint8(t))
+}
+
+// UnmarshalText reads a type's name.
+func (t *NodeType) UnmarshalText(text []byte) error {
+	for i, name := range nodeTypeNames {
+		if name != "" && name == string(text) {
+			*t = NodeType(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown node type %q", text)
+}
 
 // MarkType names a mark on an inline node.
 type MarkType string
@@ -55,14 +104,43 @@ const (
 	MarkLink      MarkType = "link"
 )
 
-// CalloutKind is the kind attribute of a callout.
-type CalloutKind string
+// CalloutKind is the kind attribute of a callout, a small number in memory
+// and "why" or "decision" in JSON.
+type CalloutKind uint8
 
-// Callout kinds, written `> **Why:** text` and `> **Decision:** text`.
+// Callout kinds, written `> **Why:** text` and `> **Decision:** text`. The
+// zero value is no kind.
 const (
-	CalloutWhy      CalloutKind = "why"
-	CalloutDecision CalloutKind = "decision"
+	CalloutWhy CalloutKind = iota + 1
+	CalloutDecision
 )
+
+// String is the kind's name in JSON ("" for no kind).
+func (k CalloutKind) String() string {
+	switch k {
+	case CalloutWhy:
+		return "why"
+	case CalloutDecision:
+		return "decision"
+	case 0:
+		return ""
+	}
+	return fmt.Sprintf("CalloutKind(%d)", uint8(k))
+}
+
+// calloutKindOf reads a kind's name; unknown names give an invalid kind,
+// which Validate rejects on a callout.
+func calloutKindOf(name string) CalloutKind {
+	switch name {
+	case "why":
+		return CalloutWhy
+	case "decision":
+		return CalloutDecision
+	case "":
+		return 0
+	}
+	return 255
+}
 
 // Doc is the stored form of Markdown content: the root of a ProseMirror-shaped
 // tree, serialised as {"type":"doc","schemaVersion":1,"content":[...]}.
@@ -85,8 +163,8 @@ type Node struct {
 
 // Attrs holds the attributes of all node types; each type uses its own.
 type Attrs struct {
-	Level    int         // heading: 1 to 3
-	Start    int         // orderedList: number of the first item
+	Level    int32       // heading: 1 to 3
+	Start    int32       // orderedList: number of the first item
 	Tight    bool        // bulletList, orderedList: items not separated by blank lines
 	Kind     CalloutKind // callout
 	Language string      // codeBlock: the info string, "" when absent
@@ -277,8 +355,8 @@ func (d *Doc) UnmarshalJSON(data []byte) error {
 }
 
 type jsonAttrs struct {
-	Level    *int    `json:"level,omitempty"`
-	Start    *int    `json:"start,omitempty"`
+	Level    *int32  `json:"level,omitempty"`
+	Start    *int32  `json:"start,omitempty"`
 	Tight    *bool   `json:"tight,omitempty"`
 	Kind     string  `json:"kind,omitempty"`
 	Language *string `json:"language,omitempty"`
@@ -307,7 +385,7 @@ func (n Node) MarshalJSON() ([]byte, error) {
 	case TypeBulletList:
 		j.Attrs = &jsonAttrs{Tight: &n.Attrs.Tight}
 	case TypeCallout:
-		j.Attrs = &jsonAttrs{Kind: string(n.Attrs.Kind)}
+		j.Attrs = &jsonAttrs{Kind: n.Attrs.Kind.String()}
 	case TypeCodeBlock:
 		j.Attrs = &jsonAttrs{Language: &n.Attrs.Language}
 	case TypeTag, TypeMention:
@@ -342,7 +420,7 @@ func (n *Node) UnmarshalJSON(data []byte) error {
 		if a.Tight != nil {
 			n.Attrs.Tight = *a.Tight
 		}
-		n.Attrs.Kind = CalloutKind(a.Kind)
+		n.Attrs.Kind = calloutKindOf(a.Kind)
 		if a.Language != nil {
 			n.Attrs.Language = *a.Language
 		}

@@ -143,7 +143,7 @@ func (c *converter) blocks(parent ast.Node, depth int) []Node {
 			if level == 3 {
 				ctx = ctxHeading3
 			}
-			out = append(out, Node{Type: TypeHeading, Attrs: Attrs{Level: level}, Content: c.slab.nodesFromItems(c.inline(n, ctx))})
+			out = append(out, Node{Type: TypeHeading, Attrs: Attrs{Level: int32(level)}, Content: c.slab.nodesFromItems(c.inline(n, ctx))})
 		case *ast.ThematicBreak:
 			out = append(out, Node{Type: TypeHorizontalRule})
 		case *ast.CodeBlock:
@@ -174,7 +174,7 @@ func (c *converter) blocks(parent ast.Node, depth int) []Node {
 			l := Node{Type: TypeBulletList}
 			if b.IsOrdered() {
 				l.Type = TypeOrderedList
-				l.Attrs.Start = min(max(b.Start, 0), maxListStart)
+				l.Attrs.Start = int32(min(max(b.Start, 0), maxListStart))
 			}
 			c.listDepth++
 			l.Content = c.slab.make(n.ChildCount())[:0]

@@ -216,7 +216,7 @@ func (r *renderer) heading(n *Node) {
 		}
 		return
 	}
-	hashes := strings.Repeat("#", n.Attrs.Level)
+	hashes := strings.Repeat("#", int(n.Attrs.Level))
 	if out == "" {
 		r.writeLine(hashes)
 		return
@@ -294,7 +294,7 @@ func (r *renderer) list(n *Node, alt bool) {
 		}
 		var marker string
 		if ordered {
-			num := n.Attrs.Start + i
+			num := int(n.Attrs.Start) + i
 			if num > maxListStart {
 				num = maxListStart
 			}
