@@ -17,8 +17,11 @@
 // Every call to Redis is bounded by a short timeout (DefaultTimeout, 200ms). When it
 // fails or times out, the decision is made by the in-memory limiter of this instance, and
 // a warning is logged at most once per DefaultWarnInterval (with the number of failures
-// in between). While Redis is failing, one request at a time still tries it, so the limit
-// becomes shared again as soon as Redis answers; the others do not wait on it.
+// in between). Only the request that finds Redis down waits the timeout: while Redis is
+// failing, requests are decided locally at once, and a background probe (a Peek, which
+// counts nothing; one at a time, at most once per DefaultProbeInterval, 1s) asks Redis
+// whether it answers again, so the limit becomes shared again within about a second of
+// Redis coming back.
 //
 // Why this and not the alternatives:
 //

@@ -11,8 +11,9 @@ import (
 
 // Defaults for NewFallback.
 const (
-	DefaultTimeout      = 200 * time.Millisecond
-	DefaultWarnInterval = 30 * time.Second
+	DefaultTimeout       = 200 * time.Millisecond
+	DefaultWarnInterval  = 30 * time.Second
+	DefaultProbeInterval = time.Second
 )
 
 // Fallback asks a shared primary limiter (Redis) and, when that fails or is slow, a local
@@ -24,8 +25,10 @@ type Fallback struct {
 	log     *zap.Logger
 	timeout time.Duration
 
-	degraded atomic.Bool // the last primary call failed
-	probing  atomic.Bool // while degraded, one call at a time tries the primary
+	degraded   atomic.Bool  // the last primary call failed
+	probing    atomic.Bool  // a background probe of the primary is running
+	lastProbe  atomic.Int64 // when the last probe started, in Unix nanoseconds
+	probeEvery time.Duration
 
 	warnDown throttle
 	warnUp   throttle
@@ -53,6 +56,16 @@ func WithWarnInterval(d time.Duration) FallbackOption {
 	}
 }
 
+// WithProbeInterval sets how often, at most, a degraded fallback asks the primary in the
+// background whether it answers again (default DefaultProbeInterval).
+func WithProbeInterval(d time.Duration) FallbackOption {
+	return func(f *Fallback) {
+		if d >= 0 {
+			f.probeEvery = d
+		}
+	}
+}
+
 // NewFallback returns a limiter that decides with primary and, whenever primary returns an
 // error or does not answer within the timeout, with local. local must not fail (a Memory
 // with the same limit and window). A nil logger logs nothing.
@@ -61,12 +74,13 @@ func NewFallback(primary, local Limiter, logger *zap.Logger, opts ...FallbackOpt
 		logger = zap.NewNop()
 	}
 	f := &Fallback{
-		primary:  primary,
-		local:    local,
-		log:      logger,
-		timeout:  DefaultTimeout,
-		warnDown: throttle{every: DefaultWarnInterval},
-		warnUp:   throttle{every: DefaultWarnInterval},
+		primary:    primary,
+		local:      local,
+		log:        logger,
+		timeout:    DefaultTimeout,
+		probeEvery: DefaultProbeInterval,
+		warnDown:   throttle{every: DefaultWarnInterval},
+		warnUp:     throttle{every: DefaultWarnInterval},
 	}
 	for _, o := range opts {
 		o(f)
@@ -96,17 +110,15 @@ func (f *Fallback) check(ctx context.Context, key string, record bool) (Decision
 	if record {
 		op = Limiter.Allow
 	}
-	// While degraded, only one call at a time waits on the primary; the others go
-	// straight to the local limiter, so a dead Redis costs at most one timeout at a time
-	// instead of one per request, and the first answer brings everyone back.
-	probe := f.degraded.Load()
-	if probe && !f.probing.CompareAndSwap(false, true) {
+	// While degraded, no request waits on the primary: the local limiter decides at once, and
+	// a background probe (one at a time, at most once per probe interval) finds out when the
+	// primary answers again. A dead or hanging Redis thus costs one timeout, for the request
+	// that found it down, not one per request for as long as it is down.
+	if f.degraded.Load() {
+		f.probeInBackground(key)
 		return op(f.local, ctx, key)
 	}
 	d, err := f.callPrimary(ctx, key, op)
-	if probe {
-		f.probing.Store(false)
-	}
 	if err == nil {
 		f.up()
 		if record && d.Allowed {
@@ -120,6 +132,24 @@ func (f *Fallback) check(ctx context.Context, key string, record bool) (Decision
 	}
 	f.down(err)
 	return op(f.local, ctx, key)
+}
+
+// probeInBackground asks the primary, with Peek (which counts nothing), whether it answers
+// again, unless a probe is running or one started less than a probe interval ago.
+func (f *Fallback) probeInBackground(key string) {
+	now := time.Now().UnixNano()
+	if now-f.lastProbe.Load() < int64(f.probeEvery) || !f.probing.CompareAndSwap(false, true) {
+		return
+	}
+	f.lastProbe.Store(now)
+	go func() {
+		defer f.probing.Store(false)
+		if _, err := f.callPrimary(context.Background(), key, Limiter.Peek); err != nil {
+			f.down(err)
+			return
+		}
+		f.up()
+	}()
 }
 
 // callPrimary runs op on the primary with the timeout. The call runs in its own goroutine

@@ -76,8 +76,7 @@ func TestFallbackWhenRedisHangs(t *testing.T) {
 	mustAllowWithin(t, f, true, fallbackTimeout+slack)
 	mustAllowWithin(t, f, false, fallbackTimeout+slack)
 
-	// While one call waits on Redis, the others do not: of 20 concurrent calls, only the
-	// one probing Redis takes the timeout.
+	// Once Redis is known to hang, no call waits on it: the background probe does.
 	var (
 		wg   sync.WaitGroup
 		fast atomic.Int64
@@ -94,8 +93,8 @@ func TestFallbackWhenRedisHangs(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if n := fast.Load(); n < 18 {
-		t.Fatalf("%d of 20 concurrent calls returned without waiting on Redis, want at least 18", n)
+	if n := fast.Load(); n != 20 {
+		t.Fatalf("%d of 20 concurrent calls returned without waiting on Redis, want all", n)
 	}
 }
 
@@ -104,7 +103,8 @@ func TestFallbackReturnsToPrimary(t *testing.T) {
 	primary := &switchable{Limiter: ratelimit.NewMemory(3, time.Minute, clk)}
 	local := ratelimit.NewMemory(3, time.Minute, clk)
 	logs, logger := observedLogger()
-	f := ratelimit.NewFallback(primary, local, logger, ratelimit.WithTimeout(fallbackTimeout))
+	f := ratelimit.NewFallback(primary, local, logger, ratelimit.WithTimeout(fallbackTimeout),
+		ratelimit.WithProbeInterval(0))
 
 	// Healthy: the primary decides, and what it accepts is mirrored locally.
 	mustAllow(t, f, "u", true)
@@ -122,13 +122,19 @@ func TestFallbackReturnsToPrimary(t *testing.T) {
 		t.Fatal("Degraded() = false after primary errors")
 	}
 
-	// Back: the very next call is decided by the primary again (which has counted only
-	// the two requests it saw).
+	// Back: the next call is still decided locally, without waiting, and starts a
+	// background probe; once the probe has had its answer, the primary decides again
+	// (it has counted only the two requests it saw).
 	primary.fail.Store(false)
-	expect(t, allow(t, f, "u"), true, 3, 0, suiteStart.Add(time.Minute))
-	if f.Degraded() {
-		t.Fatal("Degraded() = true after the primary answered")
+	mustAllow(t, f, "u", false)
+	deadline := time.Now().Add(5 * time.Second)
+	for f.Degraded() {
+		if time.Now().After(deadline) {
+			t.Fatal("Degraded() = true 5s after the primary came back")
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
+	expect(t, allow(t, f, "u"), true, 3, 0, suiteStart.Add(time.Minute))
 	if len(logs.FilterMessageSnippet("answering again").All()) != 1 {
 		t.Fatalf("logged %v, want one recovery message", logs.All())
 	}
