@@ -48,7 +48,10 @@ func (j *JSON) Scan(src any) error {
 // json (SQLite keeps TEXT). It is for documents that are written whole and read whole on every
 // GET and list and never queried inside: jsonb pays for its binary form on every read (each row's
 // tree is serialised back to text, about a third of the database's time for a page of 20 notes),
-// while json returns the stored text as it is. The rewrite of the table is a one-off.
+// while json returns the stored text as it is. The rewrite of the table is a one-off. table and
+// column are written into the SQL as they are: pass constants, never input. The column's Go type
+// stays JSON, whose GormDBDataType still says JSONB: a later AutoMigrate or AlterColumn on it
+// would turn it back, so such a step must keep json.
 func StoreDocumentAsText(id, table, column string) *gormigrate.Migration {
 	alter := func(tx *gorm.DB, typ string) error {
 		if !IsPostgres(tx) {

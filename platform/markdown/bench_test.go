@@ -151,7 +151,10 @@ func BenchmarkScale(b *testing.B) {
 			b.SetBytes(int64(n))
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
-				d, _ := markdown.Parse(src)
+				d, err := markdown.Parse(src)
+				if err != nil {
+					b.Fatal(err)
+				}
 				_ = markdown.Render(d)
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/B")

@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // pathological input families: each builds about n bytes.
@@ -74,16 +72,6 @@ func parseRender(s string) {
 	if d, err := Parse(s); err == nil {
 		_ = Render(d)
 	}
-}
-
-// threadCPU is the CPU time the calling OS thread has used. Unlike wall time
-// it does not count the time other processes take from us on a busy machine.
-func threadCPU(t *testing.T) time.Duration {
-	var ts unix.Timespec
-	if err := unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts); err != nil {
-		t.Fatalf("clock_gettime: %v", err)
-	}
-	return time.Duration(ts.Nano())
 }
 
 // costs returns the CPU cost of Parse+Render for a and for b: the least of a

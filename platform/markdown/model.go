@@ -139,8 +139,11 @@ func calloutKindOf(name string) CalloutKind {
 	case "":
 		return 0
 	}
-	return 255
+	return calloutUnknown
 }
+
+// calloutUnknown is a kind name Decode does not know.
+const calloutUnknown CalloutKind = 255
 
 // Doc is the stored form of Markdown content: the root of a ProseMirror-shaped
 // tree, serialised as {"type":"doc","schemaVersion":1,"content":[...]}.
@@ -421,6 +424,9 @@ func (n *Node) UnmarshalJSON(data []byte) error {
 			n.Attrs.Tight = *a.Tight
 		}
 		n.Attrs.Kind = calloutKindOf(a.Kind)
+		if n.Type == TypeCallout && a.Kind != "" && n.Attrs.Kind == calloutUnknown {
+			return fmt.Errorf("unknown callout kind %q", a.Kind)
+		}
 		if a.Language != nil {
 			n.Attrs.Language = *a.Language
 		}
@@ -537,7 +543,7 @@ func validateBlocks(nodes []Node, depth int, parent string) error {
 			if n.Type == TypeCallout && n.Attrs.Kind != CalloutWhy && n.Attrs.Kind != CalloutDecision {
 				return docErr("callout kind %q", n.Attrs.Kind)
 			}
-			if err := validateBlocks(n.Content, depth+1, string(n.Type)); err != nil {
+			if err := validateBlocks(n.Content, depth+1, n.Type.String()); err != nil {
 				return err
 			}
 		case TypeCodeBlock:
