@@ -611,9 +611,24 @@ func stripSpaces(items []item, ctx blockCtx) []item {
 
 // stripAroundNewlines removes spaces and tabs around '\n' and collapses runs
 // of line breaks to one.
+// needsStripAroundNewlines reports whether a newline in s has a space or tab
+// or another newline beside it.
+func needsStripAroundNewlines(s string) bool {
+	for i := strings.IndexByte(s, '\n'); i >= 0; {
+		if (i > 0 && isStripSpace(s[i-1])) || (i+1 < len(s) && (isStripSpace(s[i+1]) || s[i+1] == '\n')) {
+			return true
+		}
+		next := strings.IndexByte(s[i+1:], '\n')
+		if next < 0 {
+			break
+		}
+		i += 1 + next
+	}
+	return false
+}
+
 func stripAroundNewlines(s string) string {
-	if !strings.Contains(s, " \n") && !strings.Contains(s, "\t\n") && !strings.Contains(s, "\n ") &&
-		!strings.Contains(s, "\n\t") && !strings.Contains(s, "\n\n") {
+	if !needsStripAroundNewlines(s) {
 		return s
 	}
 	out := make([]byte, 0, len(s))
