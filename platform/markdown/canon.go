@@ -42,13 +42,23 @@ func Canonical(d Doc) Doc {
 }
 
 // canonState is Render's state while canonicalising: it keeps the written
-// inline Markdown in the nodes, reuses inline nodes that canonicalisation
-// leaves unchanged, and recycles an item buffer.
+// inline Markdown of each block that holds inline content (keyed by the
+// block's node in the canonical tree, so that a tree that is canonical
+// already is written from as it is, without a copy), reuses inline nodes that
+// canonicalisation leaves unchanged, and recycles an item buffer.
 type canonState struct {
-	scratch []item
-	written int // bytes of inline Markdown, to size Render's buffer
-	slab    nodeSlab
-	strs    []string // the written Markdown that rendered fields point into
+	scratch  []item
+	written  int // bytes of inline Markdown, to size Render's buffer
+	slab     nodeSlab
+	rendered map[*Node]string
+	pending  []pendingOut // written Markdown of blocks whose final place is not known yet
+}
+
+// pendingOut is the written Markdown of the block at index at of the list
+// canonBlocks is building.
+type pendingOut struct {
+	at  int
+	out string
 }
 
 // slabOf is the state's node slab; nil (one allocation per slice) for
@@ -748,18 +758,32 @@ func linkOpensFirst(items []item, j int, opened uint8) bool {
 
 // canonBlocks returns the canonical form of a block list. inItem says that
 // the nearest enclosing container is a list item, inList that some list
-// encloses the blocks; st is Render's state (nil for Canonical).
+// encloses the blocks; st is Render's state (nil for Canonical). A list that
+// is canonical already is returned as it is (Parse's output always is, so
+// Render copies nothing for it); otherwise the result is a new list, and the
+// nodes that did not change are shared with the input.
 func canonBlocks(nodes []Node, inItem, inList bool, st *canonState) []Node {
-	out := st.slabOf().make(len(nodes))[:0]
+	var out []Node // the new list, from the first node that differs
+	changed := false
+	mark := 0
+	if st != nil {
+		mark = len(st.pending)
+	}
 	for i := range nodes {
 		n := &nodes[i]
+		var c Node
+		same, keep := false, true
+		var written *string
 		switch n.Type {
 		case TypeParagraph:
 			plan := planInline(normInline(st.items(n.Content), ctxParagraph), inlineCtx{block: ctxParagraph})
 			if len(plan.items) == 0 {
-				continue
+				keep = false
+				break
 			}
-			out = append(out, Node{Type: TypeParagraph, Content: st.nodes(plan.items, n.Content), rendered: st.keep(plan)})
+			c = Node{Type: TypeParagraph, Content: st.nodes(plan.items, n.Content)}
+			same = sameSlice(c.Content, n.Content) && bare(n, Attrs{})
+			written = &plan.out
 		case TypeHeading:
 			level := min(max(n.Attrs.Level, 1), 3)
 			ctx := ctxHeading
@@ -767,41 +791,100 @@ func canonBlocks(nodes []Node, inItem, inList bool, st *canonState) []Node {
 				ctx = ctxHeading3
 			}
 			plan := planInline(normInline(st.items(n.Content), ctx), inlineCtx{block: ctx})
-			out = append(out, Node{Type: TypeHeading, Attrs: Attrs{Level: level}, Content: st.nodes(plan.items, n.Content), rendered: st.keep(plan)})
+			c = Node{Type: TypeHeading, Attrs: Attrs{Level: level}, Content: st.nodes(plan.items, n.Content)}
+			same = sameSlice(c.Content, n.Content) && bare(n, c.Attrs)
+			written = &plan.out
 		case TypeBulletList, TypeOrderedList:
-			l := Node{Type: n.Type}
+			c = Node{Type: n.Type}
 			if n.Type == TypeOrderedList {
-				l.Attrs.Start = min(max(n.Attrs.Start, 0), maxListStart)
+				c.Attrs.Start = min(max(n.Attrs.Start, 0), maxListStart)
 			}
-			l.Content = st.slabOf().make(len(n.Content))[:0]
-			for j := range n.Content {
-				if n.Content[j].Type != TypeListItem {
-					continue
-				}
-				l.Content = append(l.Content, Node{Type: TypeListItem, Content: canonBlocks(n.Content[j].Content, true, true, st)})
+			c.Content, same = canonItems(n.Content, st)
+			if len(c.Content) == 0 {
+				keep = false
+				break
 			}
-			if len(l.Content) == 0 {
-				continue
-			}
-			l.Attrs.Tight = listTight(l.Content, n.Attrs.Tight, inList)
-			out = append(out, l)
+			c.Attrs.Tight = listTight(c.Content, n.Attrs.Tight, inList)
+			same = same && bare(n, c.Attrs)
 		case TypeBlockquote, TypeCallout:
-			out = append(out, canonQuote(n, inList, st))
+			c = canonQuote(n, inList, st)
+			same = c.Type == n.Type && sameSlice(c.Content, n.Content) && bare(n, c.Attrs)
 		case TypeCodeBlock:
 			text := canonCode(n.Text)
 			if inItem {
 				text = blankSpaceLines(text)
 			}
-			out = append(out, Node{Type: TypeCodeBlock, Attrs: Attrs{Language: canonLanguage(n.Attrs.Language)}, Text: text})
-		case TypeHorizontalRule:
-			out = append(out, Node{Type: TypeHorizontalRule})
-		case TypeTable:
-			if t, ok := canonTable(n, st); ok {
-				out = append(out, t)
+			c = Node{Type: TypeCodeBlock, Attrs: Attrs{Language: canonLanguage(n.Attrs.Language)}, Text: text}
+			if st != nil {
+				st.written += len(text) + len(c.Attrs.Language) + 8
 			}
+			same = n.Text == text && n.Attrs == c.Attrs && n.Marks == nil && n.Content == nil
+		case TypeHorizontalRule:
+			c = Node{Type: TypeHorizontalRule}
+			same = bare(n, Attrs{}) && n.Content == nil
+		case TypeTable:
+			if st != nil && tableIsCanonical(n, st) {
+				c, same = *n, true
+				break
+			}
+			c, keep = canonTable(n, st)
+		default:
+			keep = false
+		}
+		if (!keep || !same) && !changed {
+			changed = true
+			out = append(st.slabOf().make(len(nodes))[:0], nodes[:i]...)
+		}
+		if !keep {
+			continue
+		}
+		at := i
+		if changed {
+			out = append(out, c)
+			at = len(out) - 1
+		}
+		if written != nil && st != nil {
+			st.pending = append(st.pending, pendingOut{at: at, out: *written})
 		}
 	}
-	return out
+	final := nodes
+	if changed {
+		final = out
+	}
+	if st != nil {
+		for _, p := range st.pending[mark:] {
+			st.set(&final[p.at], p.out)
+		}
+		st.pending = st.pending[:mark]
+	}
+	return final
+}
+
+// canonItems returns the canonical items of a list, and whether they are the
+// list's own (nothing changed).
+func canonItems(items []Node, st *canonState) ([]Node, bool) {
+	var out []Node
+	changed := false
+	for j := range items {
+		it := &items[j]
+		var content []Node
+		same := it.Type == TypeListItem
+		if same {
+			content = canonBlocks(it.Content, true, true, st)
+			same = sameSlice(content, it.Content) && bare(it, Attrs{})
+		}
+		if !same && !changed {
+			changed = true
+			out = append(st.slabOf().make(len(items))[:0], items[:j]...)
+		}
+		if changed && it.Type == TypeListItem {
+			out = append(out, Node{Type: TypeListItem, Content: content})
+		}
+	}
+	if !changed {
+		return items, true
+	}
+	return out, false
 }
 
 const maxListStart = 999999999
@@ -851,7 +934,15 @@ func canonQuote(n *Node, inList bool, st *canonState) Node {
 		// The first paragraph continues the label's line.
 		if len(content) > 0 && content[0].Type == TypeParagraph {
 			plan := planInline(st.items(content[0].Content), inlineCtx{block: ctxParagraph, noLineStart: true})
-			content[0] = Node{Type: TypeParagraph, Content: st.nodes(plan.items, content[0].Content), rendered: st.keep(plan)}
+			inline := st.nodes(plan.items, content[0].Content)
+			if !sameSlice(inline, content[0].Content) {
+				// content may be the input's list: change a copy.
+				cp := append(st.slabOf().make(len(content))[:0], content...)
+				st.moved(content, cp)
+				cp[0] = Node{Type: TypeParagraph, Content: inline}
+				content = cp
+			}
+			st.set(&content[0], plan.out)
 		}
 		return Node{Type: TypeCallout, Attrs: Attrs{Kind: n.Attrs.Kind}, Content: content}
 	}
@@ -861,19 +952,42 @@ func canonQuote(n *Node, inList bool, st *canonState) Node {
 	return Node{Type: TypeBlockquote, Content: content}
 }
 
-// keep stores the written Markdown of an inline block for Render (nothing
-// for Canonical).
-func (st *canonState) keep(plan inlinePlan) *string {
+// set stores the written Markdown of the block n for Render (nothing for
+// Canonical).
+func (st *canonState) set(n *Node, out string) {
 	if st == nil {
-		return nil
+		return
 	}
-	st.written += len(plan.out) + 1
-	if len(st.strs) == cap(st.strs) {
-		// A new block; the pointers into the old one stay valid.
-		st.strs = make([]string, 0, min(max(2*cap(st.strs), 16), 512))
+	if _, ok := st.rendered[n]; !ok {
+		st.written += len(out) + 1
 	}
-	st.strs = append(st.strs, plan.out)
-	return &st.strs[len(st.strs)-1]
+	st.rendered[n] = out
+}
+
+// moved carries the written Markdown of blocks over to their copies.
+func (st *canonState) moved(from, to []Node) {
+	if st == nil {
+		return
+	}
+	for i := range from {
+		if out, ok := st.rendered[&from[i]]; ok {
+			st.rendered[&to[i]] = out
+		}
+	}
+}
+
+// sameSlice reports whether two node lists are the same list (not only equal).
+func sameSlice(a, b []Node) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	return len(a) == 0 && (a == nil) == (b == nil) || len(a) > 0 && &a[0] == &b[0]
+}
+
+// bare reports whether n carries nothing beyond its type, the given
+// attributes and its content: a canonical block node.
+func bare(n *Node, attrs Attrs) bool {
+	return n.Attrs == attrs && n.Text == "" && n.Marks == nil
 }
 
 // splitCallout recognises the callout label at the start of blocks and
@@ -907,10 +1021,51 @@ func splitCalloutKeep(blocks []Node, st *canonState) (CalloutKind, []Node, bool)
 	plan := planInline(normInline(itemsFromNodes(blocks[0].Content[1:]), ctxParagraph), inlineCtx{block: ctxParagraph, noLineStart: true})
 	rest := st.slabOf().make(len(blocks))[:0]
 	if len(plan.items) > 0 {
-		rest = append(rest, Node{Type: TypeParagraph, Content: st.slabOf().nodesFromItems(plan.items), rendered: st.keep(plan)})
+		rest = append(rest, Node{Type: TypeParagraph, Content: st.slabOf().nodesFromItems(plan.items)})
+		st.set(&rest[0], plan.out)
 	}
 	rest = append(rest, blocks[1:]...)
+	st.moved(blocks[1:], rest[len(rest)-len(blocks)+1:])
 	return kind, rest, true
+}
+
+// tableIsCanonical reports whether a table is canonical already: a header
+// row and rectangular rows of bare cells holding one paragraph each, whose
+// inline content canonicalisation keeps. It stores the cells' written
+// Markdown (Render only).
+func tableIsCanonical(n *Node, st *canonState) bool {
+	if len(n.Content) == 0 || len(n.Content[0].Content) == 0 || !bare(n, Attrs{}) {
+		return false
+	}
+	width := len(n.Content[0].Content)
+	for r := range n.Content {
+		row := &n.Content[r]
+		if row.Type != TypeTableRow || len(row.Content) != width || !bare(row, Attrs{}) {
+			return false
+		}
+		want := TypeTableCell
+		if r == 0 {
+			want = TypeTableHeader
+		}
+		for c := range row.Content {
+			cell := &row.Content[c]
+			if cell.Type != want || len(cell.Content) != 1 || !bare(cell, Attrs{}) ||
+				cell.Content[0].Type != TypeParagraph || !bare(&cell.Content[0], Attrs{}) {
+				return false
+			}
+		}
+	}
+	for r := range n.Content {
+		for c := range n.Content[r].Content {
+			p := &n.Content[r].Content[c].Content[0]
+			plan := planInline(normInline(st.items(p.Content), ctxCell), inlineCtx{block: ctxCell})
+			if !sameSlice(st.nodes(plan.items, p.Content), p.Content) {
+				return false
+			}
+			st.set(p, plan.out)
+		}
+	}
+	return true
 }
 
 // canonTable makes a table rectangular, with a header row and one paragraph
@@ -958,7 +1113,8 @@ func canonTable(n *Node, st *canonState) (Node, bool) {
 			}
 			plan := planInline(normInline(st.items(inl), ctxCell), inlineCtx{block: ctxCell})
 			p := &paras[r*width+c]
-			*p = Node{Type: TypeParagraph, Content: st.nodes(plan.items, inl), rendered: st.keep(plan)}
+			*p = Node{Type: TypeParagraph, Content: st.nodes(plan.items, inl)}
+			st.set(p, plan.out)
 			row.Content[c] = Node{Type: cellType, Content: paras[r*width+c : r*width+c+1 : r*width+c+1]}
 		}
 		t.Content = append(t.Content, row)

@@ -158,10 +158,6 @@ type Node struct {
 	Content []Node
 	Text    string // text nodes only
 	Marks   []Mark // inline nodes only
-
-	// rendered is the Markdown of the node's inline content, kept between
-	// Render's canonicalisation and writing passes; nil elsewhere.
-	rendered *string
 }
 
 // Attrs holds the attributes of all node types; each type uses its own.

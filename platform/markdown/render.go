@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strconv"
 	"strings"
+	"unsafe"
 )
 
 // Render writes d as canonical Markdown: ATX headings (setext only for a
@@ -13,12 +14,16 @@ import (
 // exactly what would otherwise change meaning. Render(Parse(s)) is a fixed
 // point of Render∘Parse, and Parse(Render(d)) equals Canonical(d).
 func Render(d Doc) string {
-	st := &canonState{}
+	st := &canonState{rendered: make(map[*Node]string, len(d.Content))}
 	blocks := canonBlocks(d.Content, false, false, st)
-	var r renderer
-	r.b.Grow(st.written + st.written/8 + 64)
+	r := renderer{rendered: st.rendered}
+	// Container prefixes, markers and blank lines come on top of the blocks'
+	// own text.
+	r.b.Grow(st.written + st.written/4 + 64)
 	r.blocks(blocks, false)
-	out := r.b.String()
+	// The buffer is not written again: its bytes become the string as they
+	// are, without a copy.
+	out := unsafe.String(unsafe.SliceData(r.b.Bytes()), r.b.Len())
 	if strings.HasPrefix(out, "\uFEFF") {
 		// Parse drops a leading BOM; text starting with U+FEFF keeps it
 		// as a reference.
@@ -37,6 +42,7 @@ type renderer struct {
 	b         bytes.Buffer
 	prefix    []prefix
 	listDepth int
+	rendered  map[*Node]string // the inline Markdown canonicalisation wrote, by block
 }
 
 // writeLine writes one line with the container prefixes.
@@ -158,7 +164,7 @@ func (r *renderer) blocks(nodes []Node, tight bool) {
 func (r *renderer) block(n *Node, afterParagraph, altMarker, closeQuote bool) {
 	switch n.Type {
 	case TypeParagraph:
-		r.writeLines(inlineOut(n, inlineCtx{block: ctxParagraph}))
+		r.writeLines(r.inlineOut(n, inlineCtx{block: ctxParagraph}))
 	case TypeHeading:
 		r.heading(n)
 	case TypeHorizontalRule:
@@ -193,9 +199,9 @@ func (r *renderer) block(n *Node, afterParagraph, altMarker, closeQuote bool) {
 
 // inlineOut returns the Markdown of a block's inline content, as written
 // during canonicalisation.
-func inlineOut(n *Node, ctx inlineCtx) string {
-	if n.rendered != nil {
-		return *n.rendered
+func (r *renderer) inlineOut(n *Node, ctx inlineCtx) string {
+	if out, ok := r.rendered[n]; ok {
+		return out
 	}
 	return planInline(itemsFromNodes(n.Content), ctx).out
 }
@@ -206,7 +212,7 @@ func (r *renderer) heading(n *Node) {
 	if n.Attrs.Level == 3 {
 		ctx = ctxHeading3
 	}
-	out := inlineOut(n, inlineCtx{block: ctx})
+	out := r.inlineOut(n, inlineCtx{block: ctx})
 	if ctx == ctxHeading && hasLineBreak(items) {
 		r.writeLines(out)
 		if n.Attrs.Level == 1 {
@@ -324,7 +330,7 @@ func (r *renderer) callout(n *Node, closeQuote bool) {
 	label := "**" + calloutLabel(n.Attrs.Kind) + "**"
 	rest := n.Content
 	if len(rest) > 0 && rest[0].Type == TypeParagraph {
-		out := inlineOut(&rest[0], inlineCtx{block: ctxParagraph, noLineStart: true})
+		out := r.inlineOut(&rest[0], inlineCtx{block: ctxParagraph, noLineStart: true})
 		r.writeLines(label + " " + out)
 		rest = rest[1:]
 	} else {
@@ -350,7 +356,7 @@ func (r *renderer) table(n *Node) {
 			cell := &row.Content[ci]
 			r.b.WriteByte(' ')
 			if len(cell.Content) > 0 {
-				r.b.WriteString(inlineOut(&cell.Content[0], inlineCtx{block: ctxCell}))
+				r.b.WriteString(r.inlineOut(&cell.Content[0], inlineCtx{block: ctxCell}))
 			}
 			r.b.WriteString(" |")
 		}
