@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
@@ -63,7 +64,9 @@ func Parse(markdown string) (Doc, error) {
 	if err := nestingScan(src); err != nil {
 		return Doc{}, err
 	}
-	source := []byte(src)
+	// goldmark only reads its source (it takes read-only strings of it
+	// itself), so the input's bytes are lent to it instead of copied.
+	source := unsafe.Slice(unsafe.StringData(src), len(src))
 	root := mdParser.Parse(text.NewReader(source))
 	c := converter{src: src, source: source}
 	content := c.blocks(root, 0)

@@ -23,6 +23,11 @@ func (s *nodeSlab) make(n int) []Node {
 		return make([]Node, n)
 	}
 	if n > len(s.free) {
+		if len(s.free) >= 2*minSlab {
+			// Keep a block's good remainder for the smaller requests
+			// that follow, rather than leave it unused.
+			return make([]Node, n)
+		}
 		s.next = min(max(s.next*2, minSlab), maxSlab)
 		s.free = make([]Node, max(s.next, n))
 	}
