@@ -96,8 +96,14 @@ func (emphasisParser) Parse(parent ast.Node, block text.Reader, pc parser.Contex
 }
 
 // CloseBlock processes the delimiters of the block, inside links first.
+// goldmark calls it for every block, containers included, each after its
+// children: only a block whose children are inline holds delimiters (a
+// container's were processed with its own blocks), so the others are not
+// walked again.
 func (emphasisParser) CloseBlock(parent ast.Node, block text.Reader, pc parser.Context) {
-	processEmphasis(parent)
+	if first := parent.FirstChild(); first != nil && first.Type() == ast.TypeInline {
+		processEmphasis(parent)
+	}
 }
 
 // dlist is a delimiter in the processing list.
@@ -147,26 +153,23 @@ func processEmphasis(parent ast.Node) {
 			e.next.prev = e.prev
 		}
 	}
-	type bottomKey struct {
-		ch      byte
-		canOpen bool
-		mod     int
+	// openers_bottom: for each kind of closer (character, whether it can
+	// open too, length mod 3; bottomIndex), the index at or below which no
+	// opener can match it; -1 when unknown.
+	var created []ast.Node // the nodes matches made, in the order made
+	var bottoms [3 * 2 * 3]int
+	for i := range bottoms {
+		bottoms[i] = -1
 	}
-	// openers_bottom: for each kind of closer, the index at or below which
-	// no opener can match it.
-	bottoms := map[bottomKey]int{}
 	for closer := first; closer != nil; {
 		c := closer.d
 		if !c.CanClose {
 			closer = closer.next
 			continue
 		}
-		key := bottomKey{c.Char, c.CanOpen, c.OriginalLength % 3}
+		key := bottomIndex(c.Char, c.CanOpen, c.OriginalLength)
 		var opener *dlist
-		stop, ok := bottoms[key]
-		if !ok {
-			stop = -1
-		}
+		stop := bottoms[key]
 		for o := closer.prev; o != nil && o.index > stop; o = o.prev {
 			od := o.d
 			if !od.CanOpen || !od.Processor.CanOpenCloser(od, c) {
@@ -196,6 +199,7 @@ func processEmphasis(parent ast.Node) {
 		c.ConsumeCharacters(consume)
 		node := od.Processor.OnMatch(consume)
 		node.SetPos(od.Segment.Start)
+		created = append(created, node)
 		for n := od.NextSibling(); n != nil && n != ast.Node(c); {
 			next := n.NextSibling()
 			parent.RemoveChild(parent, n)
@@ -217,9 +221,19 @@ func processEmphasis(parent ast.Node) {
 			closer = next
 		}
 	}
-	// What is left of the delimiters is text. What is left of a run that
-	// matched stays apart as literal text: it never joins a tag or mention
-	// name (no Markdown could write it back inside one).
+	// What is left of the delimiters is text: those of the block and those
+	// a match moved into its new node (they lay between its opener and
+	// closer).
+	textifyDelimiters(parent)
+	for _, n := range created {
+		textifyDelimiters(n)
+	}
+}
+
+// textifyDelimiters turns the delimiters among parent's children into text.
+// What is left of a run that matched stays apart as literal text: it never
+// joins a tag or mention name (no Markdown could write it back inside one).
+func textifyDelimiters(parent ast.Node) {
 	for n := parent.FirstChild(); n != nil; {
 		next := n.NextSibling()
 		if d, ok := n.(*parser.Delimiter); ok {
