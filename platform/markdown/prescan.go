@@ -10,6 +10,11 @@ import (
 // numbers of the result equal those of the input: CRLF and a lone CR each end
 // one line, as in CommonMark.
 func prepare(input string) (string, error) {
+	if strings.IndexByte(input, 0) < 0 && strings.IndexByte(input, '\r') < 0 && utf8.ValidString(input) {
+		// The common case, checked with the library's fast scans; the
+		// loop below finds the line of a rejection.
+		return strings.TrimPrefix(input, "\uFEFF"), nil
+	}
 	needsFix := false
 	line := 1
 	for i := 0; i < len(input); {

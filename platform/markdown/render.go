@@ -14,7 +14,7 @@ import (
 // exactly what would otherwise change meaning. Render(Parse(s)) is a fixed
 // point of Render∘Parse, and Parse(Render(d)) equals Canonical(d).
 func Render(d Doc) string {
-	st := &canonState{rendered: make(map[*Node]string, len(d.Content))}
+	st := &canonState{rendered: make(map[*Node]string, inlineBlocks(d.Content))}
 	blocks := canonBlocks(d.Content, false, false, st)
 	r := renderer{rendered: st.rendered}
 	// Container prefixes, markers and blank lines come on top of the blocks'
@@ -30,6 +30,22 @@ func Render(d Doc) string {
 		out = "&#65279;" + out[len("\uFEFF"):]
 	}
 	return out
+}
+
+// inlineBlocks counts the blocks that hold inline content, to size the map
+// of their written Markdown once.
+func inlineBlocks(nodes []Node) int {
+	n := 0
+	for i := range nodes {
+		switch nodes[i].Type {
+		case TypeParagraph, TypeHeading:
+			n++
+		case TypeText, TypeTag, TypeMention, TypeHardBreak:
+		default:
+			n += inlineBlocks(nodes[i].Content)
+		}
+	}
+	return n
 }
 
 type prefix struct {
