@@ -57,23 +57,29 @@ func (n *underlineNode) Dump(source []byte, level int) {
 // What is only presentation is normalised (see the package documentation).
 // The caller limits the input size.
 func Parse(markdown string) (Doc, error) {
+	d, _, err := parse(markdown)
+	return d, err
+}
+
+// parse is Parse, also returning the converter for tests to inspect.
+func parse(markdown string) (Doc, *converter, error) {
 	src, err := prepare(markdown)
 	if err != nil {
-		return Doc{}, err
+		return Doc{}, nil, err
 	}
 	if err := nestingScan(src); err != nil {
-		return Doc{}, err
+		return Doc{}, nil, err
 	}
 	// goldmark only reads its source (it takes read-only strings of it
 	// itself), so the input's bytes are lent to it instead of copied.
 	source := unsafe.Slice(unsafe.StringData(src), len(src))
 	root := mdParser.Parse(text.NewReader(source))
-	c := converter{src: src, source: source}
+	c := &converter{src: src, source: source}
 	content := c.blocks(root, 0)
 	if c.err != nil {
-		return Doc{}, c.err
+		return Doc{}, c, c.err
 	}
-	return Doc{Content: content}, nil
+	return Doc{Content: content}, c, nil
 }
 
 type converter struct {
@@ -94,7 +100,8 @@ type converter struct {
 	srcFrom, srcTo int
 	srcOK          bool
 
-	slab nodeSlab
+	slab    nodeSlab
+	crossed bool // some block's marks crossed (see crossingMarks)
 }
 
 type litRange struct{ from, to int }
@@ -295,15 +302,69 @@ func (c *converter) inline(block ast.Node, ctx blockCtx) []item {
 	}
 	items := c.scanTags()
 	items, moved := normInlineMoved(items, ctx)
-	if moved {
-		// Emphasis taken off edge whitespace can leave a range that
-		// Markdown cannot write (it starts inside a link and ends after
-		// it); the writer drops such marks, and Parse must give what
-		// Render would read back. Rare: only links, entities or breaks put
-		// whitespace at an emphasis edge in a source.
+	crossed := crossingMarks(items)
+	c.crossed = c.crossed || crossed
+	if moved || crossed {
+		// Marks whose ranges cross cannot always be written back: emphasis
+		// taken off edge whitespace can leave a range that starts inside a
+		// link and ends after it, and spans the source split by a run like
+		// "******" merge into crossing ranges once their text joins. The
+		// writer drops what it cannot write, and Parse must give what Render
+		// would read back. Both are rare in real notes.
 		items = planInline(items, inlineCtx{block: ctx}).items
 	}
 	return items
+}
+
+// crossingMarks reports whether the ranges of two marks (emphasis or a link)
+// cross: one opens inside the other and closes after it. Marks that open at
+// the same place nest either way. Hard breaks are not looked at.
+func crossingMarks(items []item) bool {
+	var openedAt [4]int // by emphasis bit: where its current range opened
+	linkAt := 0
+	var prev uint8
+	var prevLink *linkAttr
+	for i := range items {
+		it := &items[i]
+		if it.kind == itBreak {
+			continue
+		}
+		cur := it.marks & mEmphasis
+		linkGoes := prevLink != nil && !sameLink(prevLink, it.link)
+		still := prev & cur
+		for b := 0; b < 4; b++ {
+			bit := uint8(1) << b
+			if prev&bit == 0 || cur&bit != 0 {
+				continue
+			}
+			// bit closes here: nothing that opened later may stay open.
+			for o := 0; o < 4; o++ {
+				if still&(1<<o) != 0 && openedAt[o] > openedAt[b] {
+					return true
+				}
+			}
+			if prevLink != nil && !linkGoes && linkAt > openedAt[b] {
+				return true
+			}
+		}
+		if linkGoes {
+			for o := 0; o < 4; o++ {
+				if still&(1<<o) != 0 && openedAt[o] > linkAt {
+					return true
+				}
+			}
+		}
+		for b := 0; b < 4; b++ {
+			if cur&^prev&(1<<b) != 0 {
+				openedAt[b] = i
+			}
+		}
+		if it.link != nil && !sameLink(prevLink, it.link) {
+			linkAt = i
+		}
+		prev, prevLink = cur, it.link
+	}
+	return false
 }
 
 // add appends text with its marks, merging with the previous item when the
