@@ -27,9 +27,10 @@ import (
 //     is text, since Markdown reads it so; likewise one directly followed by
 //     an opening emphasis delimiter that Markdown cannot write there.
 //   - Adjacent text nodes with the same marks merge.
-//   - Emphasis that no Markdown can express (rare: e.g. crossing spans whose
-//     delimiters would fuse) is dropped, in the order underline, strike,
-//     italic, bold, until the rest can be written.
+//   - Emphasis the writer cannot express (rare: crossing spans whose
+//     delimiters would fuse, or that only splitting a text apart could
+//     separate, as in "**0 *0******0** 0*") is dropped, in the order
+//     underline, strike, italic, bold, until the rest can be written.
 //   - Blocks: empty paragraphs and lists are dropped; heading levels are
 //     clamped to 1-3; code gets a final newline; a list is tight when it
 //     cannot be loose (one item holding at most one block) and loose when
