@@ -250,8 +250,8 @@ func oracleSkip(s string) string {
 	if longLinkText(s) {
 		return "inline link text has no length limit (goldmark: 999)"
 	}
-	if _, c, err := parse(s); err == nil && c.crossed {
-		return "crossing emphasis ranges the writer cannot split apart are dropped"
+	if _, c, err := parse(s); err == nil && c.dropped {
+		return "emphasis the writer cannot express is dropped"
 	}
 	src := []byte(s)
 	doc := oracle.Parser().Parse(text.NewReader(src))

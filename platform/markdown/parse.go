@@ -101,7 +101,7 @@ type converter struct {
 	srcOK          bool
 
 	slab    nodeSlab
-	crossed bool // some block's marks crossed (see crossingMarks)
+	dropped bool // the writer dropped marks it could not write (see inline)
 }
 
 type litRange struct{ from, to int }
@@ -302,18 +302,41 @@ func (c *converter) inline(block ast.Node, ctx blockCtx) []item {
 	}
 	items := c.scanTags()
 	items, moved := normInlineMoved(items, ctx)
-	crossed := crossingMarks(items)
-	c.crossed = c.crossed || crossed
-	if moved || crossed {
-		// Marks whose ranges cross cannot always be written back: emphasis
-		// taken off edge whitespace can leave a range that starts inside a
-		// link and ends after it, and spans the source split by a run like
-		// "******" merge into crossing ranges once their text joins. The
-		// writer drops what it cannot write, and Parse must give what Render
-		// would read back. Both are rare in real notes.
-		items = planInline(items, inlineCtx{block: ctx}).items
+	if moved || crossingMarks(items) || abuttingMarks(items) {
+		// Marks can come out of a source in a shape the writer cannot
+		// always write back: emphasis taken off edge whitespace can leave a
+		// range that starts inside a link and ends after it; spans the
+		// source split by a run like "******" merge into crossing ranges
+		// once their text joins; one span ending where another begins
+		// ("*a***b**") needs delimiter runs that fuse. The writer drops
+		// what it cannot write, and Parse must give what Render would read
+		// back. All are rare in real notes, so the writer runs only then.
+		planned := planInline(items, inlineCtx{block: ctx}).items
+		c.dropped = c.dropped || !sameItems(planned, items)
+		items = planned
 	}
 	return items
+}
+
+// abuttingMarks reports whether, between two items, more than one emphasis
+// mark changes: one span ends where another begins, or two open or close
+// together inside the text.
+func abuttingMarks(items []item) bool {
+	prev, started := uint8(0), false
+	for i := range items {
+		it := &items[i]
+		if it.kind == itBreak {
+			continue
+		}
+		cur := it.marks & mEmphasis
+		if started {
+			if change := prev ^ cur; change&(change-1) != 0 {
+				return true
+			}
+		}
+		prev, started = cur, true
+	}
+	return false
 }
 
 // crossingMarks reports whether the ranges of two marks (emphasis or a link)
