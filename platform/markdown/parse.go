@@ -1,6 +1,7 @@
 package markdown
 
 import (
+	"bytes"
 	"sort"
 	"strconv"
 	"strings"
@@ -29,13 +30,32 @@ var mdParser = parser.NewParser(
 		util.Prioritized(emphasisParser{}, 500),
 	),
 	parser.WithParagraphTransformers(
-		util.Prioritized(parser.LinkReferenceParagraphTransformer, 100),
+		util.Prioritized(definitionTransformer{}, 100),
 		util.Prioritized(extension.NewTableParagraphTransformer(), 200),
 	),
 	parser.WithASTTransformers(
 		util.Prioritized(extension.NewTableASTTransformer(), 0),
 	),
 )
+
+// definitionTransformer runs goldmark's link reference definition
+// transformer only on paragraphs that can start with a definition ("[" after
+// the indentation): goldmark's makes a block reader for every paragraph,
+// and definitions only ever come first.
+type definitionTransformer struct{}
+
+func (definitionTransformer) Transform(node *ast.Paragraph, reader text.Reader, pc parser.Context) {
+	lines := node.Lines()
+	if lines.Len() == 0 {
+		return
+	}
+	seg := lines.At(0)
+	first := bytes.TrimLeft(seg.Value(reader.Source()), " \t")
+	if len(first) == 0 || first[0] != '[' {
+		return
+	}
+	parser.LinkReferenceParagraphTransformer.Transform(node, reader, pc)
+}
 
 // kindUnderline is the goldmark node kind of `__x__`.
 var kindUnderline = ast.NewNodeKind("Underline")
