@@ -27,6 +27,23 @@ type Options struct {
 	MaxIdleConns int
 }
 
+// withGenericPlans asks PostgreSQL to plan each prepared statement once per connection
+// (plan_cache_mode=force_generic_plan) unless the URL says otherwise. pgx prepares every query;
+// left to choose, PostgreSQL plans the first five executions per value and then keeps a generic
+// plan only when its estimate, which depends on ANALYZE's random sample, says so. The list
+// queries then cost either their planning time or not, from one start to the next (a page of 20
+// notes: about 0.5 or 0.7 ms of database CPU). Every query folio sends is an index lookup or a
+// keyset page whose plan does not depend on the values.
+func withGenericPlans(url string) string {
+	if strings.Contains(url, "plan_cache_mode") {
+		return url
+	}
+	if strings.Contains(url, "?") {
+		return url + "&plan_cache_mode=force_generic_plan"
+	}
+	return url + "?plan_cache_mode=force_generic_plan"
+}
+
 // Open opens the database and configures the connection pool.
 //
 // MaxOpenConns and MaxIdleConns default to the same number (4 per CPU, at least 8) so that a burst
@@ -46,7 +63,7 @@ func Open(opts Options, log *zap.Logger) (*gorm.DB, error) {
 		err error
 	)
 	if opts.URL != "" {
-		gdb, err = gorm.Open(postgres.Open(opts.URL), cfg)
+		gdb, err = gorm.Open(postgres.Open(withGenericPlans(opts.URL)), cfg)
 	} else {
 		path := opts.SQLitePath
 		if dir := filepath.Dir(path); dir != "" {
