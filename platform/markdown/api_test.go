@@ -222,7 +222,7 @@ func TestRenderBuiltDoc(t *testing.T) {
 			{Type: markdown.TypeText, Text: "# not a heading, "},
 			{Type: markdown.TypeText, Text: "bold ", Marks: []markdown.Mark{{Type: markdown.MarkBold}}},
 			{Type: markdown.TypeText, Text: "and a literal #tag and "},
-			{Type: markdown.TypeTag, Attrs: markdown.Attrs{Name: "real"}},
+			{Type: markdown.TypeTag, Text: "real"},
 		}},
 		{Type: markdown.TypeCallout, Attrs: markdown.Attrs{Kind: markdown.CalloutDecision}, Content: []markdown.Node{
 			{Type: markdown.TypeParagraph, Content: []markdown.Node{{Type: markdown.TypeText, Text: "go"}}},

@@ -105,11 +105,11 @@ func itemsMatch(items []item, nodes []Node) bool {
 				return false
 			}
 		case itTag:
-			if n.Type != TypeTag || n.Attrs.Name != it.text {
+			if n.Type != TypeTag || n.Text != it.text {
 				return false
 			}
 		case itMention:
-			if n.Type != TypeMention || n.Attrs.Name != it.text {
+			if n.Type != TypeMention || n.Text != it.text {
 				return false
 			}
 		case itBreak:
@@ -241,14 +241,14 @@ func appendItems(items []item, nodes []Node) []item {
 			it.kind = itText
 			it.text = n.Text
 		case TypeTag, TypeMention:
-			it.kind, it.text = itTag, n.Attrs.Name
-			valid := validTagName(n.Attrs.Name)
+			it.kind, it.text = itTag, n.Text
+			valid := validTagName(n.Text)
 			if n.Type == TypeMention {
 				it.kind = itMention
-				valid = validMentionName(n.Attrs.Name)
+				valid = validMentionName(n.Text)
 			}
 			if !valid || it.marks&mCode != 0 || it.link != nil {
-				it.text = sigil(it.kind) + n.Attrs.Name
+				it.text = sigil(it.kind) + n.Text
 				it.kind = itText
 			}
 		case TypeHardBreak:

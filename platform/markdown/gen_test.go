@@ -137,9 +137,9 @@ func (g *gen) inline() []Node {
 	for i := 0; i < n; i++ {
 		switch g.intn(10) {
 		case 1:
-			out = append(out, Node{Type: TypeTag, Attrs: Attrs{Name: g.pick(genTagNames)}, Marks: g.marks()})
+			out = append(out, Node{Type: TypeTag, Text: g.pick(genTagNames), Marks: g.marks()})
 		case 2:
-			out = append(out, Node{Type: TypeMention, Attrs: Attrs{Name: g.pick(genMentionNames)}, Marks: g.marks()})
+			out = append(out, Node{Type: TypeMention, Text: g.pick(genMentionNames), Marks: g.marks()})
 		case 3:
 			out = append(out, Node{Type: TypeHardBreak})
 		default:

@@ -70,9 +70,9 @@ func compact(b *strings.Builder, nodes []Node, indent string) {
 			case TypeText:
 				fmt.Fprintf(b, " %q%s", c.Text, markStr(c.Marks))
 			case TypeTag:
-				fmt.Fprintf(b, " #%s%s", c.Attrs.Name, markStr(c.Marks))
+				fmt.Fprintf(b, " #%s%s", c.Text, markStr(c.Marks))
 			case TypeMention:
-				fmt.Fprintf(b, " @%s%s", c.Attrs.Name, markStr(c.Marks))
+				fmt.Fprintf(b, " @%s%s", c.Text, markStr(c.Marks))
 			case TypeHardBreak:
 				b.WriteString(" <br>")
 			}

@@ -156,7 +156,7 @@ type Node struct {
 	Type    NodeType
 	Attrs   Attrs
 	Content []Node
-	Text    string // text nodes only
+	Text    string // text: the text; codeBlock: the code; tag, mention: the name without # or @
 	Marks   []Mark // inline nodes only
 }
 
@@ -167,7 +167,6 @@ type Attrs struct {
 	Tight    bool        // bulletList, orderedList: items not separated by blank lines
 	Kind     CalloutKind // callout
 	Language string      // codeBlock: the info string, "" when absent
-	Name     string      // tag, mention: the name without # or @
 }
 
 // Mark is a mark on an inline node. Href and Title are for links only.
@@ -212,13 +211,13 @@ func (d Doc) Tags() []Tag {
 		default:
 			return
 		}
-		lower := strings.ToLower(n.Attrs.Name)
+		lower := strings.ToLower(n.Text)
 		key := string(kind) + "\x00" + lower
 		if seen[key] {
 			return
 		}
 		seen[key] = true
-		out = append(out, entry{Tag{kind, n.Attrs.Name}, lower})
+		out = append(out, entry{Tag{kind, n.Text}, lower})
 	})
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].tag.Kind != out[j].tag.Kind {
@@ -260,9 +259,9 @@ func textOf(b *strings.Builder, nodes []Node) {
 		case TypeText:
 			b.WriteString(n.Text)
 		case TypeTag:
-			b.WriteString("#" + n.Attrs.Name)
+			b.WriteString("#" + n.Text)
 		case TypeMention:
-			b.WriteString("@" + n.Attrs.Name)
+			b.WriteString("@" + n.Text)
 		case TypeHardBreak:
 			b.WriteByte('\n')
 		case TypeCodeBlock:
@@ -388,7 +387,7 @@ func (n Node) MarshalJSON() ([]byte, error) {
 	case TypeCodeBlock:
 		j.Attrs = &jsonAttrs{Language: &n.Attrs.Language}
 	case TypeTag, TypeMention:
-		j.Attrs = &jsonAttrs{Name: n.Attrs.Name}
+		j.Attrs = &jsonAttrs{Name: n.Text}
 	case TypeText:
 		j.Text = &n.Text
 	}
@@ -406,7 +405,7 @@ func (n *Node) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*n = Node{Type: j.Type, Content: j.Content, Marks: j.Marks}
-	if j.Text != nil {
+	if j.Text != nil && n.Type == TypeText {
 		n.Text = *j.Text
 	}
 	if a := j.Attrs; a != nil {
@@ -426,7 +425,9 @@ func (n *Node) UnmarshalJSON(data []byte) error {
 		if a.Language != nil {
 			n.Attrs.Language = *a.Language
 		}
-		n.Attrs.Name = a.Name
+		if n.Type == TypeTag || n.Type == TypeMention {
+			n.Text = a.Name
+		}
 	}
 	if n.Type == TypeOrderedList && (j.Attrs == nil || j.Attrs.Start == nil) {
 		n.Attrs.Start = 1
@@ -610,12 +611,12 @@ func validateInline(nodes []Node) error {
 			}
 		case TypeHardBreak:
 		case TypeTag:
-			if !validTagName(n.Attrs.Name) {
-				return docErr("tag name %q", n.Attrs.Name)
+			if !validTagName(n.Text) {
+				return docErr("tag name %q", n.Text)
 			}
 		case TypeMention:
-			if !validMentionName(n.Attrs.Name) {
-				return docErr("mention name %q", n.Attrs.Name)
+			if !validMentionName(n.Text) {
+				return docErr("mention name %q", n.Text)
 			}
 		default:
 			return docErr("%q node in inline content", n.Type)

@@ -49,9 +49,9 @@ func (s *nodeSlab) nodesFromItems(items []item) []Node {
 		case itText:
 			*n = Node{Type: TypeText, Text: it.text}
 		case itTag:
-			*n = Node{Type: TypeTag, Attrs: Attrs{Name: it.text}}
+			*n = Node{Type: TypeTag, Text: it.text}
 		case itMention:
-			*n = Node{Type: TypeMention, Attrs: Attrs{Name: it.text}}
+			*n = Node{Type: TypeMention, Text: it.text}
 		case itBreak:
 			*n = Node{Type: TypeHardBreak}
 			continue
