@@ -740,7 +740,7 @@ func charReference(s []byte) (string, int) {
 func (c *converter) scanTags() []item {
 	any := false
 	for i := range c.items {
-		if c.items[i].kind == itText && strings.ContainsAny(c.items[i].text, "#@") {
+		if c.items[i].kind == itText && hasSigil(c.items[i].text) {
 			any = true
 			break
 		}
@@ -753,7 +753,7 @@ func (c *converter) scanTags() []item {
 	prev := noPrev
 	for idx := range c.items {
 		it := c.items[idx]
-		if it.kind != itText || it.marks&mCode != 0 || it.link != nil || !strings.ContainsAny(it.text, "#@") {
+		if it.kind != itText || it.marks&mCode != 0 || it.link != nil || !hasSigil(it.text) {
 			out = append(out, it)
 			prev = itemLastRune(&it, prev)
 			continue
@@ -767,25 +767,31 @@ func (c *converter) scanTags() []item {
 		start := 0
 		p := prev
 		for i := 0; i < len(s); {
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if r == '#' || r == '@' {
-				if end, ok := scanTag(p, s, i, literal); ok {
-					if i > start {
-						out = append(out, item{kind: itText, text: s[start:i], marks: it.marks})
-					}
-					kind := itTag
-					if r == '@' {
-						kind = itMention
-					}
-					out = append(out, item{kind: kind, text: s[i+1 : end], marks: it.marks})
-					p, _ = utf8.DecodeLastRuneInString(s[:end])
-					i, start = end, end
-					continue
-				}
+			k := indexSigil(s[i:])
+			if k < 0 {
+				break
 			}
-			p = r
-			i += size
+			if k > 0 {
+				p, _ = utf8.DecodeLastRuneInString(s[:i+k])
+			}
+			i += k
+			if end, ok := scanTag(p, s, i, literal); ok {
+				if i > start {
+					out = append(out, item{kind: itText, text: s[start:i], marks: it.marks})
+				}
+				kind := itTag
+				if s[i] == '@' {
+					kind = itMention
+				}
+				out = append(out, item{kind: kind, text: s[i+1 : end], marks: it.marks})
+				p, _ = utf8.DecodeLastRuneInString(s[:end])
+				i, start = end, end
+				continue
+			}
+			p = rune(s[i])
+			i++
 		}
+		p, _ = utf8.DecodeLastRuneInString(s)
 		if start < len(s) {
 			out = append(out, item{kind: itText, text: s[start:], marks: it.marks})
 		}

@@ -43,20 +43,25 @@ func (s *nodeSlab) nodesFromItems(items []item) []Node {
 	}
 	nodes := s.make(len(items))
 	for i := range items {
+		// The nodes are zero: only the fields in use are written (writing
+		// whole nodes costs the collector's write barrier on every field).
 		it := &items[i]
 		n := &nodes[i]
 		switch it.kind {
 		case itText:
-			*n = Node{Type: TypeText, Text: it.text}
+			n.Type = TypeText
 		case itTag:
-			*n = Node{Type: TypeTag, Text: it.text}
+			n.Type = TypeTag
 		case itMention:
-			*n = Node{Type: TypeMention, Text: it.text}
+			n.Type = TypeMention
 		case itBreak:
-			*n = Node{Type: TypeHardBreak}
+			n.Type = TypeHardBreak
 			continue
 		}
-		n.Marks = marksOf(it)
+		n.Text = it.text
+		if it.marks != 0 || it.link != nil {
+			n.Marks = marksOf(it)
+		}
 	}
 	return nodes
 }

@@ -25,11 +25,32 @@ import (
 const noPrev rune = -1
 
 func isNameLetter(r rune) bool {
+	if r < utf8.RuneSelf {
+		return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z'
+	}
 	return unicode.IsLetter(r) || unicode.Is(unicode.M, r)
 }
 
 func isNameChar(r rune) bool {
-	return isNameLetter(r) || unicode.IsDigit(r) || r == '_' || r == '-'
+	if r < utf8.RuneSelf {
+		return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '_' || r == '-'
+	}
+	return isNameLetter(r) || unicode.IsDigit(r)
+}
+
+// hasSigil reports whether s holds a '#' or '@'.
+func hasSigil(s string) bool {
+	return indexSigil(s) >= 0
+}
+
+// indexSigil returns the index of the first '#' or '@' in s, or -1.
+func indexSigil(s string) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '#' || s[i] == '@' {
+			return i
+		}
+	}
+	return -1
 }
 
 // blocksTag reports whether a '#' or '@' after prev cannot start a tag.
@@ -59,7 +80,13 @@ func scanTag(prev rune, s string, i int, literal func(int) bool) (end int, ok bo
 	if literal != nil && literal(i) {
 		return 0, false
 	}
-	j := i + 1
+	return scanName(s, i+1, mention, literal)
+}
+
+// scanName reads a tag's (or with mention a mention's) name starting at
+// s[start]; it returns the name's end and whether there is a name.
+func scanName(s string, start int, mention bool, literal func(int) bool) (end int, ok bool) {
+	j := start
 	letter := false
 	for j < len(s) {
 		r, size := utf8.DecodeRuneInString(s[j:])
@@ -73,7 +100,7 @@ func scanTag(prev rune, s string, i int, literal func(int) bool) (end int, ok bo
 			j += size
 			continue
 		}
-		if mention && r == '.' && j > i+1 && j+1 < len(s) {
+		if mention && r == '.' && j > start && j+1 < len(s) {
 			r2, _ := utf8.DecodeRuneInString(s[j+1:])
 			if isNameChar(r2) && (literal == nil || !literal(j+1)) {
 				j++
@@ -82,7 +109,7 @@ func scanTag(prev rune, s string, i int, literal func(int) bool) (end int, ok bo
 		}
 		break
 	}
-	if j == i+1 {
+	if j == start {
 		return 0, false
 	}
 	if !mention && !letter {
@@ -94,15 +121,15 @@ func scanTag(prev rune, s string, i int, literal func(int) bool) (end int, ok bo
 // validTagName reports whether name, written after '#', reads back as exactly
 // that tag.
 func validTagName(name string) bool {
-	end, ok := scanTag(noPrev, "#"+name, 0, nil)
-	return ok && end == len(name)+1
+	end, ok := scanName(name, 0, false, nil)
+	return ok && end == len(name)
 }
 
 // validMentionName reports whether name, written after '@', reads back as
 // exactly that mention.
 func validMentionName(name string) bool {
-	end, ok := scanTag(noPrev, "@"+name, 0, nil)
-	return ok && end == len(name)+1
+	end, ok := scanName(name, 0, true, nil)
+	return ok && end == len(name)
 }
 
 // continuesName reports whether text written right after a tag or mention
