@@ -49,7 +49,7 @@ func Canonical(d Doc) Doc {
 // canonicalisation leaves unchanged, and recycles an item buffer.
 type canonState struct {
 	scratch  []item
-	written  int // bytes of inline Markdown, to size Render's buffer
+	written  int // bytes of inline Markdown (at least), to size Render's buffer
 	slab     nodeSlab
 	rendered map[*Node]string
 	pending  []pendingOut // written Markdown of blocks whose final place is not known yet
@@ -399,8 +399,22 @@ func sameItems(a, b []item) bool {
 
 // mergeItems joins adjacent text items with equal marks and drops empty ones.
 func mergeItems(items []item) []item {
-	out := items[:0]
-	for _, it := range items {
+	// Mostly there is nothing to merge: find the first item that changes
+	// before rewriting the list in place.
+	for i := range items {
+		it := &items[i]
+		if it.kind == itText && (it.text == "" || i > 0 && items[i-1].kind == itText && items[i-1].sameMarks(it)) {
+			return mergeItemsFrom(items, i)
+		}
+	}
+	return items
+}
+
+// mergeItemsFrom is mergeItems from items[i] on, the items before it being
+// merged already.
+func mergeItemsFrom(items []item, i int) []item {
+	out := items[:i]
+	for _, it := range items[i:] {
 		if it.kind == itText && it.text == "" {
 			continue
 		}
@@ -959,9 +973,10 @@ func (st *canonState) set(n *Node, out string) {
 	if st == nil {
 		return
 	}
-	if _, ok := st.rendered[n]; !ok {
-		st.written += len(out) + 1
-	}
+	// A block written again (a callout's first paragraph, a table found
+	// not canonical after all) is counted twice: the count only sizes
+	// Render's buffer.
+	st.written += len(out) + 1
 	st.rendered[n] = out
 }
 

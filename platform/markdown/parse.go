@@ -161,7 +161,18 @@ func nodePos(n ast.Node) int {
 
 func (c *converter) blocks(parent ast.Node, depth int) []Node {
 	out := c.slab.make(parent.ChildCount())[:0]
+	// Top-level blocks are taken out of goldmark's tree once converted, so
+	// that a collection during the conversion does not mark what is done
+	// with (the tree is about as large as the document being built).
+	top := parent.Kind() == ast.KindDocument
+	var done ast.Node
 	for n := parent.FirstChild(); n != nil && c.err == nil; n = n.NextSibling() {
+		if top {
+			if done != nil {
+				parent.RemoveChild(parent, done)
+			}
+			done = n
+		}
 		switch b := n.(type) {
 		case *ast.Paragraph, *ast.TextBlock:
 			if items := c.inline(n, ctxParagraph); len(items) > 0 {
