@@ -1034,7 +1034,13 @@ func splitCalloutKeep(blocks []Node, st *canonState) (CalloutKind, []Node, bool)
 	default:
 		return 0, nil, false
 	}
-	plan := planInline(normInline(itemsFromNodes(blocks[0].Content[1:]), ctxParagraph), inlineCtx{block: ctxParagraph, noLineStart: true})
+	items, moved := normInlineMoved(itemsFromNodes(blocks[0].Content[1:]), ctxParagraph)
+	plan := inlinePlan{items: items}
+	if st != nil || writerNeeded(items, moved) {
+		// Render needs the written Markdown; Parse (st == nil) only the
+		// items as the writer can write them (see converter.inline).
+		plan = planInline(items, inlineCtx{block: ctxParagraph, noLineStart: true})
+	}
 	rest := st.slabOf().make(len(blocks))[:0]
 	if len(plan.items) > 0 {
 		rest = append(rest, Node{Type: TypeParagraph, Content: st.slabOf().nodesFromItems(plan.items)})

@@ -333,7 +333,7 @@ func (c *converter) inline(block ast.Node, ctx blockCtx) []item {
 	}
 	items := c.scanTags()
 	items, moved := normInlineMoved(items, ctx)
-	if moved || crossingMarks(items) || abuttingMarks(items) {
+	if writerNeeded(items, moved) {
 		// Marks can come out of a source in a shape the writer cannot
 		// always write back: emphasis taken off edge whitespace can leave a
 		// range that starts inside a link and ends after it; spans the
@@ -347,6 +347,13 @@ func (c *converter) inline(block ast.Node, ctx blockCtx) []item {
 		items = planned
 	}
 	return items
+}
+
+// writerNeeded reports whether normalised items (moved: emphasis was taken
+// off edge whitespace) may hold marks the writer cannot write as they are
+// (see converter.inline).
+func writerNeeded(items []item, moved bool) bool {
+	return moved || crossingMarks(items) || abuttingMarks(items)
 }
 
 // abuttingMarks reports whether, between two items, more than one emphasis

@@ -1,6 +1,7 @@
 package markdown
 
 import (
+	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -45,12 +46,14 @@ func hasSigil(s string) bool {
 
 // indexSigil returns the index of the first '#' or '@' in s, or -1.
 func indexSigil(s string) int {
-	for i := 0; i < len(s); i++ {
-		if s[i] == '#' || s[i] == '@' {
-			return i
-		}
+	i := strings.IndexByte(s, '#')
+	if i < 0 {
+		return strings.IndexByte(s, '@')
 	}
-	return -1
+	if j := strings.IndexByte(s[:i], '@'); j >= 0 {
+		return j
+	}
+	return i
 }
 
 // blocksTag reports whether a '#' or '@' after prev cannot start a tag.
