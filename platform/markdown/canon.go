@@ -43,23 +43,22 @@ func Canonical(d Doc) Doc {
 }
 
 // canonState is Render's state while canonicalising: it keeps the written
-// inline Markdown of each block that holds inline content (keyed by the
-// block's node in the canonical tree, so that a tree that is canonical
-// already is written from as it is, without a copy), reuses inline nodes that
+// inline Markdown of each block that holds inline content (by the block's
+// node in the canonical tree, so that a tree that is canonical already is
+// written from as it is, without a copy), reuses inline nodes that
 // canonicalisation leaves unchanged, and recycles an item buffer.
 type canonState struct {
-	scratch  []item
-	written  int // bytes of inline Markdown (at least), to size Render's buffer
-	slab     nodeSlab
-	rendered map[*Node]string
-	pending  []pendingOut // written Markdown of blocks whose final place is not known yet
+	scratch []item
+	written int // bytes of inline Markdown (at least), to size Render's buffer
+	slab    nodeSlab
+	outs    writtenBlocks
+	pending []pendingOut // blocks whose final place is not known yet
 }
 
-// pendingOut is the written Markdown of the block at index at of the list
-// canonBlocks is building.
+// pendingOut is a block at index at of the list canonBlocks is building,
+// whose written Markdown is reserved at slot of st.outs.
 type pendingOut struct {
-	at  int
-	out string
+	at, slot int
 }
 
 // slabOf is the state's node slab; nil (one allocation per slice) for
@@ -859,7 +858,8 @@ func canonBlocks(nodes []Node, inItem, inList bool, st *canonState) []Node {
 			at = len(out) - 1
 		}
 		if written != nil && st != nil {
-			st.pending = append(st.pending, pendingOut{at: at, out: *written})
+			st.written += len(*written) + 1
+			st.pending = append(st.pending, pendingOut{at: at, slot: st.outs.reserve(*written)})
 		}
 	}
 	final := nodes
@@ -868,7 +868,7 @@ func canonBlocks(nodes []Node, inItem, inList bool, st *canonState) []Node {
 	}
 	if st != nil {
 		for _, p := range st.pending[mark:] {
-			st.set(&final[p.at], p.out)
+			st.outs.place(p.slot, &final[p.at])
 		}
 		st.pending = st.pending[:mark]
 	}
@@ -944,6 +944,10 @@ func canonLanguage(s string) string {
 // canonQuote handles blockquotes and callouts: a blockquote whose first
 // paragraph starts with the bold label is a callout.
 func canonQuote(n *Node, inList bool, st *canonState) Node {
+	first := 0 // where the first paragraph's Markdown will be kept
+	if st != nil {
+		first = len(st.outs.list)
+	}
 	content := canonBlocks(n.Content, false, inList, st)
 	if n.Type == TypeCallout && (n.Attrs.Kind == CalloutWhy || n.Attrs.Kind == CalloutDecision) {
 		// The first paragraph continues the label's line.
@@ -957,7 +961,10 @@ func canonQuote(n *Node, inList bool, st *canonState) Node {
 				cp[0] = Node{Type: TypeParagraph, Content: inline}
 				content = cp
 			}
-			st.set(&content[0], plan.out)
+			if st != nil {
+				st.written += len(plan.out) + 1
+				st.outs.rewrite(first, &content[0], plan.out)
+			}
 		}
 		return Node{Type: TypeCallout, Attrs: Attrs{Kind: n.Attrs.Kind}, Content: content}
 	}
@@ -977,7 +984,7 @@ func (st *canonState) set(n *Node, out string) {
 	// not canonical after all) is counted twice: the count only sizes
 	// Render's buffer.
 	st.written += len(out) + 1
-	st.rendered[n] = out
+	st.outs.set(n, out)
 }
 
 // moved carries the written Markdown of blocks over to their copies.
@@ -985,11 +992,7 @@ func (st *canonState) moved(from, to []Node) {
 	if st == nil {
 		return
 	}
-	for i := range from {
-		if out, ok := st.rendered[&from[i]]; ok {
-			st.rendered[&to[i]] = out
-		}
-	}
+	st.outs.moved(from, to)
 }
 
 // sameSlice reports whether two node lists are the same list (not only equal).

@@ -3,12 +3,15 @@ package markdown
 import (
 	"bytes"
 	"errors"
+	"flag"
 	"fmt"
 	"html"
+	"os"
 	"reflect"
 	"regexp"
 	"sort"
 	"strings"
+	"testing"
 	"unicode"
 	"unicode/utf8"
 
@@ -521,4 +524,12 @@ func checkOracle(s string) string {
 		return fmt.Sprintf("HTML differs\ninput:    %q\nrendered: %q\nhtml in:  %q\nhtml out: %q", s, r, h1, h2)
 	}
 	return ""
+}
+
+// TestMain turns on Render's check of its written blocks for tests and
+// fuzzing (not for benchmarks, which measure Render without it).
+func TestMain(m *testing.M) {
+	flag.Parse()
+	checkWrittenBlocks = flag.Lookup("test.bench").Value.String() == ""
+	os.Exit(m.Run())
 }

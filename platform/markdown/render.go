@@ -14,9 +14,14 @@ import (
 // exactly what would otherwise change meaning. Render(Parse(s)) is a fixed
 // point of Render∘Parse, and Parse(Render(d)) equals Canonical(d).
 func Render(d Doc) string {
-	st := &canonState{rendered: make(map[*Node]string, inlineBlocks(d.Content))}
+	st := &canonState{outs: writtenBlocks{list: make([]writtenBlock, 0, inlineBlocks(d.Content))}}
 	blocks := canonBlocks(d.Content, false, false, st)
-	r := renderer{rendered: st.rendered}
+	if checkWrittenBlocks {
+		if n := st.outs.duplicate(); n != nil {
+			panic("markdown: a block's Markdown is kept twice")
+		}
+	}
+	r := renderer{written: &st.outs}
 	// Container prefixes, markers and blank lines come on top of the blocks'
 	// own text.
 	r.b.Grow(st.written + st.written/4 + 64)
@@ -32,7 +37,10 @@ func Render(d Doc) string {
 	return out
 }
 
-// inlineBlocks counts the blocks that hold inline content, to size the map
+// checkWrittenBlocks makes Render check its list of written blocks (tests).
+var checkWrittenBlocks = false
+
+// inlineBlocks counts the blocks that hold inline content, to size the list
 // of their written Markdown once.
 func inlineBlocks(nodes []Node) int {
 	n := 0
@@ -58,7 +66,7 @@ type renderer struct {
 	b         bytes.Buffer
 	prefix    []prefix
 	listDepth int
-	rendered  map[*Node]string // the inline Markdown canonicalisation wrote, by block
+	written   *writtenBlocks // the inline Markdown canonicalisation wrote, by block
 }
 
 // writeLine writes one line with the container prefixes.
@@ -216,7 +224,7 @@ func (r *renderer) block(n *Node, afterParagraph, altMarker, closeQuote bool) {
 // inlineOut returns the Markdown of a block's inline content, as written
 // during canonicalisation.
 func (r *renderer) inlineOut(n *Node, ctx inlineCtx) string {
-	if out, ok := r.rendered[n]; ok {
+	if out, ok := r.written.lookup(n); ok {
 		return out
 	}
 	return planInline(itemsFromNodes(n.Content), ctx).out
