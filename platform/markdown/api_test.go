@@ -162,6 +162,10 @@ func TestDecodeRejects(t *testing.T) {
 		`{"type":"doc","schemaVersion":2,"content":[]}`,
 		`{"type":"paragraph"}`,
 		`{"type":"doc","schemaVersion":1,"content":[{"type":"heading","attrs":{"level":4}}]}`,
+		// 257 would be 1 if the level were narrowed before it is checked.
+		`{"type":"doc","schemaVersion":1,"content":[{"type":"heading","attrs":{"level":257},"content":[{"type":"text","text":"x"}]}]}`,
+		`{"type":"doc","schemaVersion":1,"content":[{"type":"paragraph","content":[{"type":"tag","attrs":{"name":""}}]}]}`,
+		`{"type":"doc","schemaVersion":1,"content":[{"type":"paragraph","content":[{"type":"tag","text":"named-by-text"}]}]}`,
 		`{"type":"doc","schemaVersion":1,"content":[{"type":"text","text":"loose"}]}`,
 		`{"type":"doc","schemaVersion":1,"content":[{"type":"paragraph","content":[{"type":"tag","attrs":{"name":"a b"}}]}]}`,
 		`{"type":"doc","schemaVersion":1,"content":[{"type":"paragraph","content":[{"type":"text","text":"x","marks":[{"type":"link","attrs":{"href":"javascript:x"}}]}]}]}`,

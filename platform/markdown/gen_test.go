@@ -57,7 +57,7 @@ func (g *gen) block() Node {
 	}
 	switch k {
 	case 1:
-		return Node{Type: TypeHeading, Attrs: Attrs{Level: int32(1 + g.intn(3))}, Content: g.inline()}
+		return Node{Type: TypeHeading, Attrs: Attrs{Level: uint8(1 + g.intn(3))}, Content: g.inline()}
 	case 2:
 		return Node{Type: TypeCodeBlock, Attrs: Attrs{Language: g.pick(genLanguages)}, Text: g.text(12)}
 	case 3, 4:

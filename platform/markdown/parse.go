@@ -184,7 +184,7 @@ func (c *converter) blocks(parent ast.Node, depth int) []Node {
 			if level == 3 {
 				ctx = ctxHeading3
 			}
-			out = append(out, Node{Type: TypeHeading, Attrs: Attrs{Level: int32(level)}, Content: c.slab.nodesFromItems(c.inline(n, ctx))})
+			out = append(out, Node{Type: TypeHeading, Attrs: Attrs{Level: uint8(level)}, Content: c.slab.nodesFromItems(c.inline(n, ctx))})
 		case *ast.ThematicBreak:
 			out = append(out, Node{Type: TypeHorizontalRule})
 		case *ast.CodeBlock:
