@@ -231,13 +231,12 @@ func (r *renderer) inlineOut(n *Node, ctx inlineCtx) string {
 }
 
 func (r *renderer) heading(n *Node) {
-	items := itemsFromNodes(n.Content)
 	ctx := ctxHeading
 	if n.Attrs.Level == 3 {
 		ctx = ctxHeading3
 	}
 	out := r.inlineOut(n, inlineCtx{block: ctx})
-	if ctx == ctxHeading && hasLineBreak(items) {
+	if headingIsSetext(n) {
 		r.writeLines(out)
 		if n.Attrs.Level == 1 {
 			r.writeLine("===")
@@ -246,12 +245,16 @@ func (r *renderer) heading(n *Node) {
 		}
 		return
 	}
-	hashes := strings.Repeat("#", int(n.Attrs.Level))
+	hashes := "###"[:min(n.Attrs.Level, 3)]
 	if out == "" {
 		r.writeLine(hashes)
 		return
 	}
-	r.writeLine(hashes + " " + out)
+	r.startLine(false)
+	r.b.WriteString(hashes)
+	r.b.WriteByte(' ')
+	r.b.WriteString(out)
+	r.b.WriteByte('\n')
 }
 
 func (r *renderer) code(n *Node) {
@@ -322,24 +325,24 @@ func (r *renderer) list(n *Node, alt bool) {
 		if i > 0 && !n.Attrs.Tight && (!nested || !itemEndsWithEmptyMarker(&n.Content[i-1])) {
 			r.writeLine("")
 		}
-		var marker string
+		first := "- "
+		if alt {
+			first = "* "
+		}
 		if ordered {
 			num := int(n.Attrs.Start) + i
 			if num > maxListStart {
 				num = maxListStart
 			}
-			marker = strconv.Itoa(num) + "."
+			delim := "."
 			if alt {
-				marker = strconv.Itoa(num) + ")"
+				delim = ")"
 			}
-		} else {
-			marker = "-"
-			if alt {
-				marker = "*"
-			}
+			first = strconv.Itoa(num) + delim + " "
 		}
-		first := marker + " "
-		r.prefix = append(r.prefix, prefix{first: first, rest: strings.Repeat(" ", len(first))})
+		// The following lines are indented by the marker's width (at most
+		// 11 bytes: maxListStart has 9 digits).
+		r.prefix = append(r.prefix, prefix{first: first, rest: "           "[:len(first)]})
 		item := &n.Content[i]
 		if len(item.Content) == 0 {
 			r.writeLine("")
