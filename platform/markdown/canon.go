@@ -980,9 +980,8 @@ func (st *canonState) set(n *Node, out string) {
 	if st == nil {
 		return
 	}
-	// A block written again (a callout's first paragraph, a table found
-	// not canonical after all) is counted twice: the count only sizes
-	// Render's buffer.
+	// A block written again (a table found not canonical after all) is
+	// counted twice: the count only sizes Render's buffer.
 	st.written += len(out) + 1
 	st.outs.set(n, out)
 }
@@ -1040,8 +1039,9 @@ func splitCalloutKeep(blocks []Node, st *canonState) (CalloutKind, []Node, bool)
 	items, moved := normInlineMoved(itemsFromNodes(blocks[0].Content[1:]), ctxParagraph)
 	plan := inlinePlan{items: items}
 	if st != nil || writerNeeded(items, moved) {
-		// Render needs the written Markdown; Parse (st == nil) only the
-		// items as the writer can write them (see converter.inline).
+		// Render needs the written Markdown; Parse and Canonical (st ==
+		// nil) only the items as the writer can write them, which are the
+		// items themselves unless writerNeeded (see converter.inline).
 		plan = planInline(items, inlineCtx{block: ctxParagraph, noLineStart: true})
 	}
 	rest := st.slabOf().make(len(blocks))[:0]

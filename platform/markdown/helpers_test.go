@@ -286,6 +286,12 @@ func oracleSkip(s string) string {
 			if t.Title != nil && len(t.Title) == 0 {
 				reason = "empty link title"
 			}
+			if next, ok := n.NextSibling().(*gast.Link); ok && string(next.Destination) == string(t.Destination) && string(next.Title) == string(t.Title) &&
+				edgeSpace(lastLeaf(n), src, false) && edgeSpace(firstLeaf(next), src, true) {
+				// "[ ]()[\n]()": one link in the document, whose space
+				// then ends a line.
+				reason = "adjacent links to one destination merge, and whitespace at their joint can end a line"
+			}
 		case *gast.Text:
 			if t.HardLineBreak() {
 				for p := n.Parent(); p != nil && isMarkNode(p); p = p.Parent() {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"sort"
 	"strings"
 )
@@ -413,9 +412,10 @@ func (n *Node) UnmarshalJSON(data []byte) error {
 		n.Text = *j.Text
 	}
 	if a := j.Attrs; a != nil {
-		if a.Level != nil {
-			if *a.Level < 0 || *a.Level > math.MaxUint8 {
-				return fmt.Errorf("heading level %d", *a.Level)
+		if a.Level != nil && n.Type == TypeHeading {
+			// Checked before narrowing: 257 must not pass as 1.
+			if *a.Level < 1 || *a.Level > 3 {
+				return docErr("heading level %d", *a.Level)
 			}
 			n.Attrs.Level = uint8(*a.Level)
 		}

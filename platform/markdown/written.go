@@ -10,8 +10,10 @@ package markdown
 // node: no map to build and look up per block. Where the two orders can
 // differ (a tree that is not canonical, whose copies move nodes; a block
 // written again) the list becomes a map by node, read as before. For the
-// cursor to be right, a node has at most one entry in the list: a block
-// written again either replaces its entry (rewrite) or switches to the map.
+// cursor to be right, a block written again replaces its entry (rewrite) or
+// switches to the map, never adds a second entry. (A node can still have two
+// entries when a document built in Go shares one slice between two places:
+// each place then has its own entry, in the order the writer reads them.)
 type writtenBlocks struct {
 	list   []writtenBlock
 	byNode map[*Node]string // nil while the list is in order
@@ -97,8 +99,9 @@ func (w *writtenBlocks) lookup(n *Node) (string, bool) {
 	return out, ok
 }
 
-// duplicate returns a node with two entries in the list (tests check that
-// there is none: the cursor would read the first).
+// duplicate returns a node with two entries in the list. Tests check that
+// there is none (their documents share no slices): a second entry for one
+// place would leave a stale first one for the cursor to read.
 func (w *writtenBlocks) duplicate() *Node {
 	seen := make(map[*Node]bool, len(w.list))
 	for _, e := range w.list {
