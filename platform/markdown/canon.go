@@ -49,7 +49,7 @@ func Canonical(d Doc) Doc {
 // canonicalisation leaves unchanged, and recycles an item buffer.
 type canonState struct {
 	scratch []item
-	written int // bytes of inline Markdown (at least), to size Render's buffer
+	written int // bytes of code blocks, to size Render's buffer (with outs.bytes)
 	slab    nodeSlab
 	outs    writtenBlocks
 	pending []pendingOut // blocks whose final place is not known yet
@@ -858,7 +858,6 @@ func canonBlocks(nodes []Node, inItem, inList bool, st *canonState) []Node {
 			at = len(out) - 1
 		}
 		if written != nil && st != nil {
-			st.written += len(*written) + 1
 			st.pending = append(st.pending, pendingOut{at: at, slot: st.outs.reserve(*written)})
 		}
 	}
@@ -962,7 +961,6 @@ func canonQuote(n *Node, inList bool, st *canonState) Node {
 				content = cp
 			}
 			if st != nil {
-				st.written += len(plan.out) + 1
 				st.outs.rewrite(first, &content[0], plan.out)
 			}
 		}
@@ -980,9 +978,6 @@ func (st *canonState) set(n *Node, out string) {
 	if st == nil {
 		return
 	}
-	// A block written again (a table found not canonical after all) is
-	// counted twice: the count only sizes Render's buffer.
-	st.written += len(out) + 1
 	st.outs.set(n, out)
 }
 

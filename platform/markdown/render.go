@@ -24,7 +24,8 @@ func Render(d Doc) string {
 	r := renderer{written: &st.outs}
 	// Container prefixes, markers and blank lines come on top of the blocks'
 	// own text.
-	r.b.Grow(st.written + st.written/4 + 64)
+	written := st.written + st.outs.bytes
+	r.b.Grow(written + written/4 + 64)
 	r.blocks(blocks, false)
 	// The buffer is not written again: its bytes become the string as they
 	// are, without a copy.

@@ -18,6 +18,9 @@ type writtenBlocks struct {
 	list   []writtenBlock
 	byNode map[*Node]string // nil while the list is in order
 	next   int              // the writer's cursor in list
+	// bytes of Markdown kept (a block written again counts twice: the
+	// count only sizes Render's buffer)
+	bytes int
 }
 
 type writtenBlock struct {
@@ -29,6 +32,7 @@ type writtenBlock struct {
 // node is not known yet (canonBlocks learns whether it copies its list only
 // at the end); place tells it.
 func (w *writtenBlocks) reserve(out string) int {
+	w.bytes += len(out) + 1
 	w.list = append(w.list, writtenBlock{out: out})
 	return len(w.list) - 1
 }
@@ -44,6 +48,7 @@ func (w *writtenBlocks) place(slot int, n *Node) {
 
 // set keeps out for n, written now, in document order.
 func (w *writtenBlocks) set(n *Node, out string) {
+	w.bytes += len(out) + 1
 	if w.byNode != nil {
 		w.byNode[n] = out
 		return
@@ -54,6 +59,7 @@ func (w *writtenBlocks) set(n *Node, out string) {
 // rewrite replaces the Markdown of n, kept at or after list index from (a
 // callout's first paragraph, written again to continue the label's line).
 func (w *writtenBlocks) rewrite(from int, n *Node, out string) {
+	w.bytes += len(out) + 1
 	if w.byNode == nil && from < len(w.list) && w.list[from].n == n {
 		w.list[from].out = out
 		return
