@@ -8,18 +8,20 @@ import (
 	"go.uber.org/fx"
 
 	"folio/platform/auth"
+	"folio/platform/db"
 	"folio/platform/httpx"
 )
 
 // Module wires the accounts module.
 var Module = fx.Module("accounts",
+	// The store is the module's own: no other module can ask for it.
+	fx.Provide(NewStore, fx.Private),
 	fx.Provide(
-		NewStore,
 		NewService,
 		NewDirectory,
 		func(s *Store) auth.Credentials { return s },
-		fx.Annotate(migrations, fx.ResultTags(`group:"migrations"`)),
+		db.AsMigrations(migrations),
 		// The settings UI: its pages join the same routes group as every API handler.
-		fx.Annotate(NewWeb, fx.As(new(httpx.Routes)), fx.ResultTags(`group:"routes"`)),
+		httpx.AsRoutes(NewWeb),
 	),
 )

@@ -2,6 +2,7 @@ package audit
 
 import (
 	"context"
+	"slices"
 
 	"go.uber.org/fx"
 	"gorm.io/gorm"
@@ -18,6 +19,7 @@ import (
 type Service struct {
 	store *Store
 	clock clock.Clock
+	types []string // the declared resource types, sorted
 }
 
 // ServiceParams are the dependencies of NewService.
@@ -25,10 +27,19 @@ type ServiceParams struct {
 	fx.In
 	Store *Store
 	Clock clock.Clock
+	// Types are the resource types the modules declare (auditlog.DeclareResourceType).
+	Types []auditlog.ResourceType `group:"auditResourceTypes"`
 }
 
 // NewService returns the audit service.
-func NewService(p ServiceParams) *Service { return &Service{store: p.Store, clock: p.Clock} }
+func NewService(p ServiceParams) *Service {
+	types := make([]string, 0, len(p.Types))
+	for _, t := range p.Types {
+		types = append(types, string(t))
+	}
+	slices.Sort(types)
+	return &Service{store: p.Store, clock: p.Clock, types: slices.Compact(types)}
+}
 
 // Record implements auditlog.Recorder: it writes in the caller's transaction tx.
 func (s *Service) Record(ctx context.Context, tx *gorm.DB, p *auth.Principal, e auditlog.Entry) error {
@@ -53,8 +64,8 @@ type Filter struct {
 // notebook-scoped key those of its notebook. APIKeyID narrows to one key of the caller's own user
 // (an id of somebody else's key, or of no key, gives an empty list).
 func (s *Service) List(ctx context.Context, p *auth.Principal, f Filter, page paginate.Params) ([]Entry, *string, error) {
-	if f.ResourceType != "" && f.ResourceType != "note" && f.ResourceType != "task" && f.ResourceType != "notebook" {
-		return nil, nil, ErrResourceType
+	if f.ResourceType != "" && !slices.Contains(s.types, f.ResourceType) {
+		return nil, nil, errResourceType(s.types)
 	}
 	if f.APIKeyID != "" && !ids.Valid(f.APIKeyID) {
 		return nil, nil, ErrAPIKeyID

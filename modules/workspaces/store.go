@@ -120,3 +120,16 @@ func (s *Store) countOwners(ctx context.Context, tx *gorm.DB, workspaceID string
 func (s *Store) memberWorkspaceIDs(userID string) *gorm.DB {
 	return s.db.Model(&Membership{}).Select("workspace_id").Where("user_id = ?", userID)
 }
+
+// names maps the id of every workspace userID belongs to to its name.
+func (s *Store) names(ctx context.Context, userID string) (map[string]string, error) {
+	var rows []Workspace
+	if err := s.db.WithContext(ctx).Select("id", "name").Where("id IN (?)", s.memberWorkspaceIDs(userID)).Find(&rows).Error; err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(rows))
+	for _, w := range rows {
+		out[w.ID] = w.Name
+	}
+	return out, nil
+}

@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/go-gormigrate/gormigrate/v2"
+	"go.uber.org/fx"
 	"gorm.io/gorm"
 )
 
@@ -12,6 +13,12 @@ import (
 // order they must run (use a timestamp prefix: "202611221000_accounts_init"). Modules join the
 // fx value group "migrations"; the migrator sorts all steps by ID, so value-group order never matters.
 type Migrations []*gormigrate.Migration
+
+// AsMigrations annotates a function returning a module's Migrations so that they join the
+// "migrations" value group the migrator applies: fx.Provide(db.AsMigrations(migrations)).
+func AsMigrations(constructor any) any {
+	return fx.Annotate(constructor, fx.ResultTags(`group:"migrations"`))
+}
 
 // Migrate applies every step not yet applied, in ID order, recording each in the migrations table.
 func Migrate(gdb *gorm.DB, sets []Migrations) error {

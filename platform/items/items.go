@@ -77,11 +77,19 @@ type Notebooks interface {
 	Release(ctx context.Context, tx *gorm.DB, notebookID string, n int) error
 }
 
-// Tag is a tag as an item shows it.
+// Tag is a tag as an item shows it, on the wire too (SPEC's Tag object).
 type Tag struct {
-	ID   string
-	Name string
-	Kind string // TAG or PERSON
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	Kind string `json:"kind"` // TAG or PERSON
+}
+
+// TagList is an item's tags for a response: always an array, never null.
+func TagList(tags []Tag) []Tag {
+	if tags == nil {
+		return []Tag{}
+	}
+	return tags
 }
 
 // Tags keeps an item's tags (the tags module provides it).
@@ -98,9 +106,11 @@ type Versions interface {
 	Save(ctx context.Context, tx *gorm.DB, itemKind, itemID string, document []byte, reason, actorUserID string) error
 }
 
-// ReasonUpdate is the reason of the snapshot Update takes before a PATCH overwrites a document
-// (the versions module's ReasonUpdate).
-const ReasonUpdate = "update"
+// Reasons a snapshot is taken (Versions.Save's reason).
+const (
+	ReasonUpdate     = "update"     // a PATCH overwrote the document (Update takes it)
+	ReasonSuggestion = "suggestion" // an approved suggestion replaced it
+)
 
 // Deps are what the shared flows use from the rest of the application: an fx parameter object, so
 // fx fills it for a constructor that takes it; without fx, fill it by hand.
