@@ -1,8 +1,6 @@
 package audit
 
 import (
-	"net/http"
-
 	"github.com/gin-gonic/gin"
 
 	"folio/platform/auth"
@@ -31,10 +29,5 @@ func (h *Handler) list(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	data := make([]entryResponse, len(rows))
-	for i, e := range rows {
-		data[i] = toEntryResponse(e)
-	}
-	c.JSON(http.StatusOK, paginate.Page[entryResponse]{Data: data, NextCursor: next})
-	return nil
+	return httpx.WritePage(c, rows, next, httpx.Infallible(toEntryResponse))
 }

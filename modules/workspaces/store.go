@@ -62,11 +62,7 @@ func (s *Store) roleOf(ctx context.Context, tx *gorm.DB, workspaceID, userID str
 	}
 	tx = tx.WithContext(ctx)
 	if lock {
-		var w Workspace
-		if err := db.ForUpdate(tx).Where("id = ?", workspaceID).Take(&w).Error; err != nil {
-			if db.IsNotFound(err) {
-				return "", ErrNotFound
-			}
+		if _, err := db.Take[Workspace](tx.Where("id = ?", workspaceID), true, ErrNotFound); err != nil {
 			return "", err
 		}
 		var m Membership
