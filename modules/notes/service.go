@@ -22,7 +22,7 @@ type Service struct {
 
 // NewService returns the notes service.
 func NewService(store *Store, deps items.Deps) *Service {
-	kind := items.Kind[Note]{Name: Kind, NotFound: ErrNotFound, Columns: (*Note).columns, Derive: (*Note).derive}
+	kind := items.Kind[Note]{Name: Kind, NotFound: ErrNotFound, Columns: (*Note).ItemColumns, Document: (*Note).document, Derive: (*Note).derive}
 	return &Service{items: items.NewService(kind, deps), store: store}
 }
 
@@ -39,7 +39,7 @@ type NewNote struct {
 
 // Create stores a note in a notebook the principal may write, within the notebook's item limit.
 func (s *Service) Create(ctx context.Context, p *auth.Principal, in NewNote) (View, error) {
-	return s.items.Create(ctx, p, in.NotebookID, in.Content, Note{TargetAt: in.TargetAt, FollowUpAt: in.FollowUpAt})
+	return s.items.Create(ctx, p, in.NotebookID, in.Content, Note{Columns: items.Columns{TargetAt: in.TargetAt, FollowUpAt: in.FollowUpAt}})
 }
 
 // Get returns one note the principal may see.

@@ -31,7 +31,7 @@ type Service struct {
 
 // NewService returns the tasks service.
 func NewService(store *Store, deps items.Deps) *Service {
-	kind := items.Kind[Task]{Name: Kind, NotFound: ErrNotFound, Columns: (*Task).columns}
+	kind := items.Kind[Task]{Name: Kind, NotFound: ErrNotFound, Columns: (*Task).ItemColumns, Document: (*Task).document}
 	return &Service{items: items.NewService(kind, deps), store: store}
 }
 
@@ -81,7 +81,7 @@ func (s *Service) Create(ctx context.Context, p *auth.Principal, in NewTask) (Vi
 	if err := in.Validate(); err != nil {
 		return View{}, err
 	}
-	t := Task{Title: in.Title, Status: in.Status, Priority: in.Priority, DueAt: in.DueAt, TargetAt: in.TargetAt, FollowUpAt: in.FollowUpAt}
+	t := Task{Columns: items.Columns{TargetAt: in.TargetAt, FollowUpAt: in.FollowUpAt}, Title: in.Title, Status: in.Status, Priority: in.Priority, DueAt: in.DueAt}
 	return s.items.Create(ctx, p, in.NotebookID, in.Notes, t)
 }
 

@@ -33,27 +33,36 @@ type Kind[Row any] struct {
 	Name string
 	// NotFound is the kind's 404 error (NOTE_NOT_FOUND, TASK_NOT_FOUND).
 	NotFound error
-	// Columns points into a row's columns that every item has.
-	Columns func(row *Row) Columns
+	// Columns returns the row's embedded Columns: pass (*Note).ItemColumns.
+	Columns func(row *Row) *Columns
+	// Document returns the row's document column (a note's content, a task's notes).
+	Document func(row *Row) *db.JSON
 	// Derive, when not nil, sets the columns a module computes from the document (a note's
 	// hasDecision) whenever the document is written.
 	Derive func(row *Row, doc markdown.Doc)
 }
 
-// Columns are pointers into the columns every item row has, so that the shared flows read and set
-// them on a module's own row type.
+// Columns are the columns every item row has besides its document. Notes and tasks embed it (GORM
+// flattens an embedded struct into the row's table), and the shared flows read and set it through
+// Kind.Columns.
 type Columns struct {
-	ID          *string
-	NotebookID  *string
-	Document    *db.JSON // the codec's document: a note's content, a task's notes
-	Archived    *bool
-	TargetAt    **time.Time // the Focus view's date
-	FollowUpAt  **time.Time // the follow-up reminder
-	CreatedByID *string
-	CreatedAt   *time.Time
-	UpdatedAt   *time.Time // set from the service's clock, never by GORM
-	DeletedAt   **time.Time
+	ID          string     `gorm:"primaryKey;size:24"`
+	NotebookID  string     `gorm:"size:24;not null"`
+	Archived    bool       `gorm:"not null"`
+	TargetAt    *time.Time // the Focus view's date
+	FollowUpAt  *time.Time // the follow-up reminder
+	CreatedByID string     `gorm:"size:24;not null"`
+	CreatedAt   time.Time
+	// UpdatedAt is set by the service, from its clock (GORM's autoUpdateTime would overwrite it
+	// with the wall clock on every save).
+	UpdatedAt time.Time `gorm:"autoUpdateTime:false"`
+	// DeletedAt is set by a delete: the row stays so that cursors and audit entries naming it stay
+	// valid; every read filters it out.
+	DeletedAt *time.Time
 }
+
+// ItemColumns returns c; embedded in a row type, it is the row's Kind.Columns.
+func (c *Columns) ItemColumns() *Columns { return c }
 
 // Notebook is the notebook that holds an item, as the shared flows need it.
 type Notebook struct {

@@ -45,7 +45,7 @@ func (s *Service[Row]) getInNotebook(ctx context.Context, tx *gorm.DB, p *auth.P
 	if err != nil {
 		return row, Notebook{}, err
 	}
-	nb, err := s.notebooks.ItemNotebook(ctx, tx, p, *s.kind.Columns(&row).NotebookID)
+	nb, err := s.notebooks.ItemNotebook(ctx, tx, p, s.kind.Columns(&row).NotebookID)
 	return row, nb, err
 }
 

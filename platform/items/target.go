@@ -38,11 +38,11 @@ func (t target[Row]) load(ctx context.Context, tx *gorm.DB, p *auth.Principal, i
 		return content.Item{}, err
 	}
 	c := s.kind.Columns(&row)
-	doc, err := markdown.Decode(*c.Document)
+	doc, err := markdown.Decode(*s.kind.Document(&row))
 	if err != nil {
 		return content.Item{}, err
 	}
-	return content.Item{Kind: s.kind.Name, ID: *c.ID, NotebookID: nb.ID, WorkspaceID: nb.WorkspaceID, Content: doc}, nil
+	return content.Item{Kind: s.kind.Name, ID: c.ID, NotebookID: nb.ID, WorkspaceID: nb.WorkspaceID, Content: doc}, nil
 }
 
 // Replace snapshots the stored document whatever doc is; only a PATCH skips an unchanged one.
@@ -57,18 +57,18 @@ func (t target[Row]) Replace(ctx context.Context, tx *gorm.DB, p *auth.Principal
 	if err != nil {
 		return err
 	}
-	if err := s.versions.Save(ctx, tx, s.kind.Name, *c.ID, *c.Document, reason, p.UserID); err != nil {
+	if err := s.versions.Save(ctx, tx, s.kind.Name, c.ID, *s.kind.Document(&row), reason, p.UserID); err != nil {
 		return err
 	}
 	s.setDocument(&row, encoded, doc)
-	*c.UpdatedAt = s.clock.Now()
+	c.UpdatedAt = s.clock.Now()
 	if err := s.save(ctx, tx, &row); err != nil {
 		return err
 	}
-	if err := s.tags.Replace(ctx, tx, nb.TagSpace, s.kind.Name, *c.ID, doc.Tags()); err != nil {
+	if err := s.tags.Replace(ctx, tx, nb.TagSpace, s.kind.Name, c.ID, doc.Tags()); err != nil {
 		return err
 	}
-	return s.record(ctx, tx, p, action, *c.ID, nb)
+	return s.record(ctx, tx, p, action, c.ID, nb)
 }
 
 var _ content.Target = target[struct{}]{}
