@@ -61,7 +61,7 @@ func (h *Handler) get(c *gin.Context) error {
 	}
 	var pending *content.Suggestion
 	if h.pending != nil {
-		if pending, err = h.pending.PendingFor(c.Request.Context(), Kind, v.Item.ID); err != nil {
+		if pending, err = h.pending.PendingFor(c.Request.Context(), ItemKind, v.Item.ID); err != nil {
 			return err
 		}
 	}

@@ -10,8 +10,8 @@ import (
 	"folio/platform/paginate"
 )
 
-// Kind is the item kind of notes in tags, snapshots, suggestions and the audit log.
-const Kind = "note"
+// ItemKind is the item kind of notes in tags, snapshots, suggestions and the audit log.
+const ItemKind = "note"
 
 // Service holds the notes rules. What notes do exactly as tasks do (the item limit, snapshots,
 // tags, moves, archive, soft delete, audit, the content target) runs in platform/items.
@@ -21,9 +21,9 @@ type Service struct {
 }
 
 // NewService returns the notes service.
-func NewService(store *Store, deps items.Deps) *Service {
-	kind := items.Kind[Note]{Name: Kind, NotFound: ErrNotFound, Columns: (*Note).ItemColumns, Document: (*Note).document, Derive: (*Note).derive}
-	return &Service{items: items.NewService(kind, deps), store: store}
+func NewService(store *Store, params items.ServiceParams) *Service {
+	shape := items.Shape[Note]{Name: ItemKind, NotFound: ErrNotFound, Columns: (*Note).ItemColumns, Document: (*Note).document, Derive: (*Note).derive}
+	return &Service{items: items.NewService(shape, params), store: store}
 }
 
 // View is a note with its tags.

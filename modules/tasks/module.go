@@ -21,6 +21,6 @@ var Module = fx.Module("tasks",
 		fx.Annotate(NewTarget, fx.As(new(content.Target)), fx.ResultTags(`group:"contentTargets"`)),
 		httpx.AsRoutes(NewHandler),
 		db.AsMigrations(migrations),
-		auditlog.DeclareResourceType(Kind),
+		auditlog.DeclareResourceType(ItemKind),
 	),
 )

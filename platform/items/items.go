@@ -7,7 +7,7 @@
 // drift apart.
 //
 // A module keeps its own row type, request and response types, the validation of its own fields
-// and its errors; it describes its row to this package with a Kind. The flows reach the notebooks,
+// and its errors; it describes its row to this package with a Shape. The flows reach the notebooks,
 // tags, versions and audit modules only through the narrow interfaces below (platform never
 // imports modules), which those modules bind in their module.go.
 package items
@@ -26,8 +26,8 @@ import (
 	"folio/platform/markdown"
 )
 
-// Kind describes one kind of item, whose rows are of type Row, to the shared flows.
-type Kind[Row any] struct {
+// Shape describes one kind of item, whose rows are of type Row, to the shared flows.
+type Shape[Row any] struct {
 	// Name is the item kind in tags, snapshots, suggestions and the audit log ("note", "task"); the
 	// audit actions are Name+".create", ".update" and ".delete".
 	Name string
@@ -44,7 +44,7 @@ type Kind[Row any] struct {
 
 // Columns are the columns every item row has besides its document. Notes and tasks embed it (GORM
 // flattens an embedded struct into the row's table), and the shared flows read and set it through
-// Kind.Columns.
+// Shape.Columns.
 type Columns struct {
 	ID          string     `gorm:"primaryKey;size:24"`
 	NotebookID  string     `gorm:"size:24;not null"`
@@ -61,7 +61,7 @@ type Columns struct {
 	DeletedAt *time.Time
 }
 
-// ItemColumns returns c; embedded in a row type, it is the row's Kind.Columns.
+// ItemColumns returns c; embedded in a row type, it is the row's Shape.Columns.
 func (c *Columns) ItemColumns() *Columns { return c }
 
 // Notebook is the notebook that holds an item, as the shared flows need it.
@@ -121,9 +121,9 @@ const (
 	ReasonSuggestion = "suggestion" // an approved suggestion replaced it
 )
 
-// Deps are what the shared flows use from the rest of the application: an fx parameter object, so
+// ServiceParams are what the shared flows use from the rest of the application: an fx parameter object, so
 // fx fills it for a constructor that takes it; without fx, fill it by hand.
-type Deps struct {
+type ServiceParams struct {
 	fx.In
 	DB        *gorm.DB
 	Notebooks Notebooks
@@ -141,7 +141,7 @@ type View[Row any] struct {
 
 // Service runs the shared flows of one kind of item.
 type Service[Row any] struct {
-	kind      Kind[Row]
+	shape     Shape[Row]
 	db        *gorm.DB
 	notebooks Notebooks
 	tags      Tags
@@ -150,7 +150,7 @@ type Service[Row any] struct {
 	clock     clock.Clock
 }
 
-// NewService returns the flows of the items of kind.
-func NewService[Row any](kind Kind[Row], d Deps) *Service[Row] {
-	return &Service[Row]{kind: kind, db: d.DB, notebooks: d.Notebooks, tags: d.Tags, versions: d.Versions, audit: d.Audit, clock: d.Clock}
+// NewService returns the flows of the items shape describes.
+func NewService[Row any](shape Shape[Row], d ServiceParams) *Service[Row] {
+	return &Service[Row]{shape: shape, db: d.DB, notebooks: d.Notebooks, tags: d.Tags, versions: d.Versions, audit: d.Audit, clock: d.Clock}
 }

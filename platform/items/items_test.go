@@ -160,9 +160,9 @@ func newFixture(t *testing.T) *fixture {
 		clock:    clock.NewFake(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)),
 		p:        &auth.Principal{UserID: "ann"},
 	}
-	kind := items.Kind[Widget]{Name: "widget", NotFound: errWidgetNotFound, Columns: (*Widget).ItemColumns, Document: (*Widget).document,
+	shape := items.Shape[Widget]{Name: "widget", NotFound: errWidgetNotFound, Columns: (*Widget).ItemColumns, Document: (*Widget).document,
 		Derive: func(w *Widget, doc markdown.Doc) { w.Decided = doc.HasDecision() }}
-	f.svc = items.NewService(kind, items.Deps{DB: gdb, Notebooks: f.nbs, Tags: f.tags, Versions: f.versions, Audit: f.audit, Clock: f.clock})
+	f.svc = items.NewService(shape, items.ServiceParams{DB: gdb, Notebooks: f.nbs, Tags: f.tags, Versions: f.versions, Audit: f.audit, Clock: f.clock})
 	return f
 }
 
