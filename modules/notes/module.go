@@ -18,7 +18,7 @@ var Module = fx.Module("notes",
 	fx.Provide(NewStore, fx.Private),
 	fx.Provide(
 		NewService,
-		fx.Annotate(NewTarget, fx.As(new(content.Target)), fx.ResultTags(`group:"contentTargets"`)),
+		content.AsTarget(NewTarget),
 		httpx.AsRoutes(NewHandler),
 		db.AsMigrations(migrations),
 		auditlog.DeclareResourceType(ItemKind),
