@@ -71,7 +71,9 @@ func Open(opts Options, log *zap.Logger) (*gorm.DB, error) {
 				return nil, fmt.Errorf("create sqlite directory: %w", err)
 			}
 		}
-		dsn := path + "?_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)&_txlock=immediate"
+		// busy_timeout comes first: switching a new file to WAL needs its lock too, and processes
+		// started together on one new file must wait for each other there as well.
+		dsn := path + "?_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate"
 		gdb, err = gorm.Open(sqlite.Open(dsn), cfg)
 	}
 	if err != nil {
