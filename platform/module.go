@@ -82,7 +82,7 @@ func newLogger(c config.Config, out LogOutput) (*zap.Logger, error) {
 }
 
 func newDatabase(lc fx.Lifecycle, c config.Config, log *zap.Logger) (*gorm.DB, error) {
-	gdb, err := db.Open(db.Options{URL: c.DatabaseURL, SQLitePath: c.SQLitePath, MaxOpenConns: c.DBMaxOpenConns, MaxIdleConns: c.DBMaxIdleConns}, log)
+	gdb, err := db.Open(db.Options{URL: c.DatabaseURL, SQLitePath: c.SQLitePath, MaxOpenConns: c.DBMaxOpenConns, MaxIdleConns: c.DBMaxIdleConns, SlowQuery: c.DBSlowQuery}, log)
 	if err != nil {
 		return nil, err
 	}
