@@ -34,8 +34,9 @@ func requestIDMiddleware(base *zap.Logger) gin.HandlerFunc {
 	}
 }
 
-// accessLogMiddleware logs one line per request at info level. It never logs headers or bodies
-// (they carry keys and content). Below info (FOLIO_LOG_LEVEL=warn or error) it costs nothing but
+// accessLogMiddleware logs one line per request at info level. It never logs headers, bodies
+// (they carry keys and content) or the query string (it may carry what a user searched for), and
+// a key a client put into the path is redacted (RedactKeys). Below info (FOLIO_LOG_LEVEL=warn or error) it costs nothing but
 // the level check.
 func accessLogMiddleware(base *zap.Logger) gin.HandlerFunc {
 	return func(c *gin.Context) {
@@ -46,7 +47,7 @@ func accessLogMiddleware(base *zap.Logger) gin.HandlerFunc {
 		}
 		fields := []zap.Field{
 			zap.String("method", c.Request.Method),
-			zap.String("path", c.Request.URL.Path),
+			zap.String("path", RedactKeys(c.Request.URL.Path)),
 			zap.Int("status", c.Writer.Status()),
 			zap.Duration("latency", time.Since(start)),
 			zap.Int("bytes", c.Writer.Size()),
