@@ -76,7 +76,10 @@ func (n *underlineNode) Dump(source []byte, level int) {
 // images, invalid UTF-8, NUL bytes, link destinations with a scheme other than
 // http, https or mailto, and lists and quotes nested deeper than MaxNesting.
 // What is only presentation is normalised (see the package documentation).
-// The caller limits the input size.
+// It also rejects (ConstructLength) a document whose canonical Markdown, or
+// stored form, certainly passes its limit, stopping as soon as it knows
+// (limit.go); ParseCanonical adds the exact check. The caller limits the
+// input size.
 func Parse(markdown string) (Doc, error) {
 	d, _, err := parse(markdown)
 	return d, err
