@@ -240,7 +240,8 @@ func (c *converter) blocks(parent ast.Node, depth int) []Node {
 				lang = canonLanguage(v)
 			}
 			code := canonCode(c.lines(n))
-			c.countText(code+lang, nodePos(n))
+			c.countText(lang, nodePos(n))
+			c.countText(code, nodePos(n))
 			out = append(out, Node{Type: TypeCodeBlock, Attrs: Attrs{Language: lang}, Text: code})
 		case *ast.Blockquote:
 			if depth+1 > MaxNesting {
