@@ -95,9 +95,11 @@ var pathological = map[string]func(n int) string{
 }
 
 // parseRender is the codec's work for a request carrying content: Parse,
-// the exact length check (a render) and, for an accepted input, Render.
+// the exact length check (a render) and, for an accepted input, Encode (the
+// stored JSON) and Render.
 func parseRender(s string) {
 	if d, _, err := ParseCanonical(s); err == nil {
+		_, _ = Encode(d)
 		_ = Render(d)
 	}
 }
