@@ -192,8 +192,8 @@ func (tableTransformer) Transform(node *ast.Paragraph, reader text.Reader, pc pa
 
 // tableShape finds the table goldmark's transformer makes of a paragraph's
 // lines, by its rules: the first line (after the first) that is a delimiter
-// row makes a table if the line before it has as many cells as it has
-// columns; the table then holds that header and every later line. It
+// row makes a table if the line before it has at most as many cells as it
+// has columns; the table then holds that header and every later line. It
 // returns the number of columns and of rows (the header's included), or 0
 // columns.
 func tableShape(lines *text.Segments, source []byte) (cols, rows int) {
@@ -203,7 +203,8 @@ func tableShape(lines *text.Segments, source []byte) (cols, rows int) {
 		if n == 0 {
 			continue
 		}
-		if headerCells(lines.At(i-1), source) != n {
+		// goldmark pads a short header row too; a longer one is no table.
+		if headerCells(lines.At(i-1), source) > n {
 			return 0, 0
 		}
 		return n, lines.Len() - i
