@@ -189,15 +189,15 @@ func (w *Web) hasSession(c *gin.Context) bool {
 	return err == nil
 }
 
-// overFailureLimit reports whether the client address has used up its failed attempts (the API
-// guard's budget: failed keys, sessions, sign-ins and password checks all count under one key).
+// overFailureLimit reports whether the client address has used up its failed attempts on the
+// forms (sign-in, sign-up, password change: one budget, auth.FormFailureKey).
 func (w *Web) overFailureLimit(ctx context.Context, c *gin.Context) bool {
-	d, err := w.failures.Peek(ctx, auth.FailureKey(c.ClientIP()))
+	d, err := w.failures.Peek(ctx, auth.FormFailureKey(c.ClientIP()))
 	return err == nil && !d.Allowed
 }
 
 func (w *Web) countFailure(ctx context.Context, c *gin.Context) {
-	_, _ = w.failures.Allow(ctx, auth.FailureKey(c.ClientIP()))
+	_, _ = w.failures.Allow(ctx, auth.FormFailureKey(c.ClientIP()))
 }
 
 // --- signed in -------------------------------------------------------------------------------

@@ -40,7 +40,8 @@ func NewEngine(p EngineParams) (*gin.Engine, error) {
 		return nil, err
 	}
 	httpLog := p.Logger.Named("http")
-	e.Use(requestIDMiddleware(httpLog), accessLogMiddleware(httpLog), recoveryMiddleware(), envelopeMiddleware(), bodyLimitMiddleware())
+	e.Use(requestIDMiddleware(httpLog), accessLogMiddleware(httpLog), recoveryMiddleware(), envelopeMiddleware(),
+		untrustedProxyWarning(httpLog, p.TrustedProxies), bodyLimitMiddleware())
 	e.NoRoute(func(c *gin.Context) { WriteError(c, apierr.ErrRouteNotFound) })
 	e.NoMethod(func(c *gin.Context) { WriteError(c, apierr.ErrMethodNotAllow) })
 
