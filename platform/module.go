@@ -130,6 +130,8 @@ func newLimiters(lc fx.Lifecycle, c config.Config, clk clock.Clock, log *zap.Log
 	client := redis.NewClient(opts)
 	lc.Append(fx.StopHook(client.Close))
 	named := log.Named("ratelimit")
+	// go-redis logs through a process-wide logger, to stderr in plain text by default.
+	redis.SetLogger(ratelimit.NewRedisLogger(named, ratelimit.DefaultWarnInterval))
 	return Limiters{
 		User:    ratelimit.NewFallback(ratelimit.NewRedis(client, "folio:rl:user:", c.RateLimit, window), userLocal, named, ratelimit.WithTimeout(c.RedisTimeout)),
 		Failure: ratelimit.NewFallback(ratelimit.NewRedis(client, "folio:rl:authfail:", c.AuthFailureLimit, window), failLocal, named, ratelimit.WithTimeout(c.RedisTimeout)),
