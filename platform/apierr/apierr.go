@@ -84,6 +84,7 @@ const (
 	CodeRouteNotFound    = "ROUTE_NOT_FOUND"
 	CodeMethodNotAllowed = "METHOD_NOT_ALLOWED"
 	CodeCSRF             = "CSRF_TOKEN_INVALID"
+	CodeHeadersTooLarge  = "REQUEST_HEADERS_TOO_LARGE"
 	CodeUnavailable      = "SERVICE_UNAVAILABLE"
 	CodeInternal         = "INTERNAL_ERROR"
 )

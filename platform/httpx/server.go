@@ -41,7 +41,7 @@ func NewEngine(p EngineParams) (*gin.Engine, error) {
 	}
 	httpLog := p.Logger.Named("http")
 	e.Use(requestIDMiddleware(httpLog), accessLogMiddleware(httpLog), recoveryMiddleware(), envelopeMiddleware(),
-		untrustedProxyWarning(httpLog, p.TrustedProxies), bodyLimitMiddleware())
+		headerLimitMiddleware(), untrustedProxyWarning(httpLog, p.TrustedProxies), bodyLimitMiddleware())
 	e.NoRoute(func(c *gin.Context) { WriteError(c, apierr.ErrRouteNotFound) })
 	e.NoMethod(func(c *gin.Context) { WriteError(c, apierr.ErrMethodNotAllow) })
 
@@ -87,7 +87,7 @@ func NewServer(p ServerParams) *Server {
 			ReadTimeout:       30 * time.Second,
 			WriteTimeout:      60 * time.Second,
 			IdleTimeout:       120 * time.Second,
-			MaxHeaderBytes:    64 << 10,
+			MaxHeaderBytes:    serverMaxHeaderBytes,
 		},
 		log:     p.Logger.Named("http"),
 		addr:    p.Config.Addr,
