@@ -207,6 +207,7 @@ func (w *Web) setCookie(c *gin.Context, name, value string, maxAge int) {
 func (w *Web) setSession(c *gin.Context, si SignedIn) {
 	maxAge := int(si.Session.ExpiresAt.Sub(w.clock.Now()) / time.Second)
 	w.setCookie(c, auth.SessionCookie, si.Token, max(maxAge, 1))
+	w.setDevice(c, si)
 }
 
 // secure tells whether cookies get the Secure flag: always or never when FOLIO_COOKIE_SECURE says
