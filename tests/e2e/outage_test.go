@@ -41,6 +41,7 @@ func TestDatabaseOutage(t *testing.T) {
 
 	u := s.NewUser(t, "Olive Outage")
 	key := s.NewKey(t, u, auth.ScopeReadWrite)
+	sess := s.OpenSession(t, u)
 	nb := apitest.Must(t, s.Post(t, key, "/notebooks", map[string]any{"name": "up"}), 201).Str(t, "id")
 
 	check503 := func(t *testing.T, r apitest.Response) {
@@ -61,6 +62,12 @@ func TestDatabaseOutage(t *testing.T) {
 			check503(t, s.Get(t, "svc_live_AAAAAAAA_BBBBBBBBBBBBBBBBBBBBBBBB", "/notebooks"))
 			check503(t, s.Post(t, key, "/notebooks", map[string]any{"name": "during"}))
 			check503(t, s.Get(t, "", "//readyz"))
+			// The settings UI: a page, not the envelope, with the same status and Retry-After.
+			r := s.Do(t, apitest.Request{Method: "GET", Path: "//settings/keys", Header: apitest.SessionHeader(sess.Token, "")})
+			if r.Status != http.StatusServiceUnavailable || r.Header.Get("Retry-After") != apierr.RetryAfterUnavailable ||
+				!strings.Contains(string(r.Body), "Temporarily unavailable") {
+				t.Fatalf("settings page during the outage: %d, Retry-After %q: %.300s", r.Status, r.Header.Get("Retry-After"), r.Body)
+			}
 		}
 	}
 	// prepare makes a fresh key and puts key in the cache, while the database is up.
