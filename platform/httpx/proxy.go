@@ -25,7 +25,11 @@ func untrustedProxyWarning(log *zap.Logger, trusted TrustedProxies) gin.HandlerF
 	w := &peerThrottle{every: proxyWarnInterval, last: map[netip.Addr]time.Time{}}
 	return func(c *gin.Context) {
 		h := c.Request.Header
-		if h.Get("X-Forwarded-For") == "" && h.Get("X-Real-IP") == "" {
+		header := "X-Forwarded-For"
+		if h.Get(header) == "" {
+			header = "X-Real-IP"
+		}
+		if h.Get(header) == "" {
 			c.Next()
 			return
 		}
@@ -34,10 +38,10 @@ func untrustedProxyWarning(log *zap.Logger, trusted TrustedProxies) gin.HandlerF
 			peer = peer.Unmap()
 			if !contains(nets, peer) {
 				if n, ok := w.allow(peer, time.Now()); ok {
-					log.Warn("X-Forwarded-For from a peer that is not a trusted proxy is ignored: if this peer is "+
+					log.Warn("X-Forwarded-For (or X-Real-IP) from a peer that is not a trusted proxy is ignored: if this peer is "+
 						"folio's reverse proxy, list it in FOLIO_TRUSTED_PROXIES, or every client behind it shares "+
 						"the proxy's address (access log, limit on failed authentications)",
-						zap.String("peer", peer.String()), zap.Int("requestsSinceLastWarning", n))
+						zap.String("peer", peer.String()), zap.String("header", header), zap.Int("requestsSinceLastWarning", n))
 				}
 			}
 		}
