@@ -141,10 +141,12 @@ func newLimiters(lc fx.Lifecycle, c config.Config, clk clock.Clock, log *zap.Log
 	client := redis.NewClient(opts)
 	lc.Append(fx.StopHook(client.Close))
 	named := log.Named("ratelimit")
-	return Limiters{
-		User:    ratelimit.NewFallback(ratelimit.NewRedis(client, "folio:rl:user:", c.RateLimit, window), userLocal, named, ratelimit.WithTimeout(c.RedisTimeout)),
-		Failure: ratelimit.NewFallback(ratelimit.NewRedis(client, "folio:rl:authfail:", c.AuthFailureLimit, window), failLocal, named, ratelimit.WithTimeout(c.RedisTimeout)),
-	}, nil
+	// go-redis logs through a process-wide logger, to stderr in plain text by default.
+	redis.SetLogger(ratelimit.NewRedisLogger(named, ratelimit.DefaultWarnInterval))
+	user := ratelimit.NewFallback(ratelimit.NewRedis(client, "folio:rl:user:", c.RateLimit, window), userLocal, named, ratelimit.WithTimeout(c.RedisTimeout))
+	fail := ratelimit.NewFallback(ratelimit.NewRedis(client, "folio:rl:authfail:", c.AuthFailureLimit, window), failLocal, named, ratelimit.WithTimeout(c.RedisTimeout))
+	lc.Append(fx.StopHook(func() { user.Close(); fail.Close() }))
+	return Limiters{User: user, Failure: fail}, nil
 }
 
 type guardParams struct {
