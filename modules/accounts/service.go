@@ -238,6 +238,7 @@ type SignedIn struct {
 	Token     string
 	CSRFToken string
 	Session   Session
+	Device    string // a new known-device token (see DeviceCookie); set by SignIn and ChangePassword
 }
 
 // SignIn checks a password and opens a web session. A wrong email and a wrong password get the
@@ -261,7 +262,9 @@ func (s *Service) SignIn(ctx context.Context, email, password string) (SignedIn,
 	if !checkPassword(password, u.PasswordHash) {
 		return SignedIn{}, ErrBadSignIn
 	}
-	return s.OpenSession(ctx, u.ID)
+	si, err := s.OpenSession(ctx, u.ID)
+	si.Device = deviceToken(u)
+	return si, err
 }
 
 var dummyHash = hashPassword("folio-dummy-password")

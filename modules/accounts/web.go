@@ -207,6 +207,7 @@ func (w *Web) setCookie(c *gin.Context, name, value string, maxAge int) {
 func (w *Web) setSession(c *gin.Context, si SignedIn) {
 	maxAge := int(si.Session.ExpiresAt.Sub(w.clock.Now()) / time.Second)
 	w.setCookie(c, auth.SessionCookie, si.Token, max(maxAge, 1))
+	w.setDevice(c, si)
 }
 
 // secure tells whether cookies get the Secure flag: always or never when FOLIO_COOKIE_SECURE says
@@ -270,6 +271,12 @@ func (w *Web) message(c *gin.Context, status int, sess *Session, title, body str
 // internal logs an unexpected error with the request id and shows a page that leaks nothing.
 func (w *Web) internal(c *gin.Context, sess *Session, err error) {
 	httpx.Logger(c).Error("settings UI request failed", zap.Error(err))
+	if apierr.From(err).Status == http.StatusServiceUnavailable {
+		c.Header("Retry-After", apierr.RetryAfterUnavailable)
+		w.message(c, http.StatusServiceUnavailable, sess, "Temporarily unavailable",
+			"folio cannot reach its database right now and nothing was changed. Please try again in a moment.")
+		return
+	}
 	w.message(c, http.StatusInternalServerError, sess, "Something went wrong",
 		"Something went wrong on our side and nothing was changed. Please try again in a moment.")
 }

@@ -110,6 +110,7 @@ func (w *Web) signup(c *gin.Context) {
 		w.internal(c, nil, err)
 		return
 	}
+	si.Device = deviceToken(u)
 	w.startSession(c, si)
 	c.Redirect(http.StatusSeeOther, "/settings/keys?welcome=1")
 }
@@ -144,11 +145,19 @@ func (w *Web) signin(c *gin.Context) {
 	v.Email = strings.TrimSpace(c.Request.PostForm.Get("email"))
 	password := c.Request.PostForm.Get("password")
 	// Over the limit, the password is not even checked: a right guess must look like a wrong one.
+	// Except from a known device of this account (a browser that signed in to it before, since
+	// its last password change), which has a budget of its own: a client failing sign-ins
+	// behind the same address does not lock it out.
+	device := ""
 	if w.overFailureLimit(ctx, c) {
-		c.Header("Retry-After", "60")
-		v.Error = msgTooMany
-		w.render(c, http.StatusTooManyRequests, "signin", v)
-		return
+		if d, ok := w.knownDevice(ctx, c, v.Email); ok && !w.overLimit(ctx, deviceFailureKey(d)) {
+			device = d
+		} else {
+			c.Header("Retry-After", "60")
+			v.Error = msgTooMany
+			w.render(c, http.StatusTooManyRequests, "signin", v)
+			return
+		}
 	}
 	if v.Email == "" || password == "" {
 		v.Error = msgSignInMissing
@@ -158,6 +167,9 @@ func (w *Web) signin(c *gin.Context) {
 	si, err := w.svc.SignIn(ctx, v.Email, password)
 	if errors.Is(err, ErrBadSignIn) {
 		w.countFailure(ctx, c)
+		if device != "" {
+			_, _ = w.failures.Allow(ctx, deviceFailureKey(device))
+		}
 		v.Error = msgBadSignIn
 		w.render(c, http.StatusUnauthorized, "signin", v)
 		return
@@ -189,15 +201,39 @@ func (w *Web) hasSession(c *gin.Context) bool {
 	return err == nil
 }
 
-// overFailureLimit reports whether the client address has used up its failed attempts (the API
-// guard's budget: failed keys, sessions, sign-ins and password checks all count under one key).
+// overFailureLimit reports whether the client address has used up its failed attempts on the
+// forms (sign-in, sign-up, password change: one budget, auth.FormFailureKey).
 func (w *Web) overFailureLimit(ctx context.Context, c *gin.Context) bool {
-	d, err := w.failures.Peek(ctx, auth.FailureKey(c.ClientIP()))
+	return w.overLimit(ctx, auth.FormFailureKey(c.ClientIP()))
+}
+
+func (w *Web) overLimit(ctx context.Context, key string) bool {
+	d, err := w.failures.Peek(ctx, key)
 	return err == nil && !d.Allowed
 }
 
+// deviceFailureKey is the failure limiter's key of a known device (by its token's nonce).
+func deviceFailureKey(nonce string) string { return "devicefail:" + nonce }
+
+// knownDevice reports whether the browser holds a known-device token of the account with this
+// email, and returns its nonce.
+func (w *Web) knownDevice(ctx context.Context, c *gin.Context, email string) (string, bool) {
+	token, err := c.Cookie(DeviceCookie)
+	if err != nil || token == "" || email == "" {
+		return "", false
+	}
+	return w.svc.KnownDevice(ctx, email, token)
+}
+
+// setDevice gives the browser its known-device token (after a sign-in or a password change).
+func (w *Web) setDevice(c *gin.Context, si SignedIn) {
+	if si.Device != "" {
+		w.setCookie(c, DeviceCookie, si.Device, deviceCookieMaxAge)
+	}
+}
+
 func (w *Web) countFailure(ctx context.Context, c *gin.Context) {
-	_, _ = w.failures.Allow(ctx, auth.FailureKey(c.ClientIP()))
+	_, _ = w.failures.Allow(ctx, auth.FormFailureKey(c.ClientIP()))
 }
 
 // --- signed in -------------------------------------------------------------------------------

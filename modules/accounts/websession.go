@@ -70,7 +70,10 @@ func (s *Service) ChangePassword(ctx context.Context, userID, current, next stri
 	if err != nil {
 		return SignedIn{}, err
 	}
-	return s.OpenSession(ctx, userID)
+	si, err := s.OpenSession(ctx, userID)
+	u.PasswordHash = hash
+	si.Device = deviceToken(u) // the old device tokens died with the old hash
+	return si, err
 }
 
 // Place is a workspace or a notebook that a key may be restricted to, by name.

@@ -24,7 +24,10 @@ func (h *Handler) list(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	f := Filter{ResourceType: c.Query("resourceType"), APIKeyID: c.Query("apiKeyId")}
+	f := Filter{APIKeyID: c.Query("apiKeyId")} // an empty id filter is no filter, like an empty cursor
+	if rt, ok := c.GetQuery("resourceType"); ok {
+		f.ResourceType = &rt // an enum: "" is not one of its values (as for status and archived)
+	}
 	rows, next, err := h.svc.List(c.Request.Context(), auth.FromGin(c), f, page)
 	if err != nil {
 		return err

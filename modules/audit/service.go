@@ -55,7 +55,7 @@ func (s *Service) Record(ctx context.Context, tx *gorm.DB, p *auth.Principal, e 
 
 // Filter narrows the log.
 type Filter struct {
-	ResourceType string // "" for all
+	ResourceType *string // nil for all
 	APIKeyID     string // "" for all
 }
 
@@ -64,7 +64,7 @@ type Filter struct {
 // notebook-scoped key those of its notebook. APIKeyID narrows to one key of the caller's own user
 // (an id of somebody else's key, or of no key, gives an empty list).
 func (s *Service) List(ctx context.Context, p *auth.Principal, f Filter, page paginate.Params) ([]Entry, *string, error) {
-	if f.ResourceType != "" && !slices.Contains(s.types, f.ResourceType) {
+	if f.ResourceType != nil && !slices.Contains(s.types, *f.ResourceType) {
 		return nil, nil, errResourceType(s.types)
 	}
 	if f.APIKeyID != "" && !ids.Valid(f.APIKeyID) {
@@ -81,8 +81,8 @@ func (s *Service) List(ctx context.Context, p *auth.Principal, f Filter, page pa
 		}
 	}
 	filters := func(q *gorm.DB) *gorm.DB {
-		if f.ResourceType != "" {
-			q = q.Where("audit_entries.resource_type = ?", f.ResourceType)
+		if f.ResourceType != nil {
+			q = q.Where("audit_entries.resource_type = ?", *f.ResourceType)
 		}
 		if f.APIKeyID != "" {
 			q = q.Where("audit_entries.api_key_id = ? AND audit_entries.actor_user_id = ?", f.APIKeyID, p.UserID)

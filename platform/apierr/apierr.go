@@ -84,6 +84,7 @@ const (
 	CodeRouteNotFound    = "ROUTE_NOT_FOUND"
 	CodeMethodNotAllowed = "METHOD_NOT_ALLOWED"
 	CodeCSRF             = "CSRF_TOKEN_INVALID"
+	CodeHeadersTooLarge  = "REQUEST_HEADERS_TOO_LARGE"
 	CodeUnavailable      = "SERVICE_UNAVAILABLE"
 	CodeInternal         = "INTERNAL_ERROR"
 )
@@ -120,14 +121,20 @@ var (
 	ErrMethodNotAllow  = New(http.StatusMethodNotAllowed, CodeMethodNotAllowed, "this method is not allowed on this path")
 	ErrCSRF            = Forbidden(CodeCSRF, "a valid X-CSRF-Token header is required for cookie-authenticated writes")
 	ErrInternal        = New(http.StatusInternalServerError, CodeInternal, "internal error")
-	ErrUnavailable     = New(http.StatusServiceUnavailable, CodeUnavailable, "the service is temporarily unavailable")
+	ErrUnavailable     = New(http.StatusServiceUnavailable, CodeUnavailable, "the service is temporarily unavailable").WithHeader("Retry-After", RetryAfterUnavailable)
+	ErrDatabaseDown    = ErrUnavailable.WithMessage("the database cannot be reached; retry in a few seconds")
 )
 
-// From returns the *Error in err's chain, or ErrInternal wrapping err when there is none.
+// From returns the *Error in err's chain; when there is none, 503 SERVICE_UNAVAILABLE wrapping err
+// if it says the database cannot be reached (see Unavailable), else 500 INTERNAL_ERROR wrapping
+// err. This is the one place where causes that are not *Errors get their status.
 func From(err error) *Error {
 	var e *Error
 	if errors.As(err, &e) {
 		return e
+	}
+	if Unavailable(err) {
+		return ErrDatabaseDown.Wrap(err)
 	}
 	return ErrInternal.Wrap(err)
 }

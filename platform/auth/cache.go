@@ -8,11 +8,25 @@ import (
 // Cache keeps authenticated keys and sessions for a short time so that a request does not pay a
 // database round trip. Revocation: the instance that revokes calls Invalidate at once; every other
 // instance stops accepting the key when its entry expires, and the TTL is at most 5 seconds.
+//
+// It also remembers, for the same TTL, which key prefixes have no key or a revoked one (a negative
+// entry), in a map of its own: a client retrying a bad key, or a flood of them, then costs no
+// database lookup per request, and a flood of random prefixes cannot push the positive entries
+// out (see Guard.authenticate: failures are checked, not refused unseen, over the failure limit).
 type Cache struct {
-	ttl     time.Duration
-	mu      sync.Mutex
-	entries map[string]cacheEntry
+	ttl      time.Duration
+	mu       sync.Mutex
+	entries  map[string]cacheEntry
+	negative map[string]negativeEntry
 }
+
+// negativeEntry is a cached "no such key" or "revoked" (revocation is permanent).
+type negativeEntry struct {
+	revoked bool
+	expires time.Time
+}
+
+const negativeMaxEntries = 10_000
 
 type cacheEntry struct {
 	principal      Principal
@@ -27,7 +41,7 @@ const cacheMaxEntries = 50_000
 
 // NewCache returns a cache whose entries live ttl (0 disables caching).
 func NewCache(ttl time.Duration) *Cache {
-	return &Cache{ttl: ttl, entries: map[string]cacheEntry{}}
+	return &Cache{ttl: ttl, entries: map[string]cacheEntry{}, negative: map[string]negativeEntry{}}
 }
 
 func (c *Cache) get(key string, now time.Time) (cacheEntry, bool) {
@@ -57,11 +71,38 @@ func (c *Cache) put(key string, e cacheEntry, now time.Time) {
 	c.entries[key] = e
 }
 
+// getNegative reports whether the key prefix is known to have no key (or a revoked one).
+func (c *Cache) getNegative(prefix string, now time.Time) (e negativeEntry, ok bool) {
+	if c.ttl <= 0 {
+		return negativeEntry{}, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok = c.negative[prefix]
+	if !ok || now.After(e.expires) {
+		return negativeEntry{}, false
+	}
+	return e, true
+}
+
+func (c *Cache) putNegative(prefix string, revoked bool, now time.Time) {
+	if c.ttl <= 0 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.negative) >= negativeMaxEntries {
+		c.negative = map[string]negativeEntry{}
+	}
+	c.negative[prefix] = negativeEntry{revoked: revoked, expires: now.Add(c.ttl)}
+}
+
 // InvalidateKey drops a key (by its 8-character prefix) from this instance's cache.
 func (c *Cache) InvalidateKey(prefix string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	delete(c.entries, "k:"+prefix)
+	delete(c.negative, prefix)
 }
 
 // InvalidateSession drops a session (by the hash of its token) from this instance's cache.
@@ -77,4 +118,5 @@ func (c *Cache) Purge() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.entries = map[string]cacheEntry{}
+	c.negative = map[string]negativeEntry{}
 }

@@ -37,10 +37,16 @@ type Guard struct {
 	Log          *zap.Logger
 }
 
-// FailureKey is the failure limiter's key for a client address. The API guard and the settings
-// UI's sign-in and sign-up forms count under the same key: one budget of failed attempts per
-// address, whichever door they knock on.
+// FailureKey is the failure limiter's key for a client address's failed API authentications
+// (keys and session cookies).
 func FailureKey(clientIP string) string { return "authfail:" + clientIP }
+
+// FormFailureKey is the failure limiter's key for a client address's failed attempts on the
+// settings UI's forms (sign-in, sign-up with a taken email, a wrong current password). It is a
+// budget of its own: passwords are guessable where keys and session tokens are not, so over the
+// limit a form does not even check the password, and bad API keys sent through a shared proxy
+// must not lock everybody out of signing in.
+func FormFailureKey(clientIP string) string { return "formfail:" + clientIP }
 
 // HashSessionToken returns the stored form of a session token.
 func HashSessionToken(token string) []byte {
@@ -80,18 +86,18 @@ func requiredScope(method string) int {
 	}
 }
 
-// authenticate resolves the principal. A wrong key or session counts against the client address;
-// once the address is over its limit, it gets 429 before any key is even looked at, so keys cannot
-// be guessed at speed.
+// authenticate resolves the principal. Failed authentications count against the client address;
+// once the address is over its limit, a request that fails gets 429 instead of 401 (and is not
+// counted). The budget is consulted only on failure: a valid key or session is never refused
+// because other clients behind the same address (a proxy that is not in FOLIO_TRUSTED_PROXIES, a
+// NAT) sent bad ones. Checking a guess over the limit tells the guesser nothing useful: a key's
+// secret is 24 random characters (about 143 bits), and a wrong one gets 429 like every other
+// attempt over the limit.
 func (g *Guard) authenticate(c *gin.Context) (*Principal, error) {
 	header := c.GetHeader("Authorization")
 	cookie, cookieErr := c.Cookie(SessionCookie)
 	if header == "" && (cookieErr != nil || cookie == "") {
 		return nil, apierr.ErrUnauthenticated.WithMessage("the Authorization header is missing; send Authorization: Bearer <API key>")
-	}
-	addr := FailureKey(c.ClientIP())
-	if d, err := g.FailureLimit.Peek(c.Request.Context(), addr); err == nil && !d.Allowed {
-		return nil, apierr.ErrRateLimited.WithMessage("too many failed authentications from this address; retry after 60 seconds")
 	}
 	var (
 		p   *Principal
@@ -102,13 +108,16 @@ func (g *Guard) authenticate(c *gin.Context) (*Principal, error) {
 	} else {
 		p, err = g.fromSession(c, cookie)
 	}
-	if err != nil {
-		if errors.Is(err, apierr.ErrUnauthenticated) {
-			_, _ = g.FailureLimit.Allow(c.Request.Context(), addr)
-		}
-		return nil, err
+	if err == nil {
+		return p, nil
 	}
-	return p, nil
+	if errors.Is(err, apierr.ErrUnauthenticated) {
+		d, lerr := g.FailureLimit.Allow(c.Request.Context(), FailureKey(c.ClientIP()))
+		if lerr == nil && !d.Allowed {
+			return nil, apierr.ErrRateLimited.WithMessage("too many failed authentications from this address; retry after 60 seconds")
+		}
+	}
+	return nil, err
 }
 
 func (g *Guard) fromKey(ctx context.Context, header string) (*Principal, error) {
@@ -121,17 +130,22 @@ func (g *Guard) fromKey(ctx context.Context, header string) (*Principal, error) 
 		return nil, apierr.ErrUnauthenticated.WithMessage("the API key is invalid")
 	}
 	now := g.Clock.Now()
+	if neg, ok := g.Cache.getNegative(prefix, now); ok {
+		return nil, keyRefusal(neg.revoked)
+	}
 	entry, hit := g.Cache.get("k:"+prefix, now)
 	if !hit {
 		rec, err := g.Credentials.KeyByPrefix(ctx, prefix)
 		if errors.Is(err, ErrNoCredential) {
-			return nil, apierr.ErrUnauthenticated.WithMessage("the API key is invalid")
+			g.Cache.putNegative(prefix, false, now)
+			return nil, keyRefusal(false)
 		}
 		if err != nil {
 			return nil, err
 		}
 		if rec.Revoked {
-			return nil, apierr.ErrUnauthenticated.WithMessage("the API key has been revoked")
+			g.Cache.putNegative(prefix, true, now)
+			return nil, keyRefusal(true)
 		}
 		entry = cacheEntry{
 			secretHash: rec.SecretHash,
@@ -160,6 +174,14 @@ func (g *Guard) fromKey(ctx context.Context, header string) (*Principal, error) 
 	}
 	p := entry.principal
 	return &p, nil
+}
+
+// keyRefusal is the 401 for an unknown or a revoked key.
+func keyRefusal(revoked bool) error {
+	if revoked {
+		return apierr.ErrUnauthenticated.WithMessage("the API key has been revoked")
+	}
+	return apierr.ErrUnauthenticated.WithMessage("the API key is invalid")
 }
 
 // touch records the key's last use without holding up the request.

@@ -18,6 +18,7 @@ type Config struct {
 	SQLitePath        string        // FOLIO_SQLITE_PATH
 	DBMaxOpenConns    int           // FOLIO_DB_MAX_OPEN_CONNS
 	DBMaxIdleConns    int           // FOLIO_DB_MAX_IDLE_CONNS
+	DBSlowQuery       time.Duration // FOLIO_DB_SLOW_QUERY: a query taking longer is logged (SQL without values)
 	RedisURL          string        // FOLIO_REDIS_URL
 	RedisTimeout      time.Duration // FOLIO_REDIS_TIMEOUT
 	RateLimit         int           // FOLIO_RATE_LIMIT: accepted requests per user per rolling minute
@@ -44,6 +45,7 @@ func Default() Config {
 		SQLitePath:        "./folio-data/folio.db",
 		DBMaxOpenConns:    conns,
 		DBMaxIdleConns:    conns,
+		DBSlowQuery:       200 * time.Millisecond,
 		RedisTimeout:      200 * time.Millisecond,
 		RateLimit:         100,
 		AuthFailureLimit:  20,
@@ -69,6 +71,7 @@ func FromLookup(lookup func(string) (string, bool)) (Config, error) {
 	r.str("FOLIO_SQLITE_PATH", &c.SQLitePath)
 	r.int("FOLIO_DB_MAX_OPEN_CONNS", &c.DBMaxOpenConns, 1)
 	r.int("FOLIO_DB_MAX_IDLE_CONNS", &c.DBMaxIdleConns, 0)
+	r.dur("FOLIO_DB_SLOW_QUERY", &c.DBSlowQuery)
 	r.str("FOLIO_REDIS_URL", &c.RedisURL)
 	r.dur("FOLIO_REDIS_TIMEOUT", &c.RedisTimeout)
 	r.int("FOLIO_RATE_LIMIT", &c.RateLimit, 1)
@@ -101,6 +104,9 @@ func (c Config) Validate() error {
 	}
 	if c.KeyCacheTTL < 0 || c.KeyCacheTTL > 5*time.Second {
 		return fmt.Errorf("FOLIO_KEY_CACHE_TTL must be between 0s and 5s: revocations must reach every instance within 5 seconds")
+	}
+	if c.DBSlowQuery <= 0 {
+		return fmt.Errorf("FOLIO_DB_SLOW_QUERY must be a positive duration such as 200ms")
 	}
 	switch c.CookieSecure {
 	case "auto", "true", "false":

@@ -39,6 +39,7 @@ func TestOverridesAndErrors(t *testing.T) {
 		"ttl too long":  {"FOLIO_KEY_CACHE_TTL": "10s"},
 		"mysql url":     {"FOLIO_DATABASE_URL": "mysql://x"},
 		"cookie secure": {"FOLIO_COOKIE_SECURE": "yes"},
+		"zero slow":     {"FOLIO_DB_SLOW_QUERY": "0s"},
 	} {
 		if _, err := config.FromLookup(lookup(env)); err == nil {
 			t.Errorf("%s: want an error", name)

@@ -66,19 +66,32 @@ type Pending interface {
 	PendingFor(ctx context.Context, kind, itemID string) (*Suggestion, error)
 }
 
-// MaxLength is the longest note content or task notes accepted, in characters.
-const MaxLength = 100_000
+// MaxLength is the longest note content or task notes, in characters: the codec's limit, which
+// applies to the canonical Markdown the service stores and returns (CONTRACT section 1).
+const MaxLength = markdown.MaxLength
 
-// Parse validates Markdown sent in a body field: at most MaxLength characters, and accepted by
-// the codec. Codec errors become 400 INVALID_MARKDOWN naming the construct and line.
+// Parse validates Markdown sent in a body field. The input may have at most MaxLength characters
+// (a cheap first bound on the codec's work), and so may the canonical Markdown the service will
+// store and return: reference links are written out at every use, special characters escaped,
+// table rows padded, so that a short input can read back much longer. The codec finds that out
+// without building the document (markdown.ParseCanonical); over the limit is 400
+// VALIDATION_ERROR naming the field and saying why, like an input over the limit. Other codec
+// errors become 400 INVALID_MARKDOWN naming the construct and line.
 func Parse(field, src string) (markdown.Doc, error) {
 	if utf8.RuneCountInString(src) > MaxLength {
 		return markdown.Doc{}, apierr.Validation("field %q must be at most %d characters", field, MaxLength)
 	}
-	doc, err := markdown.Parse(src)
+	doc, _, err := markdown.ParseCanonical(src)
 	if err != nil {
 		var me *markdown.Error
 		if errors.As(err, &me) {
+			if me.Construct == markdown.ConstructLength {
+				msg := me.Error()
+				if strings.HasPrefix(msg, "would") {
+					return markdown.Doc{}, apierr.Validation("field %q %s", field, msg).Wrap(err)
+				}
+				return markdown.Doc{}, apierr.Validation("field %q: %s", field, msg).Wrap(err)
+			}
 			return markdown.Doc{}, apierr.New(http.StatusBadRequest, apierr.CodeInvalidMarkdown, fmt.Sprintf("field %q: %s", field, me.Error())).Wrap(err)
 		}
 		return markdown.Doc{}, err

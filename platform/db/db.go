@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/glebarez/sqlite"
 	"go.uber.org/zap"
@@ -25,6 +27,7 @@ type Options struct {
 	SQLitePath   string
 	MaxOpenConns int
 	MaxIdleConns int
+	SlowQuery    time.Duration // a query taking longer is logged (with its SQL, never its values); 0: DefaultSlowQuery
 }
 
 // withGenericPlans asks PostgreSQL to plan each prepared statement once per connection
@@ -53,7 +56,7 @@ func withGenericPlans(url string) string {
 // busy_timeout (10 s) for each other, and for a CLI running beside the server.
 func Open(opts Options, log *zap.Logger) (*gorm.DB, error) {
 	cfg := &gorm.Config{
-		Logger:                                   newLogger(log),
+		Logger:                                   newLogger(log, opts.SlowQuery),
 		NowFunc:                                  func() time.Time { return time.Now().UTC().Truncate(time.Millisecond) },
 		DisableForeignKeyConstraintWhenMigrating: false,
 		TranslateError:                           true,
@@ -71,7 +74,9 @@ func Open(opts Options, log *zap.Logger) (*gorm.DB, error) {
 				return nil, fmt.Errorf("create sqlite directory: %w", err)
 			}
 		}
-		dsn := path + "?_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)&_txlock=immediate"
+		// busy_timeout comes first: switching a new file to WAL needs its lock too, and processes
+		// started together on one new file must wait for each other there as well.
+		dsn := path + "?_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate"
 		gdb, err = gorm.Open(sqlite.Open(dsn), cfg)
 	}
 	if err != nil {
@@ -139,42 +144,75 @@ type zapGormLogger struct {
 	slow time.Duration
 }
 
-func newLogger(log *zap.Logger) logger.Interface {
+// DefaultSlowQuery is how long a query may take before it is logged, when Options.SlowQuery is 0.
+const DefaultSlowQuery = 200 * time.Millisecond
+
+// MaxLoggedSQL caps the SQL text of one log line (bytes; a longer text is cut and marked): a
+// statement with thousands of placeholders must not make a megabyte log line.
+const MaxLoggedSQL = 2 << 10
+
+func newLogger(log *zap.Logger, slow time.Duration) logger.Interface {
 	if log == nil {
 		log = zap.NewNop()
 	}
-	return &zapGormLogger{log: log.Named("db"), slow: 200 * time.Millisecond}
+	if slow <= 0 {
+		slow = DefaultSlowQuery
+	}
+	return &zapGormLogger{log: log.Named("db"), slow: slow}
 }
 
 func (l *zapGormLogger) LogMode(logger.LogLevel) logger.Interface { return l }
 func (l *zapGormLogger) Info(_ context.Context, msg string, args ...any) {
-	l.log.Sugar().Infof(msg, args...)
+	l.log.Info(capText(fmt.Sprintf(msg, args...), MaxLoggedSQL))
 }
 func (l *zapGormLogger) Warn(_ context.Context, msg string, args ...any) {
-	l.log.Sugar().Warnf(msg, args...)
+	l.log.Warn(capText(fmt.Sprintf(msg, args...), MaxLoggedSQL))
 }
 func (l *zapGormLogger) Error(_ context.Context, msg string, args ...any) {
-	l.log.Sugar().Errorf(msg, args...)
+	l.log.Error(capText(fmt.Sprintf(msg, args...), MaxLoggedSQL))
 }
 
-// Trace logs slow queries and unexpected errors. SQL text is logged, bound values are not (they
-// may hold secrets such as key hashes).
+// ParamsFilter implements gorm.ParamsFilter: gorm calls it when it renders a statement for Trace,
+// and with no parameters its Explain leaves the placeholders (? or $n$) where the bound values
+// would have been written, quoted by the dialect ('...' on PostgreSQL, "..." on SQLite). So the
+// logged SQL never holds a bound value (password hashes, emails, tokens, whole notes).
+func (l *zapGormLogger) ParamsFilter(_ context.Context, sql string, _ ...any) (string, []any) {
+	return sql, nil
+}
+
+// Trace logs slow queries and unexpected errors, with the parameterised SQL (see ParamsFilter),
+// cut at MaxLoggedSQL bytes.
 func (l *zapGormLogger) Trace(_ context.Context, begin time.Time, fc func() (string, int64), err error) {
 	elapsed := time.Since(begin)
 	switch {
 	case err != nil && !errors.Is(err, gorm.ErrRecordNotFound) && !IsUniqueViolation(err) && !errors.Is(err, context.Canceled):
 		sql, _ := fc()
-		l.log.Warn("query failed", zap.Error(err), zap.Duration("elapsed", elapsed), zap.String("sql", redact(sql)))
+		l.log.Warn("query failed", zap.String("error", capText(err.Error(), MaxLoggedSQL)), zap.Duration("elapsed", elapsed), zap.String("sql", loggedSQL(sql)))
 	case elapsed > l.slow:
 		sql, _ := fc()
-		l.log.Warn("slow query", zap.Duration("elapsed", elapsed), zap.String("sql", redact(sql)))
+		l.log.Warn("slow query", zap.Duration("elapsed", elapsed), zap.String("sql", loggedSQL(sql)))
 	}
 }
 
-// redact cuts the SQL at its first quote: gorm renders bound values inline for logs.
-func redact(sql string) string {
-	if i := strings.IndexAny(sql, "'"); i >= 0 {
-		return sql[:i] + "…"
+// pgPlaceholder is what gorm's Explain leaves of PostgreSQL's $n when it has no value for it.
+var pgPlaceholder = regexp.MustCompile(`\$([0-9]+)\$`)
+
+// loggedSQL is the SQL as logged: placeholders back in PostgreSQL's $n form, at most MaxLoggedSQL bytes.
+func loggedSQL(sql string) string {
+	if strings.Contains(sql, "$") {
+		sql = pgPlaceholder.ReplaceAllString(sql, "$$$1")
 	}
-	return sql
+	return capText(sql, MaxLoggedSQL)
+}
+
+// capText cuts s to at most max bytes (on a UTF-8 boundary) and says how long it was.
+func capText(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("… (%d bytes in all)", len(s))
 }

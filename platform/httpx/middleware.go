@@ -17,6 +17,16 @@ import (
 // MaxBodyBytes is the largest request body accepted (1 MiB).
 const MaxBodyBytes = 1 << 20
 
+// MaxHeaderBytes is the largest request head accepted (request line and header lines, as sent):
+// 64 KiB. The limit is enforced by headerLimitMiddleware, which answers with the envelope; the
+// HTTP server's own limit (serverMaxHeaderBytes) is set higher, since past it Go answers a plain
+// text 431 before folio sees the request.
+const MaxHeaderBytes = 64 << 10
+
+// serverMaxHeaderBytes is http.Server.MaxHeaderBytes: heads between MaxHeaderBytes and this get the
+// envelope; beyond it (plus the 4 KiB net/http adds), net/http's plain-text 431.
+const serverMaxHeaderBytes = 256 << 10
+
 // requestIDMiddleware keeps a client's X-Request-Id when it is a UUID and otherwise makes a UUIDv4.
 // Anything else a client sends is dropped, so logs cannot be forged through the header.
 func requestIDMiddleware(base *zap.Logger) gin.HandlerFunc {
@@ -34,8 +44,9 @@ func requestIDMiddleware(base *zap.Logger) gin.HandlerFunc {
 	}
 }
 
-// accessLogMiddleware logs one line per request at info level. It never logs headers or bodies
-// (they carry keys and content). Below info (FOLIO_LOG_LEVEL=warn or error) it costs nothing but
+// accessLogMiddleware logs one line per request at info level. It never logs headers, bodies
+// (they carry keys and content) or the query string (it may carry what a user searched for), and
+// a key a client put into the path is redacted (RedactKeys). Below info (FOLIO_LOG_LEVEL=warn or error) it costs nothing but
 // the level check.
 func accessLogMiddleware(base *zap.Logger) gin.HandlerFunc {
 	return func(c *gin.Context) {
@@ -46,7 +57,7 @@ func accessLogMiddleware(base *zap.Logger) gin.HandlerFunc {
 		}
 		fields := []zap.Field{
 			zap.String("method", c.Request.Method),
-			zap.String("path", c.Request.URL.Path),
+			zap.String("path", RedactKeys(c.Request.URL.Path)),
 			zap.Int("status", c.Writer.Status()),
 			zap.Duration("latency", time.Since(start)),
 			zap.Int("bytes", c.Writer.Size()),
@@ -93,6 +104,35 @@ func bodyLimitMiddleware() gin.HandlerFunc {
 		}
 		c.Next()
 	}
+}
+
+// errHeadersTooLarge is 431 with the envelope.
+var errHeadersTooLarge = apierr.New(http.StatusRequestHeaderFieldsTooLarge, apierr.CodeHeadersTooLarge,
+	"request headers exceed the 64 KiB limit")
+
+// headerLimitMiddleware refuses a request whose head is over MaxHeaderBytes with 431 and the
+// envelope, before anything else looks at it.
+func headerLimitMiddleware() gin.HandlerFunc {
+	return func(c *gin.Context) {
+		if headSize(c.Request) > MaxHeaderBytes {
+			WriteError(c, errHeadersTooLarge)
+			return
+		}
+		c.Next()
+	}
+}
+
+// headSize is the size of r's request line and header lines as they were sent (give or take the
+// whitespace around values, which net/http trims).
+func headSize(r *http.Request) int {
+	n := len(r.Method) + 1 + len(r.RequestURI) + 1 + len(r.Proto) + 2 // request line
+	n += len("Host: ") + len(r.Host) + 2                              // net/http moves Host out of Header
+	for k, vs := range r.Header {
+		for _, v := range vs {
+			n += len(k) + 2 + len(v) + 2
+		}
+	}
+	return n + 2
 }
 
 var errBodyTooLarge = apierr.Validation("request body exceeds the 1 MiB limit")

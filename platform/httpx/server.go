@@ -40,7 +40,8 @@ func NewEngine(p EngineParams) (*gin.Engine, error) {
 		return nil, err
 	}
 	httpLog := p.Logger.Named("http")
-	e.Use(requestIDMiddleware(httpLog), accessLogMiddleware(httpLog), recoveryMiddleware(), envelopeMiddleware(), bodyLimitMiddleware())
+	e.Use(requestIDMiddleware(httpLog), accessLogMiddleware(httpLog), recoveryMiddleware(), envelopeMiddleware(),
+		headerLimitMiddleware(), untrustedProxyWarning(httpLog, p.TrustedProxies), bodyLimitMiddleware())
 	e.NoRoute(func(c *gin.Context) { WriteError(c, apierr.ErrRouteNotFound) })
 	e.NoMethod(func(c *gin.Context) { WriteError(c, apierr.ErrMethodNotAllow) })
 
@@ -86,7 +87,7 @@ func NewServer(p ServerParams) *Server {
 			ReadTimeout:       30 * time.Second,
 			WriteTimeout:      60 * time.Second,
 			IdleTimeout:       120 * time.Second,
-			MaxHeaderBytes:    64 << 10,
+			MaxHeaderBytes:    serverMaxHeaderBytes,
 		},
 		log:     p.Logger.Named("http"),
 		addr:    p.Config.Addr,

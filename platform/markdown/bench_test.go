@@ -58,6 +58,22 @@ func goldmarkHTML() goldmark.Markdown {
 	return goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough))
 }
 
+// BenchmarkParseCanonical measures the service's write path: Parse and the
+// exact length check (a capped render), on inputs within the limit.
+func BenchmarkParseCanonical(b *testing.B) {
+	for _, in := range benchCases(b) {
+		b.Run(in.name, func(b *testing.B) {
+			b.SetBytes(int64(len(in.src)))
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				if _, _, err := markdown.ParseCanonical(in.src); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
 // BenchmarkParseRender measures Parse followed by Render (the codec's work
 // for one request carrying content) against stock goldmark converting the
 // same Markdown to HTML.

@@ -47,7 +47,11 @@
 // would, and also as goldmark's HTML renderer decodes it), and lists and
 // quotes nested deeper than 16 levels. The depth is checked by a linear scan
 // before goldmark sees the input, and again exactly on goldmark's tree.
-// The caller limits the size (100,000 characters).
+// Documents whose canonical Markdown would be longer than MaxLength
+// characters are rejected too (ConstructLength): Parse stops as soon as a
+// lower bound of the output passes the limit (reference links used many
+// times, padded tables), and ParseCanonical counts the output exactly,
+// giving up at a cap (see limit.go).
 //
 // # Normalised (presentation only; the text is kept)
 //

@@ -17,6 +17,7 @@ const (
 	ConstructNUL     = "NUL byte"
 	ConstructScheme  = "link scheme"
 	ConstructNesting = "nesting"
+	ConstructLength  = "length"
 )
 
 // Error reports Markdown that cannot be stored without losing content. Its
@@ -26,7 +27,8 @@ type Error struct {
 	Construct string
 	// Line is the 1-based line of the input where the construct starts.
 	Line int
-	// Detail is an optional precision, such as the rejected scheme.
+	// Detail is an optional precision, such as the rejected scheme. For
+	// ConstructLength it is the whole explanation.
 	Detail string
 }
 
@@ -42,6 +44,12 @@ func (e *Error) Error() string {
 		return fmt.Sprintf("link scheme %q is not allowed, only http, https and mailto (line %d)", e.Detail, e.Line)
 	case ConstructNesting:
 		return fmt.Sprintf("lists and quotes nested deeper than %d levels are not supported (line %d)", MaxNesting, e.Line)
+	case ConstructLength:
+		// Line 0: found on the whole document (the exact check).
+		if e.Line == 0 {
+			return e.Detail
+		}
+		return fmt.Sprintf("%s (passed at line %d)", e.Detail, e.Line)
 	}
 	return fmt.Sprintf("%s is not supported (line %d)", e.Construct, e.Line)
 }

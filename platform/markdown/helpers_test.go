@@ -104,13 +104,12 @@ func markStr(ms []Mark) string {
 // that rejections are well-formed. It returns a description of the first
 // failure, or "".
 func checkMarkdown(s string) string {
+	if msg := checkLength(s); msg != "" {
+		return msg
+	}
 	d1, err := Parse(s)
 	if err != nil {
-		var e *Error
-		if !errors.As(err, &e) || !errors.Is(err, ErrInvalid) || e.Line < 1 || e.Construct == "" {
-			return fmt.Sprintf("bad error %T %v", err, err)
-		}
-		return ""
+		return checkError(err)
 	}
 	if err := Validate(d1); err != nil {
 		return fmt.Sprintf("Parse output invalid: %v\n%s", err, dump(d1))
@@ -145,6 +144,63 @@ func checkMarkdown(s string) string {
 	}
 	if !docEqual(d1, d3) {
 		return fmt.Sprintf("JSON round trip differs\n%s", data)
+	}
+	return ""
+}
+
+// checkError checks a rejection: an *Error naming a construct and its line
+// (a length found on the whole document names no line).
+func checkError(err error) string {
+	var e *Error
+	if !errors.As(err, &e) || !errors.Is(err, ErrInvalid) || e.Construct == "" ||
+		e.Line < 1 && !(e.Construct == ConstructLength && e.Line == 0) {
+		return fmt.Sprintf("bad error %T %v", err, err)
+	}
+	return ""
+}
+
+// checkLength checks the length limit: ParseCanonical accepts exactly the
+// inputs that Parse accepts and whose Markdown (Render's, without the final
+// newline) has at most MaxLength characters; what it returns is that
+// Markdown, and it is accepted again as it is, giving the same document
+// and itself (what a client reads back can be sent back unchanged).
+func checkLength(s string) string {
+	d, out, err := ParseCanonical(s)
+	pd, perr := Parse(s)
+	if err != nil {
+		if msg := checkError(err); msg != "" {
+			return msg
+		}
+		var e *Error
+		errors.As(err, &e)
+		if e.Construct != ConstructLength {
+			if perr == nil || perr.Error() != err.Error() {
+				return fmt.Sprintf("ParseCanonical: %v, Parse: %v", err, perr)
+			}
+			return ""
+		}
+		if perr == nil {
+			if n := utf8.RuneCountInString(strings.TrimSuffix(Render(pd), "\n")); n <= MaxLength {
+				return fmt.Sprintf("refused as too long, but its Markdown has %d characters: %v", n, err)
+			}
+		}
+		return ""
+	}
+	if perr != nil || !docEqual(d, pd) {
+		return fmt.Sprintf("ParseCanonical accepted what Parse did not (%v)", perr)
+	}
+	if want := strings.TrimSuffix(Render(d), "\n"); out != want {
+		return fmt.Sprintf("ParseCanonical returned %q, Render %q", out, want)
+	}
+	if n := utf8.RuneCountInString(out); n > MaxLength {
+		return fmt.Sprintf("accepted, but reads back as %d characters", n)
+	}
+	d2, out2, err := ParseCanonical(out)
+	if err != nil {
+		return fmt.Sprintf("read back %d characters, refused when sent back: %v", utf8.RuneCountInString(out), err)
+	}
+	if !docEqual(d, d2) || out2 != out {
+		return fmt.Sprintf("sending back what was read changes it\nfirst:  %q\nsecond: %q", out, out2)
 	}
 	return ""
 }
@@ -537,5 +593,6 @@ func checkOracle(s string) string {
 func TestMain(m *testing.M) {
 	flag.Parse()
 	checkWrittenBlocks = flag.Lookup("test.bench").Value.String() == ""
+	checkTableShapes = checkWrittenBlocks
 	os.Exit(m.Run())
 }

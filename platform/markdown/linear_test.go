@@ -66,10 +66,40 @@ var pathological = map[string]func(n int) string{
 	"lazy-quote":      func(n int) string { return "> a\n" + strings.Repeat("b\n", n/2) },
 	"many-tags":       func(n int) string { return strings.Repeat("x #a_b_c_d ", n/11) },
 	"blank-lines":     func(n int) string { return strings.Repeat("a\n\n", n/3) },
+
+	// Output longer than the input (issue 11): a reference definition's
+	// destination or title written at every use, merged uses of a long
+	// destination (the Markdown stays short; each use was decoded again),
+	// escapes, rows padded to a wide header, a link mark stored with every
+	// piece of a link's text, lazy lines indented by 16 list markers.
+	"ref-bomb": func(n int) string { return "[x]: /" + strings.Repeat("a", n/2) + "\n\n" + strings.Repeat("[x] ", n/8) },
+	"ref-title-bomb": func(n int) string {
+		return "[x]: /u \"" + strings.Repeat("t", n/2) + "\"\n\n" + strings.Repeat("[x] ", n/8)
+	},
+	"ref-merge": func(n int) string { return "[x]: /" + strings.Repeat("a", n/2) + "\n\n" + strings.Repeat("[x]", n/6) },
+	"ref-alternate": func(n int) string {
+		return "[x]: /" + strings.Repeat("a", n/4) + "\n[y]: /" + strings.Repeat("b", n/4) + "\n\n" + strings.Repeat("[x][y]", n/12)
+	},
+	"escape-growth":  func(n int) string { return strings.Repeat("**a ", n/4) },
+	"images-as-text": func(n int) string { return strings.Repeat("![x] ", n/5) },
+	"strike-growth":  func(n int) string { return strings.Repeat("~a~ ", n/4) },
+	"table-padding": func(n int) string {
+		return strings.Repeat("|a", n/8) + "\n" + strings.Repeat("|-", n/8) + "\n" + strings.Repeat("x\n", n/4)
+	},
+	"table-empty-rows": func(n int) string { return "|a|b|\n|-|-|\n" + strings.Repeat("|\n", n/2) },
+	"link-pieces": func(n int) string {
+		return "[" + strings.Repeat("*a*b", n/8) + "](/" + strings.Repeat("u", n/2) + ")"
+	},
+	"lazy-deep-list":   func(n int) string { return strings.Repeat("123456789. ", 16) + "a\n" + strings.Repeat("b\n", n/2) },
+	"ordered-renumber": func(n int) string { return strings.Repeat("1) a\n", n/5) },
 }
 
+// parseRender is the codec's work for a request carrying content: Parse,
+// the exact length check (a render) and, for an accepted input, Encode (the
+// stored JSON) and Render.
 func parseRender(s string) {
-	if d, err := Parse(s); err == nil {
+	if d, _, err := ParseCanonical(s); err == nil {
+		_, _ = Encode(d)
 		_ = Render(d)
 	}
 }
@@ -118,6 +148,34 @@ func TestLinearTime(t *testing.T) {
 		t.Logf("%-22s %6d B %9v  %7d B %9v  ratio %.1f", name, len(a), ta, len(b), tb, ratio)
 		if ratio > 5*factor {
 			t.Errorf("%s: %d bytes took %v, %d bytes took %v (ratio %.1f)", name, len(a), ta, len(b), tb, ratio)
+		}
+	}
+}
+
+// allocated returns the bytes parseRender allocates for s.
+func allocated(s string) uint64 {
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	parseRender(s)
+	runtime.ReadMemStats(&m1)
+	return m1.TotalAlloc - m0.TotalAlloc
+}
+
+// TestLinearMemory is the work count beside TestLinearTime: the bytes
+// Parse, the length check and Render allocate (which do not depend on the
+// machine's load) grow linearly for every pathological family, and stay
+// under 4 KB per input byte (the most any family allocates is about 1.6 KB
+// per byte). Before the length limit, the reference-link families built
+// output of destination × uses bytes (a 40 KB note made 100 MB).
+func TestLinearMemory(t *testing.T) {
+	const small, factor = 12_500, 8
+	for name, build := range pathological {
+		a, b := build(small), build(small*factor)
+		ma, mb := allocated(a), allocated(b)
+		ratio := float64(mb) / float64(max(ma, 64<<10))
+		t.Logf("%-22s %6d B %9d B  %7d B %10d B  ratio %.1f", name, len(a), ma, len(b), mb, ratio)
+		if ratio > 5*factor || mb > 4096*uint64(len(b)) {
+			t.Errorf("%s: %d bytes allocated %d, %d bytes allocated %d (ratio %.1f)", name, len(a), ma, len(b), mb, ratio)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package markdown
 
 import (
 	"bytes"
+	"fmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -31,7 +32,7 @@ var mdParser = parser.NewParser(
 	),
 	parser.WithParagraphTransformers(
 		util.Prioritized(definitionTransformer{}, 100),
-		util.Prioritized(extension.NewTableParagraphTransformer(), 200),
+		util.Prioritized(tableTransformer{}, 200),
 	),
 	parser.WithASTTransformers(
 		util.Prioritized(extension.NewTableASTTransformer(), 0),
@@ -75,7 +76,10 @@ func (n *underlineNode) Dump(source []byte, level int) {
 // images, invalid UTF-8, NUL bytes, link destinations with a scheme other than
 // http, https or mailto, and lists and quotes nested deeper than MaxNesting.
 // What is only presentation is normalised (see the package documentation).
-// The caller limits the input size.
+// It also rejects (ConstructLength) a document whose canonical Markdown, or
+// stored form, certainly passes its limit, stopping as soon as it knows
+// (limit.go); ParseCanonical adds the exact check. The caller limits the
+// input size.
 func Parse(markdown string) (Doc, error) {
 	d, _, err := parse(markdown)
 	return d, err
@@ -93,13 +97,39 @@ func parse(markdown string) (Doc, *converter, error) {
 	// goldmark only reads its source (it takes read-only strings of it
 	// itself), so the input's bytes are lent to it instead of copied.
 	source := unsafe.Slice(unsafe.StringData(src), len(src))
-	root := mdParser.Parse(text.NewReader(source))
 	c := &converter{src: src, source: source}
+	pc := parser.NewContext()
+	pc.Set(budgetKey, &c.budget)
+	root := mdParser.Parse(text.NewReader(source), parser.WithContext(pc))
+	if c.budget.overAt != 0 {
+		c.over(c.budget.overAt-1, reasonTable)
+		return Doc{}, c, c.err
+	}
 	content := c.blocks(root, 0)
 	if c.err != nil {
 		return Doc{}, c, c.err
 	}
+	if checkTableShapes {
+		if n := tableCells(content); n != c.budget.cells {
+			panic(fmt.Sprintf("markdown: the table pre-count expected %d cells, goldmark built %d", c.budget.cells, n))
+		}
+	}
 	return Doc{Content: content}, c, nil
+}
+
+// tableCells counts the cells of the tables in nodes.
+func tableCells(nodes []Node) int {
+	n := 0
+	for i := range nodes {
+		if nodes[i].Type == TypeTable {
+			for _, row := range nodes[i].Content {
+				n += len(row.Content)
+			}
+			continue
+		}
+		n += tableCells(nodes[i].Content)
+	}
+	return n
 }
 
 type converter struct {
@@ -122,6 +152,18 @@ type converter struct {
 
 	slab    nodeSlab
 	dropped bool // the writer dropped marks it could not write (see inline)
+
+	budget budget // characters the output certainly holds (limit.go)
+	// links resolved from one reference definition (or any long
+	// destination), by the memory of their destination and title: each use
+	// of a definition shares its bytes, and is decoded and checked once.
+	links map[linkKey]*linkAttr
+}
+
+type linkKey struct {
+	dest, title *byte
+	destLen     int
+	titleLen    int
 }
 
 type litRange struct{ from, to int }
@@ -188,14 +230,19 @@ func (c *converter) blocks(parent ast.Node, depth int) []Node {
 		case *ast.ThematicBreak:
 			out = append(out, Node{Type: TypeHorizontalRule})
 		case *ast.CodeBlock:
-			out = append(out, Node{Type: TypeCodeBlock, Text: canonCode(c.lines(n))})
+			code := canonCode(c.lines(n))
+			c.countText(code, nodePos(n))
+			out = append(out, Node{Type: TypeCodeBlock, Text: code})
 		case *ast.FencedCodeBlock:
 			lang := ""
 			if b.Info != nil {
 				v, _ := decodeText(b.Info.Segment.Value(c.source), nil)
 				lang = canonLanguage(v)
 			}
-			out = append(out, Node{Type: TypeCodeBlock, Attrs: Attrs{Language: lang}, Text: canonCode(c.lines(n))})
+			code := canonCode(c.lines(n))
+			c.countText(lang, nodePos(n))
+			c.countText(code, nodePos(n))
+			out = append(out, Node{Type: TypeCodeBlock, Attrs: Attrs{Language: lang}, Text: code})
 		case *ast.Blockquote:
 			if depth+1 > MaxNesting {
 				c.fail(ConstructNesting, nodePos(n), "")
@@ -270,6 +317,7 @@ func (c *converter) htmlBlock(b *ast.HTMLBlock) []Node {
 	var out []Node
 	for _, para := range splitParagraphs(raw) {
 		items := normInline([]item{{kind: itText, text: para}}, ctxParagraph)
+		c.countItems(items, nodePos(b))
 		if len(items) > 0 {
 			out = append(out, Node{Type: TypeParagraph, Content: c.slab.nodesFromItems(items)})
 		}
@@ -345,6 +393,10 @@ func (c *converter) inline(block ast.Node, ctx blockCtx) []item {
 		planned := planInline(items, inlineCtx{block: ctx}).items
 		c.dropped = c.dropped || !sameItems(planned, items)
 		items = planned
+	}
+	c.countItems(items, nodePos(block))
+	if c.err != nil {
+		return nil
 	}
 	return items
 }
@@ -583,12 +635,11 @@ func (c *converter) walk(parent ast.Node, marks uint8, link *linkAttr) {
 		case *east.Strikethrough:
 			c.walk(n, marks|mStrike, link)
 		case *ast.Link:
-			href, _ := decodeText(t.Destination, nil)
-			title, _ := decodeText(t.Title, nil)
-			if !c.checkHref(href, t.Destination, t.Pos()) {
+			l := c.link(t)
+			if l == nil {
 				return
 			}
-			c.walk(n, marks, &linkAttr{href: href, title: title})
+			c.walk(n, marks, l)
 		case *ast.AutoLink:
 			label := string(t.Label(c.source))
 			href := string(t.URL(c.source))
@@ -614,6 +665,32 @@ func (c *converter) walk(parent ast.Node, marks uint8, link *linkAttr) {
 			c.walk(n, marks, link)
 		}
 	}
+}
+
+// link decodes and checks a link's destination and title, once for all the
+// uses of a reference definition (their bytes are the definition's).
+func (c *converter) link(t *ast.Link) *linkAttr {
+	long := len(t.Destination)+len(t.Title) >= 64
+	var key linkKey
+	if long {
+		key = linkKey{unsafe.SliceData(t.Destination), unsafe.SliceData(t.Title), len(t.Destination), len(t.Title)}
+		if l, ok := c.links[key]; ok {
+			return l
+		}
+	}
+	href, _ := decodeText(t.Destination, nil)
+	title, _ := decodeText(t.Title, nil)
+	if !c.checkHref(href, t.Destination, t.Pos()) {
+		return nil
+	}
+	l := &linkAttr{href: href, title: title}
+	if long {
+		if c.links == nil {
+			c.links = map[linkKey]*linkAttr{}
+		}
+		c.links[key] = l
+	}
+	return l
 }
 
 // checkHref rejects unsafe schemes, looking at the destination decoded

@@ -13,15 +13,38 @@ import (
 // `__underline__`, inline links, pipe tables without alignment. It escapes
 // exactly what would otherwise change meaning. Render(Parse(s)) is a fixed
 // point of Render∘Parse, and Parse(Render(d)) equals Canonical(d).
-func Render(d Doc) string {
-	st := &canonState{outs: writtenBlocks{list: make([]writtenBlock, 0, inlineBlocks(d.Content))}}
+func Render(d Doc) string { return render(d, 0) }
+
+// errRenderCap stops a capped render (see renderCapped).
+var errRenderCap = &struct{ string }{"markdown: output over the cap"}
+
+// renderCapped is Render giving up, with ok false, as soon as its output
+// (or the inline Markdown it keeps for the blocks) passes maxBytes bytes, so
+// that a document whose Markdown is too long costs no more than the cap.
+func renderCapped(d Doc, maxBytes int) (out string, ok bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			if r != errRenderCap {
+				panic(r)
+			}
+			out, ok = "", false
+		}
+	}()
+	return render(d, maxBytes), true
+}
+
+// render is Render; with maxBytes > 0 it panics with errRenderCap once the
+// output passes maxBytes bytes, or the kept inline Markdown twice that (it
+// counts a callout's first paragraph twice).
+func render(d Doc, maxBytes int) string {
+	st := &canonState{outs: writtenBlocks{list: make([]writtenBlock, 0, inlineBlocks(d.Content)), cap: 2 * maxBytes}}
 	blocks := canonBlocks(d.Content, false, false, st)
 	if checkWrittenBlocks {
 		if n := st.outs.duplicate(); n != nil {
 			panic("markdown: a block's Markdown is kept twice")
 		}
 	}
-	r := renderer{written: &st.outs}
+	r := renderer{written: &st.outs, cap: maxBytes}
 	// Container prefixes, markers and blank lines come on top of the blocks'
 	// own text.
 	written := st.written + st.outs.bytes
@@ -68,6 +91,7 @@ type renderer struct {
 	prefix    []prefix
 	listDepth int
 	written   *writtenBlocks // the inline Markdown canonicalisation wrote, by block
+	cap       int            // bytes of output past which to give up (0: none)
 }
 
 // writeLine writes one line with the container prefixes.
@@ -90,6 +114,9 @@ func (r *renderer) writeLine(s string) {
 // spaces when the line stays blank.
 func (r *renderer) startLine(blank bool) {
 	start := r.b.Len()
+	if r.cap > 0 && start > r.cap {
+		panic(errRenderCap)
+	}
 	for i := range r.prefix {
 		p := &r.prefix[i]
 		if !p.used {

@@ -21,6 +21,15 @@ type writtenBlocks struct {
 	// bytes of Markdown kept (a block written again counts twice: the
 	// count only sizes Render's buffer)
 	bytes int
+	cap   int // bytes past which a capped render gives up (0: none)
+}
+
+// add counts bytes of kept Markdown.
+func (w *writtenBlocks) add(n int) {
+	w.bytes += n
+	if w.cap > 0 && w.bytes > w.cap {
+		panic(errRenderCap)
+	}
 }
 
 type writtenBlock struct {
@@ -32,7 +41,7 @@ type writtenBlock struct {
 // node is not known yet (canonBlocks learns whether it copies its list only
 // at the end); place tells it.
 func (w *writtenBlocks) reserve(out string) int {
-	w.bytes += len(out) + 1
+	w.add(len(out) + 1)
 	w.list = append(w.list, writtenBlock{out: out})
 	return len(w.list) - 1
 }
@@ -48,7 +57,7 @@ func (w *writtenBlocks) place(slot int, n *Node) {
 
 // set keeps out for n, written now, in document order.
 func (w *writtenBlocks) set(n *Node, out string) {
-	w.bytes += len(out) + 1
+	w.add(len(out) + 1)
 	if w.byNode != nil {
 		w.byNode[n] = out
 		return
@@ -59,7 +68,7 @@ func (w *writtenBlocks) set(n *Node, out string) {
 // rewrite replaces the Markdown of n, kept at or after list index from (a
 // callout's first paragraph, written again to continue the label's line).
 func (w *writtenBlocks) rewrite(from int, n *Node, out string) {
-	w.bytes += len(out) + 1
+	w.add(len(out) + 1)
 	if w.byNode == nil && from < len(w.list) && w.list[from].n == n {
 		w.list[from].out = out
 		return

@@ -19,9 +19,9 @@
 // a warning is logged at most once per DefaultWarnInterval (with the number of failures
 // in between). Only the request that finds Redis down waits the timeout: while Redis is
 // failing, requests are decided locally at once, and a background probe (a Peek, which
-// counts nothing; one at a time, at most once per DefaultProbeInterval, 1s) asks Redis
-// whether it answers again, so the limit becomes shared again within about a second of
-// Redis coming back.
+// counts nothing; once per DefaultProbeInterval, 1s, whether requests come or not) asks
+// Redis whether it answers again, so the limit becomes shared again within about a second of
+// Redis coming back, on an idle instance too.
 //
 // Why this and not the alternatives:
 //

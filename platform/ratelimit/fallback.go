@@ -25,10 +25,11 @@ type Fallback struct {
 	log     *zap.Logger
 	timeout time.Duration
 
-	degraded   atomic.Bool  // the last primary call failed
-	probing    atomic.Bool  // a background probe of the primary is running
-	lastProbe  atomic.Int64 // when the last probe started, in Unix nanoseconds
+	degraded   atomic.Bool // the last primary call failed
+	probing    atomic.Bool // the background probe loop is running
 	probeEvery time.Duration
+	closed     chan struct{}
+	closeOnce  sync.Once
 
 	warnDown throttle
 	warnUp   throttle
@@ -56,8 +57,8 @@ func WithWarnInterval(d time.Duration) FallbackOption {
 	}
 }
 
-// WithProbeInterval sets how often, at most, a degraded fallback asks the primary in the
-// background whether it answers again (default DefaultProbeInterval).
+// WithProbeInterval sets how often a degraded fallback asks the primary in the background
+// whether it answers again (default DefaultProbeInterval; at least a millisecond).
 func WithProbeInterval(d time.Duration) FallbackOption {
 	return func(f *Fallback) {
 		if d >= 0 {
@@ -81,6 +82,7 @@ func NewFallback(primary, local Limiter, logger *zap.Logger, opts ...FallbackOpt
 		probeEvery: DefaultProbeInterval,
 		warnDown:   throttle{every: DefaultWarnInterval},
 		warnUp:     throttle{every: DefaultWarnInterval},
+		closed:     make(chan struct{}),
 	}
 	for _, o := range opts {
 		o(f)
@@ -101,6 +103,12 @@ func (f *Fallback) Peek(ctx context.Context, key string) (Decision, error) {
 	return f.check(ctx, key, false)
 }
 
+// Close stops the background probe (if one runs). The fallback still answers afterwards, from
+// the primary or, if it was degraded, locally.
+func (f *Fallback) Close() {
+	f.closeOnce.Do(func() { close(f.closed) })
+}
+
 // Degraded reports whether the last call to the primary failed, so that decisions are
 // currently made per instance. Useful for health reporting.
 func (f *Fallback) Degraded() bool { return f.degraded.Load() }
@@ -111,11 +119,10 @@ func (f *Fallback) check(ctx context.Context, key string, record bool) (Decision
 		op = Limiter.Allow
 	}
 	// While degraded, no request waits on the primary: the local limiter decides at once, and
-	// a background probe (one at a time, at most once per probe interval) finds out when the
-	// primary answers again. A dead or hanging Redis thus costs one timeout, for the request
-	// that found it down, not one per request for as long as it is down.
+	// a background probe finds out when the primary answers again. A dead or hanging Redis thus
+	// costs one timeout, for the request that found it down, not one per request for as long as
+	// it is down.
 	if f.degraded.Load() {
-		f.probeInBackground(key)
 		return op(f.local, ctx, key)
 	}
 	d, err := f.callPrimary(ctx, key, op)
@@ -134,21 +141,42 @@ func (f *Fallback) check(ctx context.Context, key string, record bool) (Decision
 	return op(f.local, ctx, key)
 }
 
-// probeInBackground asks the primary, with Peek (which counts nothing), whether it answers
-// again, unless a probe is running or one started less than a probe interval ago.
-func (f *Fallback) probeInBackground(key string) {
-	now := time.Now().UnixNano()
-	if now-f.lastProbe.Load() < int64(f.probeEvery) || !f.probing.CompareAndSwap(false, true) {
+// probeKey is the key the background probe peeks at (Peek counts and writes nothing).
+const probeKey = "probe"
+
+// startProbing starts, unless it runs already, the loop that asks the primary once per probe
+// interval whether it answers again, until it does. The loop does not wait for requests: an
+// instance that gets none during an outage still finds the primary back within a probe interval
+// of its recovery, so its first requests afterwards are shared again instead of decided locally
+// from a history that misses what the other instances accepted meanwhile.
+func (f *Fallback) startProbing() {
+	if !f.probing.CompareAndSwap(false, true) {
 		return
 	}
-	f.lastProbe.Store(now)
 	go func() {
-		defer f.probing.Store(false)
-		if _, err := f.callPrimary(context.Background(), key, Limiter.Peek); err != nil {
-			f.down(err)
+		every := max(f.probeEvery, time.Millisecond)
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-f.closed:
+				f.probing.Store(false)
+				return
+			case <-t.C:
+			}
+			if _, err := f.callPrimary(context.Background(), probeKey, Limiter.Peek); err != nil {
+				f.warnFailure(err)
+				continue
+			}
+			f.up()
+			f.probing.Store(false)
+			// A request may have found the primary down again between up and here, while this
+			// loop still counted as running: then no other loop was started, so go on.
+			if f.degraded.Load() {
+				f.startProbing()
+			}
 			return
 		}
-		f.up()
 	}()
 }
 
@@ -177,6 +205,11 @@ func (f *Fallback) callPrimary(ctx context.Context, key string, op func(Limiter,
 
 func (f *Fallback) down(err error) {
 	f.degraded.Store(true)
+	f.warnFailure(err)
+	f.startProbing()
+}
+
+func (f *Fallback) warnFailure(err error) {
 	if n, ok := f.warnDown.allow(); ok {
 		f.log.Warn("rate limit: shared limiter unavailable, limiting per instance",
 			zap.Error(err), zap.Int("failuresSinceLastWarning", n))

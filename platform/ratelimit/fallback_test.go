@@ -105,6 +105,7 @@ func TestFallbackReturnsToPrimary(t *testing.T) {
 	logs, logger := observedLogger()
 	f := ratelimit.NewFallback(primary, local, logger, ratelimit.WithTimeout(fallbackTimeout),
 		ratelimit.WithProbeInterval(0))
+	defer f.Close()
 
 	// Healthy: the primary decides, and what it accepts is mirrored locally.
 	mustAllow(t, f, "u", true)
@@ -122,21 +123,59 @@ func TestFallbackReturnsToPrimary(t *testing.T) {
 		t.Fatal("Degraded() = false after primary errors")
 	}
 
-	// Back: the next call is still decided locally, without waiting, and starts a
-	// background probe; once the probe has had its answer, the primary decides again
-	// (it has counted only the two requests it saw).
+	// Back: the background probe finds out without any request (an idle instance must not
+	// decide its first requests after an outage locally, from a history that misses what the
+	// other instances accepted meanwhile), and the primary decides again (it has counted only
+	// the two requests it saw). The probe's Peeks counted nothing.
 	primary.fail.Store(false)
-	mustAllow(t, f, "u", false)
 	deadline := time.Now().Add(5 * time.Second)
 	for f.Degraded() {
 		if time.Now().After(deadline) {
-			t.Fatal("Degraded() = true 5s after the primary came back")
+			t.Fatal("Degraded() = true 5s after the primary came back, with no request meanwhile")
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+	before := primary.calls.Load()
 	expect(t, allow(t, f, "u"), true, 3, 0, suiteStart.Add(time.Minute))
+	if primary.calls.Load() == before {
+		t.Fatal("the first request after the primary came back was not decided by it")
+	}
 	if len(logs.FilterMessageSnippet("answering again").All()) != 1 {
 		t.Fatalf("logged %v, want one recovery message", logs.All())
+	}
+}
+
+// TestFallbackIdleInstanceReturnsToPrimary: an instance that gets no request during and after an
+// outage still finds the primary back on its own (the background probe does not wait for
+// requests), so its first request afterwards is decided by the shared primary, not locally. Before,
+// it was decided locally and only started a probe: across two instances a new user could get a
+// few requests over the limit right after Redis came back.
+func TestFallbackIdleInstanceReturnsToPrimary(t *testing.T) {
+	clk := clock.NewFake(suiteStart)
+	primary := &switchable{Limiter: ratelimit.NewMemory(3, time.Minute, clk)}
+	f := ratelimit.NewFallback(primary, ratelimit.NewMemory(3, time.Minute, clk), nil,
+		ratelimit.WithTimeout(fallbackTimeout), ratelimit.WithProbeInterval(time.Millisecond))
+	defer f.Close()
+
+	primary.fail.Store(true)
+	expect(t, allow(t, f, "u"), true, 3, 2, suiteStart.Add(time.Minute)) // decided locally
+	waitFor(t, "the primary is probed while down, with no request", func() bool { return primary.calls.Load() >= 4 })
+	primary.fail.Store(false)
+	waitFor(t, "Degraded() is false after the primary came back, with no request", func() bool { return !f.Degraded() })
+	// The primary decides: it never saw the request made during the outage (the local limiter,
+	// which did, would say 1 remaining).
+	expect(t, allow(t, f, "u"), true, 3, 2, suiteStart.Add(time.Minute))
+}
+
+// waitFor polls cond until it holds, failing the test after 5 s.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("not within 5s: %s", what)
+		}
+		time.Sleep(time.Millisecond)
 	}
 }
 

@@ -7,6 +7,9 @@ import (
 	"testing"
 
 	"go.uber.org/fx"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
 	"gorm.io/gorm"
 
 	"folio/modules/accounts"
@@ -101,4 +104,13 @@ func KeyPrefix(t testing.TB, raw string) string {
 		t.Fatalf("not a key: %q", raw)
 	}
 	return prefix
+}
+
+// ObserveLogs returns an fx option for StartFx or StartWith that copies every log entry of the
+// application, at every level whatever FOLIO_LOG_LEVEL says, to the returned observer.
+func ObserveLogs() (fx.Option, *observer.ObservedLogs) {
+	core, logs := observer.New(zapcore.DebugLevel)
+	return fx.Decorate(func(l *zap.Logger) *zap.Logger {
+		return l.WithOptions(zap.WrapCore(func(c zapcore.Core) zapcore.Core { return zapcore.NewTee(c, core) }))
+	}), logs
 }

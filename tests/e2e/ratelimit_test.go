@@ -9,6 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
+
 	"folio/platform/auth"
 	"folio/platform/clock"
 	"folio/platform/config"
@@ -269,8 +272,8 @@ func TestRateLimitWindow(t *testing.T) {
 }
 
 // TestAuthFailureLimit: after FOLIO_AUTH_FAILURE_LIMIT failed authentications an address gets 429
-// on every request with credentials, even a valid key, until the failures leave the window.
-// Requests without any credentials are not failures.
+// for every further request that fails to authenticate, until the failures leave the window; a
+// valid key or session is still accepted. Requests without any credentials are not failures.
 func TestAuthFailureLimit(t *testing.T) {
 	for _, kind := range apitest.Databases {
 		t.Run(kind, func(t *testing.T) {
@@ -307,10 +310,13 @@ func TestAuthFailureLimit(t *testing.T) {
 				{"valid key between failures (not a failure, not blocked)", from(guesser, bearer(valid)), 200},
 				{"no credentials again (not a failure)", from(guesser, nil), 401},
 				{"failure 3: unknown session cookie", from(guesser, apitest.SessionHeader("guessed-token", "")), 401},
-				{"blocked: valid key", from(guesser, bearer(valid)), 429},
-				{"blocked: valid session", from(guesser, apitest.SessionHeader(sess.Token, "")), 429},
-				{"blocked: another guess gets no verdict", from(guesser, bearer(wrongSecret)), 429},
-				{"blocked: malformed header", from(guesser, map[string]string{"Authorization": "Basic x"}), 429},
+				{"over the limit: a valid key is accepted", from(guesser, bearer(valid)), 200},
+				{"over the limit: a valid session is accepted", from(guesser, apitest.SessionHeader(sess.Token, "")), 200},
+				{"over the limit: a wrong secret gets 429", from(guesser, bearer(wrongSecret)), 429},
+				{"over the limit: an unknown key gets 429", from(guesser, bearer(unknown)), 429},
+				{"over the limit: an unknown session gets 429", from(guesser, apitest.SessionHeader("guessed-again", "")), 429},
+				{"over the limit: a malformed header gets 429", from(guesser, map[string]string{"Authorization": "Basic x"}), 429},
+				{"over the limit: no credentials is still 401", from(guesser, nil), 401},
 				{"another address is not blocked", from(neighbour, bearer(valid)), 200},
 				{"another address gets its own 401s", from(neighbour, bearer(unknown)), 401},
 			}
@@ -328,11 +334,11 @@ func TestAuthFailureLimit(t *testing.T) {
 					t.Fatalf("step %d (%s)", i+1, st.name)
 				}
 			}
-			// Blocked attempts are not counted either: the block ends when the three failures leave.
+			// Refused attempts are not counted either: the block ends when the three failures leave.
 			fake.Advance(time.Minute - time.Nanosecond)
-			checkLimited(t, s.Do(t, from(guesser, bearer(valid))))
+			checkLimited(t, s.Do(t, from(guesser, bearer(wrongSecret))))
 			fake.Advance(time.Nanosecond)
-			apitest.Must(t, s.Do(t, from(guesser, bearer(valid))), 200)
+			apitest.CheckEnvelope(t, s.Do(t, from(guesser, bearer(wrongSecret))), 401, "UNAUTHENTICATED")
 		})
 	}
 
@@ -346,8 +352,93 @@ func TestAuthFailureLimit(t *testing.T) {
 			apitest.CheckEnvelope(t, r, 401, "UNAUTHENTICATED")
 		}
 		r := s.Do(t, apitest.Request{Method: "GET", Path: "/notebooks", Header: map[string]string{
-			"Authorization": "Bearer " + valid, "X-Forwarded-For": "198.51.100.99"}})
+			"Authorization": "Bearer svc_live_AAAAAAAA_BBBBBBBBBBBBBBBBBBBBBBBB", "X-Forwarded-For": "198.51.100.99"}})
 		checkLimited(t, r)
+		r = s.Do(t, apitest.Request{Method: "GET", Path: "/notebooks", Header: map[string]string{
+			"Authorization": "Bearer " + valid, "X-Forwarded-For": "198.51.100.99"}})
+		apitest.Must(t, r, 200)
+	})
+}
+
+// TestAuthFailureLimitBehindProxy is folio behind a reverse proxy that FOLIO_TRUSTED_PROXIES does
+// not list: every request comes from the proxy's address (here loopback, with the clients'
+// addresses in an X-Forwarded-For that is rightly ignored). One client's 25 bad keys must not
+// lock anybody else out: valid keys and sessions are accepted, bad keys get 429 once over the
+// limit, repeating a bad key costs no database lookup, and the operator is told (once per minute
+// per peer, not per request) which setting is missing.
+func TestAuthFailureLimitBehindProxy(t *testing.T) {
+	for _, kind := range apitest.Databases {
+		t.Run(kind, func(t *testing.T) {
+			observe, logs := apitest.ObserveLogs()
+			s := apitest.StartFx(t, kind, []apitest.Option{apitest.AuthFailureLimit(20)}, observe)
+			u := s.NewUser(t, "Pia Proxied")
+			valid := s.NewKey(t, u, auth.ScopeRead)
+			sess := s.OpenSession(t, u)
+			via := func(client string, h map[string]string) apitest.Request {
+				hh := map[string]string{"X-Forwarded-For": client}
+				for k, v := range h {
+					hh[k] = v
+				}
+				return apitest.Request{Method: "GET", Path: "/notebooks", Header: hh}
+			}
+			bearer := func(k string) map[string]string { return map[string]string{"Authorization": "Bearer " + k} }
+			const guesser, victim = "203.0.113.66", "198.51.100.10"
+
+			for i := range 25 {
+				bad, _, _ := auth.NewKey()
+				r := s.Do(t, via(guesser, bearer(bad)))
+				if i < 20 {
+					apitest.CheckEnvelope(t, r, 401, "UNAUTHENTICATED")
+				} else {
+					checkLimited(t, r)
+				}
+			}
+			apitest.Must(t, s.Do(t, via(victim, bearer(valid))), 200)
+			apitest.Must(t, s.Do(t, via(victim, apitest.SessionHeader(sess.Token, ""))), 200)
+			apitest.Must(t, s.Do(t, apitest.Request{Method: "GET", Path: "/notebooks", Key: valid}), 200) // no header at all
+			// Guessing stays limited for this address.
+			bad, _, _ := auth.NewKey()
+			checkLimited(t, s.Do(t, via(guesser, bearer(bad))))
+			checkLimited(t, s.Do(t, via(victim, bearer(bad))))
+			// The same bad key again is answered from the negative cache: no database lookup.
+			if n := s.SQLReads(func() { checkLimited(t, s.Do(t, via(guesser, bearer(bad)))) }); n != 0 {
+				t.Errorf("a repeated unknown key cost %d database reads, want 0", n)
+			}
+
+			warned := logs.FilterMessageSnippet("FOLIO_TRUSTED_PROXIES").All()
+			if len(warned) != 1 || warned[0].Level != zap.WarnLevel {
+				t.Fatalf("%d warnings naming FOLIO_TRUSTED_PROXIES over 30 proxied requests, want exactly 1 (throttled): %v", len(warned), warned)
+			}
+			if peer := warned[0].ContextMap()["peer"]; peer != "127.0.0.1" {
+				t.Errorf("warning names peer %v, want 127.0.0.1", peer)
+			}
+		})
+	}
+
+	t.Run("no warning for a trusted proxy or without the header", func(t *testing.T) {
+		warnings := func(logs *observer.ObservedLogs) int {
+			return len(logs.FilterMessageSnippet("FOLIO_TRUSTED_PROXIES").All())
+		}
+		healthz := func(s *apitest.Server, h map[string]string) {
+			apitest.Must(t, s.Do(t, apitest.Request{Method: "GET", Path: "//healthz", Header: h}), 200)
+		}
+		observe, logs := apitest.ObserveLogs()
+		trust := func(c *config.Config) { c.TrustedProxies = []string{"127.0.0.1"} }
+		trusted := apitest.StartFx(t, "sqlite", []apitest.Option{trust}, observe)
+		healthz(trusted, map[string]string{"X-Forwarded-For": "203.0.113.1"})
+		if n := warnings(logs); n != 0 {
+			t.Fatalf("%d warnings for a trusted proxy", n)
+		}
+		observe, logs = apitest.ObserveLogs()
+		untrusted := apitest.StartFx(t, "sqlite", nil, observe)
+		healthz(untrusted, nil)
+		if n := warnings(logs); n != 0 {
+			t.Fatalf("%d warnings for a request without X-Forwarded-For", n)
+		}
+		healthz(untrusted, map[string]string{"X-Real-IP": "203.0.113.1"})
+		if n := warnings(logs); n != 1 {
+			t.Fatalf("%d warnings for X-Real-IP from an untrusted peer, want 1", n)
+		}
 	})
 }
 
@@ -397,7 +488,8 @@ func TestRateLimitRedisUnreachable(t *testing.T) {
 				cfg := apitest.Config(t, kind)
 				cfg.RateLimit, cfg.AuthFailureLimit = smallLimit, 3
 				cfg.RedisURL = redisCase.url
-				s := apitest.StartWith(t, cfg)
+				observe, logs := apitest.ObserveLogs()
+				s := apitest.StartWith(t, cfg, observe)
 				u, other := s.NewUser(t, "Nora Noredis"), s.NewUser(t, "Otis Other")
 				key, otherKey := s.NewKey(t, u, auth.ScopeRead), s.NewKey(t, other, auth.ScopeRead)
 
@@ -427,12 +519,21 @@ func TestRateLimitRedisUnreachable(t *testing.T) {
 				for range 3 {
 					apitest.CheckEnvelope(t, timed(get("svc_live_AAAAAAAA_BBBBBBBBBBBBBBBBBBBBBBBB")), 401, "UNAUTHENTICATED")
 				}
-				checkLimited(t, timed(get(otherKey)))
+				checkLimited(t, timed(get("svc_live_AAAAAAAA_BBBBBBBBBBBBBBBBBBBBBBBB")))
+				checkAccepted(t, timed(get(otherKey)), 200, smallLimit-2) // a valid key still passes
 				t.Logf("slowest request with Redis %s: %v", redisCase.name, slowest.Round(time.Millisecond))
-				// Only the request that found Redis down waited on it; after that a background
-				// probe asks Redis, not the requests.
-				if slow > 1 {
-					t.Errorf("%d requests waited on the unreachable Redis, want only the first", slow)
+				// Only the request that found Redis down waited on it, once per limiter (the first
+				// request for the per-user limit, the first failed authentication for the
+				// per-address one); after that a background probe asks Redis, not the requests.
+				if slow > 2 {
+					t.Errorf("%d requests waited on the unreachable Redis, want only the first of each limiter", slow)
+				}
+				// go-redis's own complaints about failed dials reach the app's log (not stderr
+				// as plain text), throttled to one per 30 s.
+				if redisCase.name == "connection refused" {
+					if n := len(logs.FilterMessage("redis client").All()); n != 1 {
+						t.Errorf("%d \"redis client\" warnings in the app's log, want 1: %v", n, logs.FilterLoggerName("ratelimit").All())
+					}
 				}
 			})
 		}

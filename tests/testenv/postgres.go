@@ -132,6 +132,23 @@ func PostgresDB(t testing.TB, migrate func(url string) error) string {
 	return withDatabase(admin, name)
 }
 
+// EmptyPostgresDB returns the URL of a new, empty database (no schema, no migrations) for one
+// test, dropped when the test ends.
+func EmptyPostgresDB(t testing.TB) string {
+	t.Helper()
+	admin := PostgresAdminURL(t)
+	name := "folio_empty_" + randomSuffix()
+	if err := execAdmin(admin, "CREATE DATABASE "+name); err != nil {
+		t.Fatalf("testenv: create empty database: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := execAdmin(admin, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
+			t.Logf("testenv: drop %s: %v", name, err)
+		}
+	})
+	return withDatabase(admin, name)
+}
+
 // DropTemplate removes the template database (call it from TestMain).
 func DropTemplate() {
 	if pgEnv.template != "" {

@@ -1,0 +1,66 @@
+package apitest
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"sync"
+	"testing"
+
+	"go.uber.org/fx"
+
+	"folio/platform"
+)
+
+// Logs is everything a test server logged, as its JSON lines. It is safe for the server's
+// goroutines and the test at once.
+type Logs struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+// Write implements zapcore.WriteSyncer.
+func (l *Logs) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+// Sync implements zapcore.WriteSyncer.
+func (l *Logs) Sync() error { return nil }
+
+// String returns the whole log.
+func (l *Logs) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// Lines decodes every line; a line that is not a JSON object fails the test.
+func (l *Logs) Lines(t testing.TB) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	sc := bufio.NewScanner(bytes.NewReader([]byte(l.String())))
+	sc.Buffer(nil, 16<<20)
+	for sc.Scan() {
+		var m map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			t.Fatalf("log line is not a JSON object: %v: %s", err, sc.Bytes())
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// StartLogged starts a server like Start, at log level info (access lines included), with the
+// application's own logger writing to the returned Logs instead of stderr.
+func StartLogged(t testing.TB, kind string, opts ...Option) (*Server, *Logs) {
+	t.Helper()
+	c := Config(t, kind)
+	c.LogLevel = "info"
+	for _, o := range opts {
+		o(&c)
+	}
+	logs := &Logs{}
+	return StartWith(t, c, fx.Replace(platform.LogOutput{WriteSyncer: logs})), logs
+}

@@ -1,0 +1,85 @@
+package e2e
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"folio/tests/apitest"
+)
+
+// TestContentStoredLength: the 100,000-character limit applies to the canonical Markdown the
+// service stores and returns, not only to what the client sends (issue 11). A 40,020-character
+// note of one reference definition with a 20,000-character destination used 5,000 times was
+// stored as a 100 MB document; "**a " × 25,000 read back as 149,999 characters that PATCH then
+// refused. Over the limit is 400 VALIDATION_ERROR naming the field and saying why; what is
+// accepted reads back within the limit and can be sent back unchanged.
+func TestContentStoredLength(t *testing.T) {
+	bomb := "[x]: /" + strings.Repeat("a", 20_000) + "\n\n" + strings.Repeat("[x] ", 5_000)
+	escapes := strings.Repeat("**a ", 25_000)
+	table := strings.Repeat("|a", 500) + "\n" + strings.Repeat("|-", 500) + "\n" + strings.Repeat("x\n", 1_000)
+	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
+		w := newWorld(t, s)
+		note := "/notes/" + newContent(t, s, w.annRW, "note", w.annNB, "short")
+		task := "/tasks/" + newContent(t, s, w.annRW, "task", w.annNB, "short")
+		targets := []struct {
+			name, method, path, field string
+			extra                     map[string]any
+		}{
+			{"create note", "POST", "/notes", "content", map[string]any{"notebookId": w.annNB}},
+			{"patch note", "PATCH", note, "content", nil},
+			{"create task", "POST", "/tasks", "notes", map[string]any{"title": "t", "notebookId": w.annNB}},
+			{"patch task", "PATCH", task, "notes", nil},
+			{"suggest on a note", "POST", note + "/suggest", "content", nil},
+			{"suggest on a task", "POST", task + "/suggest", "content", nil},
+		}
+		for _, tc := range targets {
+			send := func(t *testing.T, text string) apitest.Response {
+				body := map[string]any{tc.field: text}
+				for k, v := range tc.extra {
+					body[k] = v
+				}
+				return s.Do(t, apitest.Request{Method: tc.method, Path: tc.path, Key: w.annRW, Body: body})
+			}
+			t.Run(tc.name+": reference-link bomb", func(t *testing.T) {
+				wantErr(t, send(t, bomb), http.StatusBadRequest, "VALIDATION_ERROR",
+					`"`+tc.field+`"`, "100,000 characters once stored", "reference link", "line 3")
+			})
+			t.Run(tc.name+": escaping growth", func(t *testing.T) {
+				wantErr(t, send(t, escapes), http.StatusBadRequest, "VALIDATION_ERROR",
+					`"`+tc.field+`"`, "149,999 characters once stored", "limit 100,000")
+			})
+			t.Run(tc.name+": table padding", func(t *testing.T) {
+				wantErr(t, send(t, table), http.StatusBadRequest, "VALIDATION_ERROR", `"`+tc.field+`"`, "table")
+			})
+		}
+		// Nothing of the refused requests was stored.
+		if got := apitest.Must(t, s.Get(t, w.annRW, note), http.StatusOK).Str(t, "content"); got != "short" {
+			t.Fatalf("the note changed: %.80q", got)
+		}
+
+		// Inputs whose Markdown grows but stays within the limit are accepted, read back within
+		// it, and what was read back is accepted unchanged by PATCH.
+		for _, tc := range []struct{ name, text string }{
+			{"escapes near the limit", strings.Repeat("**a ", 16_000)},                                                             // reads back as 95,999
+			{"merged uses of a long destination", "[x]: /" + strings.Repeat("a", 49_000) + "\n\n" + strings.Repeat("[x]", 16_000)}, // 98 KB, reads back 57,006
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				created := apitest.Must(t, s.Post(t, w.annRW, "/notes", map[string]any{"content": tc.text, "notebookId": w.annNB}), http.StatusCreated)
+				back := created.Str(t, "content")
+				if n := utf8.RuneCountInString(back); n > 100_000 {
+					t.Fatalf("read back %d characters", n)
+				}
+				path := "/notes/" + created.Str(t, "id")
+				again := apitest.Must(t, patch(t, s, w.annRW, path, map[string]any{"content": back}), http.StatusOK).Str(t, "content")
+				if again != back {
+					t.Fatalf("sending back what was read changed it")
+				}
+				if got := apitest.Must(t, s.Get(t, w.annRW, path), http.StatusOK).Str(t, "content"); got != back {
+					t.Fatalf("GET differs from what was read back")
+				}
+			})
+		}
+	})
+}

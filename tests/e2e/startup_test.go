@@ -1,0 +1,179 @@
+package e2e
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"gorm.io/gorm"
+
+	"folio/platform/db"
+	"folio/tests/testenv"
+)
+
+// TestInstancesStartTogether starts 5 `folio serve` and 2 `folio migrate` of the real binary at
+// once on one empty database, as a deployment does: every server becomes ready, every migrate
+// exits 0, and the migrations table lists each step once, as one process alone records them.
+// Before migration runs were serialised, most of them failed on PostgreSQL with
+// `duplicate key value violates unique constraint "pg_type_typname_nsp_index"`.
+func TestInstancesStartTogether(t *testing.T) {
+	const servers, migrates = 5, 2
+	bin := buildFolio(t)
+
+	// What one process alone records, to compare with.
+	refPath := filepath.Join(t.TempDir(), "ref.db")
+	if _, stderr, err := runFolio(bin, []string{"FOLIO_SQLITE_PATH=" + refPath}, "migrate"); err != nil {
+		t.Fatalf("folio migrate: %v: %s", err, stderr)
+	}
+	want := migrationIDs(t, []string{"FOLIO_SQLITE_PATH=" + refPath})
+
+	for _, kind := range []string{"sqlite", "postgres"} {
+		t.Run(kind, func(t *testing.T) {
+			var env []string
+			if kind == "sqlite" {
+				env = []string{"FOLIO_SQLITE_PATH=" + filepath.Join(t.TempDir(), "data", "folio.db")}
+			} else {
+				env = []string{"FOLIO_DATABASE_URL=" + testenv.EmptyPostgresDB(t)}
+			}
+			env = append(env, "FOLIO_LOG_LEVEL=warn")
+
+			type proc struct {
+				cmd     *exec.Cmd
+				url     string
+				stderr  lockedBuffer
+				done    chan struct{}
+				waitErr error
+			}
+			var procs []*proc
+			for i := range servers + migrates {
+				p := &proc{done: make(chan struct{})}
+				args, penv := []string{"migrate"}, env
+				if i < servers {
+					ln, err := net.Listen("tcp", "127.0.0.1:0")
+					if err != nil {
+						t.Fatal(err)
+					}
+					addr := ln.Addr().String()
+					_ = ln.Close()
+					p.url = "http://" + addr
+					args, penv = []string{"serve"}, append(append([]string(nil), env...), "FOLIO_HTTP_ADDR="+addr)
+				}
+				p.cmd = exec.Command(bin, args...)
+				p.cmd.Env = folioEnv(penv)
+				p.cmd.Dir = t.TempDir()
+				p.cmd.Stderr = &p.stderr
+				procs = append(procs, p)
+			}
+			// Start them all before waiting for any.
+			for _, p := range procs {
+				if err := p.cmd.Start(); err != nil {
+					t.Fatal(err)
+				}
+				go func() { p.waitErr = p.cmd.Wait(); close(p.done) }()
+				t.Cleanup(func() {
+					select {
+					case <-p.done:
+					default:
+						_ = p.cmd.Process.Kill()
+						<-p.done
+					}
+				})
+			}
+			var wg sync.WaitGroup
+			errs := make([]string, len(procs))
+			for i, p := range procs {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					if p.url == "" {
+						<-p.done
+						if p.waitErr != nil {
+							errs[i] = fmt.Sprintf("folio migrate: %v\n%s", p.waitErr, p.stderr.String())
+						}
+						return
+					}
+					errs[i] = waitReady(p.url, p.done, func() string { return fmt.Sprintf("%v\n%s", p.waitErr, p.stderr.String()) })
+				}()
+			}
+			wg.Wait()
+			failed := 0
+			for _, e := range errs {
+				if e != "" {
+					failed++
+					t.Error(e)
+				}
+			}
+			if failed > 0 {
+				t.Fatalf("%d of %d processes started together failed", failed, len(procs))
+			}
+			if got := migrationIDs(t, env); got != want {
+				t.Fatalf("migrations recorded:\n%s\nwant (one process alone):\n%s", got, want)
+			}
+		})
+	}
+}
+
+// waitReady waits until url/readyz answers 200; it returns what went wrong, or "".
+func waitReady(url string, done <-chan struct{}, why func() string) string {
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		resp, err := http.Get(url + "/readyz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return ""
+			}
+		}
+		select {
+		case <-done:
+			return "folio serve exited: " + why()
+		default:
+		}
+		if time.Now().After(deadline) {
+			return "folio serve not ready within 90s: " + why()
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// migrationIDs lists the migrations table's ids, one a line, in order, through the database the
+// env names (read with the test's own connection, not the binary).
+func migrationIDs(t *testing.T, env []string) string {
+	t.Helper()
+	var ids []string
+	gdb := openEnvDB(t, env)
+	if err := gdb.Table("migrations").Order("id").Pluck("id", &ids).Error; err != nil {
+		t.Fatal(err)
+	}
+	if len(ids) == 0 {
+		t.Fatal("no migrations recorded")
+	}
+	return strings.Join(ids, "\n")
+}
+
+// openEnvDB opens the database that FOLIO_DATABASE_URL or FOLIO_SQLITE_PATH in env names.
+func openEnvDB(t *testing.T, env []string) *gorm.DB {
+	t.Helper()
+	opts := db.Options{MaxOpenConns: 2, MaxIdleConns: 2}
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "FOLIO_DATABASE_URL="); ok {
+			opts.URL = v
+		}
+		if v, ok := strings.CutPrefix(kv, "FOLIO_SQLITE_PATH="); ok {
+			opts.SQLitePath = v
+		}
+	}
+	gdb, err := db.Open(opts, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sqlDB, _ := gdb.DB()
+	t.Cleanup(func() { _ = sqlDB.Close() })
+	return gdb
+}
