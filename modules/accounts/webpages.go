@@ -3,10 +3,10 @@ package accounts
 import (
 	"context"
 	"errors"
+	"maps"
 	"net/http"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/gin-gonic/gin"
 
@@ -55,27 +55,9 @@ func (w *Web) signup(c *gin.Context) {
 		w.render(c, http.StatusTooManyRequests, "signup", v)
 		return
 	}
-	switch {
-	case v.Name == "":
-		v.Errors["name"] = "Enter your name."
-	case utf8.RuneCountInString(v.Name) > 200:
-		v.Errors["name"] = "Use at most 200 characters for your name."
-	case !cleanText(v.Name):
-		v.Errors["name"] = "Your name contains characters that cannot be stored."
-	}
-	switch {
-	case v.Email == "":
-		v.Errors["email"] = "Enter your email address."
-	case !ValidEmail(v.Email):
-		v.Errors["email"] = "Enter an email address like name@example.com."
-	}
-	switch n := utf8.RuneCountInString(password); {
-	case password == "":
+	maps.Copy(v.Errors, CheckNewUser(v.Email, v.Name, password))
+	if password == "" { // the service lets the CLI create an account without one; the form does not
 		v.Errors["password"] = "Choose a password."
-	case n < 8:
-		v.Errors["password"] = "Use at least 8 characters for your password."
-	case n > 256:
-		v.Errors["password"] = "Use at most 256 characters for your password."
 	}
 	if password != "" && v.Errors["password"] == "" && confirm != password {
 		v.Errors["confirm"] = "The two passwords don't match."
@@ -85,18 +67,15 @@ func (w *Web) signup(c *gin.Context) {
 		return
 	}
 	u, err := w.svc.CreateUser(ctx, v.Email, v.Name, password)
+	var invalid Invalid
 	switch {
 	case errors.Is(err, ErrEmailTaken):
 		// Telling this is what a sign-up form must do; counting it against the address keeps the
 		// form from being a faster way than sign-in to learn which addresses have accounts.
 		w.countFailure(ctx, c)
 		v.Errors["email"] = "An account with this email address already exists. Sign in instead."
-	case errors.Is(err, ErrInvalidEmail):
-		v.Errors["email"] = "Enter an email address like name@example.com."
-	case errors.Is(err, ErrInvalidName):
-		v.Errors["name"] = "Enter your name (at most 200 characters)."
-	case errors.Is(err, ErrWeakPassword), errors.Is(err, ErrLongPassword):
-		v.Errors["password"] = "Use 8 to 256 characters for your password."
+	case errors.As(err, &invalid):
+		maps.Copy(v.Errors, invalid)
 	case err != nil:
 		w.internal(c, nil, err)
 		return
@@ -297,19 +276,11 @@ func (w *Web) createKey(c *gin.Context, sess Session) {
 		view: w.base(&sess, "Create an API key", "keys"), Name: form.Get("name"), Access: form.Get("access"),
 		Workspaces: wss, Notebooks: nbs, Errors: map[string]string{},
 	}
-	in := NewKey{UserID: sess.UserID, Name: strings.TrimSpace(v.Name)}
-	switch {
-	case in.Name == "":
-		v.Errors["name"] = "Enter a name for the key."
-	case utf8.RuneCountInString(in.Name) > 100:
-		v.Errors["name"] = "Use at most 100 characters for the name."
-	case !cleanText(in.Name):
-		v.Errors["name"] = "The name contains characters that cannot be stored."
-	}
-	if scope, err := strconv.Atoi(form.Get("scope")); err == nil && auth.ValidScope(scope) {
-		in.Scope, v.Scope = scope, scope
-	} else {
-		v.Errors["scope"] = "Choose what the key may do: read, write, or read and write."
+	in := NewKey{UserID: sess.UserID, Name: v.Name}
+	in.Scope, _ = strconv.Atoi(form.Get("scope")) // not a number: 0, which the rules refuse
+	maps.Copy(v.Errors, CheckNewKey(in))
+	if v.Errors["scope"] == "" {
+		v.Scope = in.Scope
 	}
 	if v.Access != "" {
 		kind, id, _ := strings.Cut(v.Access, ":")
@@ -328,12 +299,11 @@ func (w *Web) createKey(c *gin.Context, sess Session) {
 	}
 	raw, key, err := w.svc.CreateKey(ctx, in)
 	var ae *apierr.Error
+	var invalid Invalid
 	switch {
 	case err == nil:
-	case errors.Is(err, ErrKeyName):
-		v.Errors["name"] = "Enter a name of 1 to 100 characters."
-	case errors.Is(err, ErrKeyScope):
-		v.Errors["scope"] = "Choose what the key may do: read, write, or read and write."
+	case errors.As(err, &invalid):
+		maps.Copy(v.Errors, invalid)
 	case errors.As(err, &ae) && ae.Status < 500:
 		// The restriction check: the workspace or notebook left the user's reach meanwhile.
 		v.Errors["access"] = "You no longer have access to that workspace or notebook. Choose another."
@@ -492,13 +462,10 @@ func (w *Web) changePassword(c *gin.Context, sess Session) {
 	if current == "" {
 		v.Errors["current"] = "Enter your current password."
 	}
-	switch n := utf8.RuneCountInString(next); {
-	case next == "":
+	if next == "" {
 		v.Errors["new"] = "Choose a new password."
-	case n < 8:
-		v.Errors["new"] = "Use at least 8 characters for your password."
-	case n > 256:
-		v.Errors["new"] = "Use at most 256 characters for your password."
+	} else if msg := PasswordRule(next); msg != "" {
+		v.Errors["new"] = msg
 	}
 	if next != "" && v.Errors["new"] == "" && confirm != next {
 		v.Errors["confirm"] = "The two passwords don't match."
@@ -508,14 +475,15 @@ func (w *Web) changePassword(c *gin.Context, sess Session) {
 		return
 	}
 	si, err := w.svc.ChangePassword(ctx, sess.UserID, current, next)
+	var invalid Invalid
 	switch {
 	case errors.Is(err, ErrBadPassword):
 		w.countFailure(ctx, c)
 		v.Errors["current"] = "That is not your current password."
 		w.render(c, http.StatusBadRequest, "account", v)
 		return
-	case errors.Is(err, ErrWeakPassword), errors.Is(err, ErrLongPassword):
-		v.Errors["new"] = "Use 8 to 256 characters for your password."
+	case errors.As(err, &invalid):
+		v.Errors["new"] = invalid["password"]
 		w.render(c, http.StatusBadRequest, "account", v)
 		return
 	case err != nil:
@@ -548,7 +516,3 @@ func alnum(s string) bool {
 	}
 	return true
 }
-
-// cleanText reports whether s can be stored as text by every database folio runs on: valid
-// UTF-8 without NUL (PostgreSQL refuses both).
-func cleanText(s string) bool { return utf8.ValidString(s) && !strings.ContainsRune(s, 0) }
