@@ -1,7 +1,7 @@
 // Package accounts is the accounts module: users (with argon2id passwords), API keys (stored as
 // hashes, created, listed, revoked and rotated through the CLI and the settings UI) and web
-// sessions. It provides the credential store that the API guard authenticates against, and the
-// settings UI (web.go): sign-up, sign-in and API key management as server-rendered pages.
+// sessions, with the rules each of them follows (rules.go). It provides the credential store that
+// the API guard authenticates against; the settings UI (modules/settings) is its web front.
 package accounts
 
 import (
@@ -9,7 +9,6 @@ import (
 
 	"folio/platform/auth"
 	"folio/platform/db"
-	"folio/platform/httpx"
 )
 
 // Module wires the accounts module.
@@ -21,7 +20,5 @@ var Module = fx.Module("accounts",
 		NewDirectory,
 		func(s *Store) auth.Credentials { return s },
 		db.AsMigrations(migrations),
-		// The settings UI: its pages join the same routes group as every API handler.
-		httpx.AsRoutes(NewWeb),
 	),
 )

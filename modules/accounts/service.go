@@ -238,22 +238,21 @@ func (s *Service) SignIn(ctx context.Context, email, password string) (SignedIn,
 	if !checkPassword(password, u.PasswordHash) {
 		return SignedIn{}, ErrBadSignIn
 	}
-	si, err := s.OpenSession(ctx, u.ID)
-	si.Device = deviceToken(u)
-	return si, err
+	return s.OpenSession(ctx, u)
 }
 
 var dummyHash = hashPassword("folio-dummy-password")
 
-// OpenSession opens a web session for a user.
-func (s *Service) OpenSession(ctx context.Context, userID string) (SignedIn, error) {
+// OpenSession opens a web session for a user, with a known-device token for the browser.
+func (s *Service) OpenSession(ctx context.Context, u User) (SignedIn, error) {
+	userID := u.ID
 	token, csrf := randomToken(), randomToken()
 	now := s.clock.Now()
 	sess := Session{ID: ids.New(), UserID: userID, TokenHash: auth.HashSessionToken(token), CSRFToken: csrf, CreatedAt: now, ExpiresAt: now.Add(s.sessionTTL)}
 	if err := s.store.createSession(ctx, &sess); err != nil {
 		return SignedIn{}, err
 	}
-	return SignedIn{Token: token, CSRFToken: csrf, Session: sess}, nil
+	return SignedIn{Token: token, CSRFToken: csrf, Session: sess, Device: deviceToken(u)}, nil
 }
 
 // SignOut ends the session whose cookie value is token.

@@ -5,7 +5,6 @@ package notebooks
 import (
 	"go.uber.org/fx"
 
-	"folio/modules/accounts"
 	"folio/modules/workspaces"
 	"folio/platform/auditlog"
 	"folio/platform/auth"
@@ -27,8 +26,8 @@ var Module = fx.Module("notebooks",
 		func(a *Access) auth.RestrictionChecker { return a },
 		// Notes and tasks reach notebooks through the shared item flows.
 		func(a *Access) items.Notebooks { return a },
-		// The settings UI (accounts) offers and shows key restrictions by name.
-		fx.Annotate(NewKeyPlaces, fx.As(new(accounts.Places))),
+		// The settings UI offers and shows key restrictions by name.
+		fx.Annotate(NewKeyPlaces, fx.As(new(auth.KeyPlaces))),
 		// The workspaces module answers the membership questions.
 		func(w *workspaces.Service) Memberships { return w },
 	),

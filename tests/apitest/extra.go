@@ -79,7 +79,7 @@ func AuthFailureLimit(n int) Option { return func(c *config.Config) { c.AuthFail
 // OpenSession signs u in to a web session (what the settings UI does after a password check).
 func (s *Server) OpenSession(t testing.TB, u User) accounts.SignedIn {
 	t.Helper()
-	si, err := s.Accounts.OpenSession(context.Background(), u.ID)
+	si, err := s.Accounts.OpenSession(context.Background(), accounts.User{ID: u.ID, Email: u.Email, Name: u.Name})
 	if err != nil {
 		t.Fatalf("open session: %v", err)
 	}

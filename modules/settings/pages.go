@@ -1,4 +1,4 @@
-package accounts
+package settings
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"folio/modules/accounts"
 	"folio/platform/apierr"
 	"folio/platform/auth"
 	"folio/platform/ids"
@@ -25,7 +26,7 @@ const (
 
 // --- signed out: sign-up and sign-in ---------------------------------------------------------
 
-func (w *Web) signupPage(c *gin.Context) {
+func (w *Handler) signupPage(c *gin.Context) {
 	if w.hasSession(c) {
 		c.Redirect(http.StatusSeeOther, "/settings/keys")
 		return
@@ -35,7 +36,7 @@ func (w *Web) signupPage(c *gin.Context) {
 	w.render(c, http.StatusOK, "signup", v)
 }
 
-func (w *Web) signup(c *gin.Context) {
+func (w *Handler) signup(c *gin.Context) {
 	ctx := c.Request.Context()
 	v := authView{view: w.base(nil, "Create your account", ""), Errors: map[string]string{}}
 	cookie, _ := c.Cookie(preSessionCSRF)
@@ -55,7 +56,7 @@ func (w *Web) signup(c *gin.Context) {
 		w.render(c, http.StatusTooManyRequests, "signup", v)
 		return
 	}
-	maps.Copy(v.Errors, CheckNewUser(v.Email, v.Name, password))
+	maps.Copy(v.Errors, accounts.CheckNewUser(v.Email, v.Name, password))
 	if password == "" { // the service lets the CLI create an account without one; the form does not
 		v.Errors["password"] = "Choose a password."
 	}
@@ -67,9 +68,9 @@ func (w *Web) signup(c *gin.Context) {
 		return
 	}
 	u, err := w.svc.CreateUser(ctx, v.Email, v.Name, password)
-	var invalid Invalid
+	var invalid accounts.Invalid
 	switch {
-	case errors.Is(err, ErrEmailTaken):
+	case errors.Is(err, accounts.ErrEmailTaken):
 		// Telling this is what a sign-up form must do; counting it against the address keeps the
 		// form from being a faster way than sign-in to learn which addresses have accounts.
 		w.countFailure(ctx, c)
@@ -84,17 +85,16 @@ func (w *Web) signup(c *gin.Context) {
 		w.render(c, http.StatusBadRequest, "signup", v)
 		return
 	}
-	si, err := w.svc.OpenSession(ctx, u.ID)
+	si, err := w.svc.OpenSession(ctx, u)
 	if err != nil {
 		w.internal(c, nil, err)
 		return
 	}
-	si.Device = deviceToken(u)
 	w.startSession(c, si)
 	c.Redirect(http.StatusSeeOther, "/settings/keys?welcome=1")
 }
 
-func (w *Web) signinPage(c *gin.Context) {
+func (w *Handler) signinPage(c *gin.Context) {
 	if w.hasSession(c) {
 		c.Redirect(http.StatusSeeOther, "/settings/keys")
 		return
@@ -110,7 +110,7 @@ func (w *Web) signinPage(c *gin.Context) {
 	w.render(c, http.StatusOK, "signin", v)
 }
 
-func (w *Web) signin(c *gin.Context) {
+func (w *Handler) signin(c *gin.Context) {
 	ctx := c.Request.Context()
 	v := authView{view: w.base(nil, "Sign in", "")}
 	cookie, _ := c.Cookie(preSessionCSRF)
@@ -144,7 +144,7 @@ func (w *Web) signin(c *gin.Context) {
 		return
 	}
 	si, err := w.svc.SignIn(ctx, v.Email, password)
-	if errors.Is(err, ErrBadSignIn) {
+	if errors.Is(err, accounts.ErrBadSignIn) {
 		w.countFailure(ctx, c)
 		if device != "" {
 			_, _ = w.failures.Allow(ctx, deviceFailureKey(device))
@@ -163,7 +163,7 @@ func (w *Web) signin(c *gin.Context) {
 
 // startSession sets the new session's cookie, ending the session the browser had before (if
 // any). The pre-session token stays, so that a sign-in form open in another tab still works.
-func (w *Web) startSession(c *gin.Context, si SignedIn) {
+func (w *Handler) startSession(c *gin.Context, si accounts.SignedIn) {
 	if old, err := c.Cookie(auth.SessionCookie); err == nil && old != "" {
 		_ = w.svc.SignOut(c.Request.Context(), old)
 	}
@@ -171,7 +171,7 @@ func (w *Web) startSession(c *gin.Context, si SignedIn) {
 }
 
 // hasSession tells whether the browser is signed in (the sign-in and sign-up pages then send it on).
-func (w *Web) hasSession(c *gin.Context) bool {
+func (w *Handler) hasSession(c *gin.Context) bool {
 	token, err := c.Cookie(auth.SessionCookie)
 	if err != nil || token == "" {
 		return false
@@ -182,11 +182,11 @@ func (w *Web) hasSession(c *gin.Context) bool {
 
 // overFailureLimit reports whether the client address has used up its failed attempts on the
 // forms (sign-in, sign-up, password change: one budget, auth.FormFailureKey).
-func (w *Web) overFailureLimit(ctx context.Context, c *gin.Context) bool {
+func (w *Handler) overFailureLimit(ctx context.Context, c *gin.Context) bool {
 	return w.overLimit(ctx, auth.FormFailureKey(c.ClientIP()))
 }
 
-func (w *Web) overLimit(ctx context.Context, key string) bool {
+func (w *Handler) overLimit(ctx context.Context, key string) bool {
 	d, err := w.failures.Peek(ctx, key)
 	return err == nil && !d.Allowed
 }
@@ -196,8 +196,8 @@ func deviceFailureKey(nonce string) string { return "devicefail:" + nonce }
 
 // knownDevice reports whether the browser holds a known-device token of the account with this
 // email, and returns its nonce.
-func (w *Web) knownDevice(ctx context.Context, c *gin.Context, email string) (string, bool) {
-	token, err := c.Cookie(DeviceCookie)
+func (w *Handler) knownDevice(ctx context.Context, c *gin.Context, email string) (string, bool) {
+	token, err := c.Cookie(accounts.DeviceCookie)
 	if err != nil || token == "" || email == "" {
 		return "", false
 	}
@@ -205,19 +205,19 @@ func (w *Web) knownDevice(ctx context.Context, c *gin.Context, email string) (st
 }
 
 // setDevice gives the browser its known-device token (after a sign-in or a password change).
-func (w *Web) setDevice(c *gin.Context, si SignedIn) {
+func (w *Handler) setDevice(c *gin.Context, si accounts.SignedIn) {
 	if si.Device != "" {
-		w.setCookie(c, DeviceCookie, si.Device, deviceCookieMaxAge)
+		w.setCookie(c, accounts.DeviceCookie, si.Device, accounts.DeviceCookieMaxAge)
 	}
 }
 
-func (w *Web) countFailure(ctx context.Context, c *gin.Context) {
+func (w *Handler) countFailure(ctx context.Context, c *gin.Context) {
 	_, _ = w.failures.Allow(ctx, auth.FormFailureKey(c.ClientIP()))
 }
 
 // --- signed in -------------------------------------------------------------------------------
 
-func (w *Web) signout(c *gin.Context, sess Session) {
+func (w *Handler) signout(c *gin.Context, sess accounts.Session) {
 	token, _ := c.Cookie(auth.SessionCookie)
 	if err := w.svc.SignOut(c.Request.Context(), token); err != nil {
 		w.internal(c, &sess, err)
@@ -227,7 +227,7 @@ func (w *Web) signout(c *gin.Context, sess Session) {
 	c.Redirect(http.StatusSeeOther, "/signin?signedout=1")
 }
 
-func (w *Web) keysPage(c *gin.Context, sess Session) {
+func (w *Handler) keysPage(c *gin.Context, sess accounts.Session) {
 	ctx := c.Request.Context()
 	keys, err := w.svc.Keys(ctx, sess.UserID)
 	if err != nil {
@@ -254,7 +254,7 @@ func (w *Web) keysPage(c *gin.Context, sess Session) {
 	w.render(c, http.StatusOK, "keys", v)
 }
 
-func (w *Web) newKeyPage(c *gin.Context, sess Session) {
+func (w *Handler) newKeyPage(c *gin.Context, sess accounts.Session) {
 	wss, nbs, err := w.places.KeyPlaces(c.Request.Context(), sess.UserID)
 	if err != nil {
 		w.internal(c, &sess, err)
@@ -264,7 +264,7 @@ func (w *Web) newKeyPage(c *gin.Context, sess Session) {
 	w.render(c, http.StatusOK, "newkey", v)
 }
 
-func (w *Web) createKey(c *gin.Context, sess Session) {
+func (w *Handler) createKey(c *gin.Context, sess accounts.Session) {
 	ctx := c.Request.Context()
 	wss, nbs, err := w.places.KeyPlaces(ctx, sess.UserID)
 	if err != nil {
@@ -276,9 +276,9 @@ func (w *Web) createKey(c *gin.Context, sess Session) {
 		view: w.base(&sess, "Create an API key", "keys"), Name: form.Get("name"), Access: form.Get("access"),
 		Workspaces: wss, Notebooks: nbs, Errors: map[string]string{},
 	}
-	in := NewKey{UserID: sess.UserID, Name: v.Name}
+	in := accounts.NewKey{UserID: sess.UserID, Name: v.Name}
 	in.Scope, _ = strconv.Atoi(form.Get("scope")) // not a number: 0, which the rules refuse
-	maps.Copy(v.Errors, CheckNewKey(in))
+	maps.Copy(v.Errors, accounts.CheckNewKey(in))
 	if v.Errors["scope"] == "" {
 		v.Scope = in.Scope
 	}
@@ -299,7 +299,7 @@ func (w *Web) createKey(c *gin.Context, sess Session) {
 	}
 	raw, key, err := w.svc.CreateKey(ctx, in)
 	var ae *apierr.Error
-	var invalid Invalid
+	var invalid accounts.Invalid
 	switch {
 	case err == nil:
 	case errors.As(err, &invalid):
@@ -320,8 +320,8 @@ func (w *Web) createKey(c *gin.Context, sess Session) {
 
 // showSecret renders the only page that ever shows a raw key. It is the answer to the POST itself
 // (never a page to come back to), and like every page of the UI it is not cached.
-func (w *Web) showSecret(c *gin.Context, sess Session, raw string, key APIKey, wss, nbs []Place, oldPrefix string) {
-	rows, _ := keyRows([]APIKey{key}, wss, nbs)
+func (w *Handler) showSecret(c *gin.Context, sess accounts.Session, raw string, key accounts.APIKey, wss, nbs []auth.Place, oldPrefix string) {
+	rows, _ := keyRows([]accounts.APIKey{key}, wss, nbs)
 	scheme := "http"
 	if w.secure(c) {
 		scheme = "https"
@@ -344,33 +344,33 @@ const (
 
 // ownKey loads the key named by the :prefix path segment if it is one of the user's; otherwise it
 // shows a not-found page and returns false.
-func (w *Web) ownKey(c *gin.Context, sess Session) (APIKey, bool) {
+func (w *Handler) ownKey(c *gin.Context, sess accounts.Session) (accounts.APIKey, bool) {
 	prefix := c.Param("prefix")
 	if len(prefix) == auth.PrefixLength && alnum(prefix) {
 		k, err := w.svc.KeyByPrefix(c.Request.Context(), prefix)
 		if err == nil && k.UserID == sess.UserID {
 			return k, true
 		}
-		if err != nil && !errors.Is(err, ErrKeyNotFound) {
+		if err != nil && !errors.Is(err, accounts.ErrKeyNotFound) {
 			w.internal(c, &sess, err)
-			return APIKey{}, false
+			return accounts.APIKey{}, false
 		}
 	}
 	w.keyNotFound(c, sess)
-	return APIKey{}, false
+	return accounts.APIKey{}, false
 }
 
-func (w *Web) keyNotFound(c *gin.Context, sess Session) {
+func (w *Handler) keyNotFound(c *gin.Context, sess accounts.Session) {
 	w.message(c, http.StatusNotFound, &sess, "Key not found", "None of your API keys has this prefix.")
 }
 
-func (w *Web) keyAlreadyRevoked(c *gin.Context, sess Session) {
+func (w *Handler) keyAlreadyRevoked(c *gin.Context, sess accounts.Session) {
 	w.message(c, http.StatusConflict, &sess, "This key is already revoked",
 		"The key no longer works, so there is nothing to rotate or revoke. Create a new key instead.")
 }
 
-func (w *Web) confirmPage(action string) func(c *gin.Context, sess Session) {
-	return func(c *gin.Context, sess Session) {
+func (w *Handler) confirmPage(action string) func(c *gin.Context, sess accounts.Session) {
+	return func(c *gin.Context, sess accounts.Session) {
 		k, ok := w.ownKey(c, sess)
 		if !ok {
 			return
@@ -384,7 +384,7 @@ func (w *Web) confirmPage(action string) func(c *gin.Context, sess Session) {
 			w.internal(c, &sess, err)
 			return
 		}
-		rows, _ := keyRows([]APIKey{k}, wss, nbs)
+		rows, _ := keyRows([]accounts.APIKey{k}, wss, nbs)
 		title := "Rotate key"
 		if action == actionRevoke {
 			title = "Revoke key"
@@ -393,7 +393,7 @@ func (w *Web) confirmPage(action string) func(c *gin.Context, sess Session) {
 	}
 }
 
-func (w *Web) rotateKey(c *gin.Context, sess Session) {
+func (w *Handler) rotateKey(c *gin.Context, sess accounts.Session) {
 	ctx := c.Request.Context()
 	prefix := c.Param("prefix")
 	if len(prefix) != auth.PrefixLength || !alnum(prefix) {
@@ -402,10 +402,10 @@ func (w *Web) rotateKey(c *gin.Context, sess Session) {
 	}
 	raw, key, err := w.svc.RotateOwnKey(ctx, sess.UserID, prefix)
 	switch {
-	case errors.Is(err, ErrKeyNotFound):
+	case errors.Is(err, accounts.ErrKeyNotFound):
 		w.keyNotFound(c, sess)
 		return
-	case errors.Is(err, ErrKeyRevoked):
+	case errors.Is(err, accounts.ErrKeyRevoked):
 		w.keyAlreadyRevoked(c, sess)
 		return
 	case err != nil:
@@ -421,7 +421,7 @@ func (w *Web) rotateKey(c *gin.Context, sess Session) {
 	w.showSecret(c, sess, raw, key, wss, nbs, auth.DisplayPrefix(prefix))
 }
 
-func (w *Web) revokeKey(c *gin.Context, sess Session) {
+func (w *Handler) revokeKey(c *gin.Context, sess accounts.Session) {
 	prefix := c.Param("prefix")
 	if len(prefix) != auth.PrefixLength || !alnum(prefix) {
 		w.keyNotFound(c, sess)
@@ -429,9 +429,9 @@ func (w *Web) revokeKey(c *gin.Context, sess Session) {
 	}
 	_, err := w.svc.RevokeOwnKey(c.Request.Context(), sess.UserID, prefix)
 	switch {
-	case errors.Is(err, ErrKeyNotFound):
+	case errors.Is(err, accounts.ErrKeyNotFound):
 		w.keyNotFound(c, sess)
-	case errors.Is(err, ErrKeyRevoked):
+	case errors.Is(err, accounts.ErrKeyRevoked):
 		w.keyAlreadyRevoked(c, sess)
 	case err != nil:
 		w.internal(c, &sess, err)
@@ -440,7 +440,7 @@ func (w *Web) revokeKey(c *gin.Context, sess Session) {
 	}
 }
 
-func (w *Web) accountPage(c *gin.Context, sess Session) {
+func (w *Handler) accountPage(c *gin.Context, sess accounts.Session) {
 	v := accountView{view: w.base(&sess, "Account", "account")}
 	if c.Query("changed") != "" {
 		v.Notice = "Your password was changed. Every other browser and device was signed out."
@@ -448,7 +448,7 @@ func (w *Web) accountPage(c *gin.Context, sess Session) {
 	w.render(c, http.StatusOK, "account", v)
 }
 
-func (w *Web) changePassword(c *gin.Context, sess Session) {
+func (w *Handler) changePassword(c *gin.Context, sess accounts.Session) {
 	ctx := c.Request.Context()
 	form := c.Request.PostForm
 	current, next, confirm := form.Get("current"), form.Get("new"), form.Get("confirm")
@@ -464,7 +464,7 @@ func (w *Web) changePassword(c *gin.Context, sess Session) {
 	}
 	if next == "" {
 		v.Errors["new"] = "Choose a new password."
-	} else if msg := PasswordRule(next); msg != "" {
+	} else if msg := accounts.PasswordRule(next); msg != "" {
 		v.Errors["new"] = msg
 	}
 	if next != "" && v.Errors["new"] == "" && confirm != next {
@@ -475,9 +475,9 @@ func (w *Web) changePassword(c *gin.Context, sess Session) {
 		return
 	}
 	si, err := w.svc.ChangePassword(ctx, sess.UserID, current, next)
-	var invalid Invalid
+	var invalid accounts.Invalid
 	switch {
-	case errors.Is(err, ErrBadPassword):
+	case errors.Is(err, accounts.ErrBadPassword):
 		w.countFailure(ctx, c)
 		v.Errors["current"] = "That is not your current password."
 		w.render(c, http.StatusBadRequest, "account", v)
@@ -496,7 +496,7 @@ func (w *Web) changePassword(c *gin.Context, sess Session) {
 
 // --- helpers ---------------------------------------------------------------------------------
 
-func hasPlace(list []Place, id string) bool {
+func hasPlace(list []auth.Place, id string) bool {
 	if !ids.Valid(id) {
 		return false
 	}

@@ -57,24 +57,6 @@ func (s *Service) ChangePassword(ctx context.Context, userID, current, next stri
 	if err != nil {
 		return SignedIn{}, err
 	}
-	si, err := s.OpenSession(ctx, userID)
-	u.PasswordHash = hash
-	si.Device = deviceToken(u) // the old device tokens died with the old hash
-	return si, err
-}
-
-// Place is a workspace or a notebook that a key may be restricted to, by name.
-type Place struct {
-	ID   string
-	Name string
-	// In is, for a notebook in a workspace, the workspace's name; "" otherwise.
-	In string
-}
-
-// Places lists where a user may restrict a key, so that the settings UI can offer and show
-// restrictions by name. The notebooks module provides it (it already decides, as the
-// auth.RestrictionChecker, whether a restriction is within the user's reach); accounts cannot
-// import it, as workspaces and notebooks depend on accounts.
-type Places interface {
-	KeyPlaces(ctx context.Context, userID string) (workspaces, notebooks []Place, err error)
+	u.PasswordHash = hash // the old device tokens died with the old hash
+	return s.OpenSession(ctx, u)
 }
