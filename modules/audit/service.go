@@ -47,7 +47,7 @@ func (s *Service) Record(ctx context.Context, tx *gorm.DB, p *auth.Principal, e 
 		Action: e.Action, ResourceType: e.ResourceType, ResourceID: e.ResourceID, ActorUserID: p.UserID,
 		WorkspaceID: e.WorkspaceID, NotebookID: e.NotebookID, CreatedAt: s.clock.Now(),
 	}
-	if p.Kind == auth.KindKey {
+	if p.Credential == auth.CredentialKey {
 		row.APIKeyID, row.APIKeyName, row.APIKeyPrefix = &p.KeyID, &p.KeyName, &p.KeyPrefix
 	}
 	return s.store.insert(ctx, tx, &row)

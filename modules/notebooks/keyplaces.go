@@ -25,7 +25,7 @@ func NewKeyPlaces(store *Store, access *Access, memberships Memberships) *KeyPla
 // KeyPlaces returns the user's workspaces and visible notebooks, each sorted by name (personal
 // notebooks first, then by workspace).
 func (k *KeyPlaces) KeyPlaces(ctx context.Context, userID string) (wss, nbs []auth.Place, err error) {
-	p := &auth.Principal{Kind: auth.KindSession, UserID: userID, Scope: auth.ScopeReadWrite}
+	p := &auth.Principal{Credential: auth.CredentialSession, UserID: userID, Scope: auth.ScopeReadWrite}
 	names, err := k.memberships.WorkspaceNames(ctx, userID)
 	if err != nil {
 		return nil, nil, err
