@@ -39,7 +39,6 @@ var (
 
 // notebooks are the notebooks the principal may use, each with its item count.
 type notebooks struct {
-	gdb    *gorm.DB
 	usable map[string]items.Notebook
 	count  map[string]int
 	limit  int
