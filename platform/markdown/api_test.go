@@ -62,6 +62,28 @@ func TestParseRejects(t *testing.T) {
 	}
 }
 
+// TestSchemeHint: a host and port written without a scheme reads as the
+// scheme "localhost" (refused, by the contract); the message says how to
+// write it.
+func TestSchemeHint(t *testing.T) {
+	for in, want := range map[string]string{
+		"<localhost:3000>":                "write the scheme: http://localhost:3000",
+		"[dev](localhost:8080/api)":       "write the scheme: http://localhost:8080/api",
+		"[x]: example.com:443\n\nsee [x]": "write the scheme: http://example.com:443",
+	} {
+		_, err := markdown.Parse(in)
+		var e *markdown.Error
+		if !errors.As(err, &e) || e.Construct != markdown.ConstructScheme || !strings.Contains(err.Error(), want) {
+			t.Errorf("Parse(%q) = %v, want a scheme error saying %q", in, err, want)
+		}
+	}
+	for _, in := range []string{"[x](javascript:alert(1))", "<vbscript:x>", "[x](data:text/html,1)", "[x](tel:123-4)"} {
+		if _, err := markdown.Parse(in); err == nil || strings.Contains(err.Error(), "write the scheme") {
+			t.Errorf("Parse(%q) = %v, want a scheme error without a hint", in, err)
+		}
+	}
+}
+
 func listNest(n int) string {
 	var b strings.Builder
 	for i := 0; i < n; i++ {

@@ -698,6 +698,9 @@ func (c *converter) link(t *ast.Link) *linkAttr {
 func (c *converter) checkHref(href string, raw []byte, pos int) bool {
 	if scheme, bad := unsafeScheme(href); bad {
 		c.fail(ConstructScheme, pos, scheme)
+		if e, ok := c.err.(*Error); ok && e.Construct == ConstructScheme {
+			e.Hint = schemeHint(href, scheme)
+		}
 		return false
 	}
 	alt := util.ResolveEntityNames(util.ResolveNumericReferences(util.UnescapePunctuations(raw)))
@@ -706,6 +709,28 @@ func (c *converter) checkHref(href string, raw []byte, pos int) bool {
 		return false
 	}
 	return true
+}
+
+// schemeHint says how to write a destination whose "scheme" is a host
+// followed by a port (localhost:3000, example.com:8080/x): with http://.
+func schemeHint(href, scheme string) string {
+	i := strings.IndexByte(href, ':')
+	if i < 0 {
+		return ""
+	}
+	port := href[i+1:]
+	if j := strings.IndexAny(port, "/?#"); j >= 0 {
+		port = port[:j]
+	}
+	if port == "" || strings.Trim(port, "0123456789") != "" {
+		return ""
+	}
+	lead := func(r rune) bool { return r <= ' ' }
+	host := strings.TrimLeftFunc(href[:i], lead)
+	if !strings.EqualFold(host, scheme) {
+		return ""
+	}
+	return fmt.Sprintf("to link to a host and port, write the scheme: http://%s", strings.TrimLeftFunc(href, lead))
 }
 
 // unsafeScheme reports a destination whose scheme is not http, https or
