@@ -370,6 +370,7 @@ func normInlineMoved(items []item, ctx blockCtx) (_ []item, moved bool) {
 			}
 		}
 	}
+	showBlankLinks(items)
 	items = mergeItems(items)
 	if m := moveEdgeSpace(items); len(m) != len(items) || &m[0] != &items[0] {
 		m = mergeItems(m)
@@ -381,6 +382,46 @@ func normInlineMoved(items []item, ctx blockCtx) (_ []item, moved bool) {
 		items = mergeItems(items)
 	}
 	return items, moved
+}
+
+// showBlankLinks gives a link whose text is only whitespace its destination
+// as text (or its title, when the destination is blank): whitespace at a
+// line's edge goes, and the link would go with it. The run of items under
+// the link becomes one item without other marks; the others are emptied
+// (mergeItems drops them).
+func showBlankLinks(items []item) {
+	for i := 0; i < len(items); i++ {
+		l := items[i].link
+		if l == nil || items[i].kind != itText {
+			continue
+		}
+		j, blank := i, true
+		for ; j < len(items) && items[j].kind == itText && sameLink(items[j].link, l); j++ {
+			if blank && (items[j].marks&mCode != 0 || strings.TrimFunc(items[j].text, isFlankSpace) != "") {
+				blank = false
+			}
+		}
+		if shown := linkShownText(l); blank && shown != "" {
+			items[i] = item{kind: itText, text: shown, link: l}
+			for k := i + 1; k < j; k++ {
+				items[k].text = ""
+			}
+		}
+		i = j - 1
+	}
+}
+
+// linkShownText is the text of a link written without any (`[](url)`): its
+// destination, or its title when the destination is blank; "" when both
+// are.
+func linkShownText(l *linkAttr) string {
+	if strings.TrimFunc(l.href, isFlankSpace) != "" {
+		return l.href
+	}
+	if strings.TrimFunc(l.title, isFlankSpace) != "" {
+		return l.title
+	}
+	return ""
 }
 
 // sameItems reports whether two item lists are equal.

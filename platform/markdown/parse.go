@@ -639,6 +639,12 @@ func (c *converter) walk(parent ast.Node, marks uint8, link *linkAttr) {
 			if l == nil {
 				return
 			}
+			if n.FirstChild() == nil {
+				// `[](url)`: the destination is the text (normInline does
+				// the same for a link of whitespace).
+				c.add(linkShownText(l), marks, l, nil, true)
+				continue
+			}
 			c.walk(n, marks, l)
 		case *ast.AutoLink:
 			label := string(t.Label(c.source))
