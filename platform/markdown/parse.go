@@ -97,8 +97,8 @@ func parse(markdown string) (Doc, *converter, error) {
 	// goldmark only reads its source (it takes read-only strings of it
 	// itself), so the input's bytes are lent to it instead of copied.
 	source := unsafe.Slice(unsafe.StringData(src), len(src))
-	c := &converter{src: src, source: source}
 	pc := parser.NewContext()
+	c := &converter{src: src, source: source, pc: pc}
 	pc.Set(budgetKey, &c.budget)
 	root := mdParser.Parse(text.NewReader(source), parser.WithContext(pc))
 	if c.budget.overAt != 0 {
@@ -152,6 +152,10 @@ type converter struct {
 
 	slab    nodeSlab
 	dropped bool // the writer dropped marks it could not write (see inline)
+	// keptDefinition: a link reference definition nothing used was kept
+	// as a link (tests)
+	keptDefinition bool
+	pc             parser.Context
 
 	budget budget // characters the output certainly holds (limit.go)
 	// links resolved from one reference definition (or any long
@@ -208,6 +212,20 @@ func (c *converter) blocks(parent ast.Node, depth int) []Node {
 	// with (the tree is about as large as the document being built).
 	top := parent.Kind() == ast.KindDocument
 	var done ast.Node
+	// Definitions nothing uses, in a row, become one paragraph of links.
+	var defs []item
+	defsAt := 0
+	flushDefs := func() {
+		if len(defs) == 0 {
+			return
+		}
+		items := normInline(defs, ctxParagraph)
+		c.countItems(items, defsAt)
+		if len(items) > 0 && c.err == nil {
+			out = append(out, Node{Type: TypeParagraph, Content: c.slab.nodesFromItems(items)})
+		}
+		defs = nil
+	}
 	for n := parent.FirstChild(); n != nil && c.err == nil; n = n.NextSibling() {
 		if top {
 			if done != nil {
@@ -215,6 +233,20 @@ func (c *converter) blocks(parent ast.Node, depth int) []Node {
 			}
 			done = n
 		}
+		if d, ok := n.(*ast.LinkReferenceDefinition); ok {
+			// Definitions some link used are resolved into those links.
+			if l := c.unusedDefinition(d); l != nil {
+				if len(defs) == 0 {
+					defsAt = nodePos(n)
+				} else {
+					defs = append(defs, item{kind: itText, text: "\n"})
+				}
+				label, _ := decodeText(d.Label, nil)
+				defs = append(defs, item{kind: itText, text: label, link: l})
+			}
+			continue
+		}
+		flushDefs()
 		switch b := n.(type) {
 		case *ast.Paragraph, *ast.TextBlock:
 			if items := c.inline(n, ctxParagraph); len(items) > 0 {
@@ -279,13 +311,36 @@ func (c *converter) blocks(parent ast.Node, depth int) []Node {
 			out = append(out, c.htmlBlock(b)...)
 		case *east.Table:
 			out = append(out, c.table(b))
-		case *ast.LinkReferenceDefinition:
-			// Definitions are resolved into the links that use them.
 		default:
 			out = append(out, c.blocks(n, depth)...)
 		}
 	}
+	if c.err == nil {
+		flushDefs()
+	}
 	return out
+}
+
+// unusedDefinition returns the link of a definition that no link used (it
+// is not the first of its label, or nothing refers to it), to be kept as
+// a link whose text is the label; nil for a used definition, or one whose
+// destination is refused.
+func (c *converter) unusedDefinition(d *ast.LinkReferenceDefinition) *linkAttr {
+	key := util.ToLinkReference(d.Label)
+	if ref, ok := c.pc.Reference(key); ok && unsafe.SliceData(ref.Label()) == unsafe.SliceData(d.Label) {
+		if used, _ := c.pc.Get(usedRefsKey).(usedRefs); used != nil {
+			if _, ok := used[key]; ok {
+				return nil
+			}
+		}
+	}
+	href, _ := decodeText(d.Destination, nil)
+	title, _ := decodeText(d.Title, nil)
+	if !c.checkHref(href, d.Destination, nodePos(d)) {
+		return nil
+	}
+	c.keptDefinition = true
+	return &linkAttr{href: href, title: title}
 }
 
 // segment is the text of a source segment, sharing the source's memory when
