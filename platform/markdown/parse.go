@@ -156,6 +156,7 @@ type converter struct {
 	// as a link (tests)
 	keptDefinition bool
 	pc             parser.Context
+	pipeCode       bool // `\|` in code is "|" (a cell widenTable added)
 
 	budget budget // characters the output certainly holds (limit.go)
 	// links resolved from one reference definition (or any long
@@ -411,7 +412,11 @@ func (c *converter) table(t *east.Table) Node {
 		paras := c.slab.make(n)
 		i := 0
 		for cell := row.FirstChild(); cell != nil; cell = cell.NextSibling() {
+			// goldmark takes the backslash out of `\|` in a cell's code;
+			// in the cells it dropped and widenTable added, the converter.
+			c.pipeCode = i >= len(t.Alignments)
 			items := c.inline(cell, ctxCell)
+			c.pipeCode = false
 			paras[i] = Node{Type: TypeParagraph, Content: c.slab.nodesFromItems(items)}
 			r.Content = append(r.Content, Node{Type: cellType, Content: paras[i : i+1 : i+1]})
 			i++
@@ -662,6 +667,9 @@ func (c *converter) walk(parent ast.Node, marks uint8, link *linkAttr) {
 			if tx, ok := t.FirstChild().(*ast.Text); ok && tx.NextSibling() == nil {
 				// One line of code: its text is a piece of the source.
 				if v := c.segment(tx.Segment); !strings.HasSuffix(v, "\n") {
+					if c.pipeCode {
+						v = strings.ReplaceAll(v, "\\|", "|")
+					}
 					c.add(v, marks|mCode, link, nil, true)
 					continue
 				}
@@ -678,7 +686,11 @@ func (c *converter) walk(parent ast.Node, marks uint8, link *linkAttr) {
 					}
 				}
 			}
-			c.add(b.String(), marks|mCode, link, nil, true)
+			code := b.String()
+			if c.pipeCode {
+				code = strings.ReplaceAll(code, "\\|", "|")
+			}
+			c.add(code, marks|mCode, link, nil, true)
 		case *ast.Emphasis:
 			bit := mItalic
 			if t.Level >= 2 {
