@@ -924,16 +924,22 @@ func canonItems(items []Node, st *canonState) ([]Node, bool) {
 		it := &items[j]
 		var content []Node
 		same := it.Type == TypeListItem
+		var attrs Attrs
 		if same {
 			content = canonBlocks(it.Content, true, true, st)
-			same = sameSlice(content, it.Content) && bare(it, Attrs{})
+			// A checkbox is written before the item's first paragraph:
+			// without one, it goes.
+			if it.Attrs.Task <= TaskDone && len(content) > 0 && content[0].Type == TypeParagraph {
+				attrs.Task = it.Attrs.Task
+			}
+			same = sameSlice(content, it.Content) && bare(it, attrs)
 		}
 		if !same && !changed {
 			changed = true
 			out = append(st.slabOf().make(len(items))[:0], items[:j]...)
 		}
 		if changed && it.Type == TypeListItem {
-			out = append(out, Node{Type: TypeListItem, Content: content})
+			out = append(out, Node{Type: TypeListItem, Attrs: attrs, Content: content})
 		}
 	}
 	if !changed {

@@ -236,8 +236,8 @@ func checkTree(d Doc) string {
 	return ""
 }
 
-// oracle is stock goldmark with the two GFM extensions the codec enables.
-var oracle = goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough))
+// oracle is stock goldmark with the three GFM extensions the codec enables.
+var oracle = goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough, extension.TaskList))
 
 func goldmarkHTML(s string) string {
 	var b bytes.Buffer
@@ -478,6 +478,10 @@ func oracleSkip(s string) string {
 						reason = "a callout label is followed by one space"
 					}
 				}
+			}
+		case *east.TaskCheckBox:
+			if n.NextSibling() == nil {
+				reason = "a task item's box without text after it is kept as the text [ ] (or goes before the next paragraph)"
 			}
 		case *gast.AutoLink:
 			for p := n.Parent(); p != nil; p = p.Parent() {

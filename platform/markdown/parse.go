@@ -17,13 +17,14 @@ import (
 	"github.com/yuin/goldmark/util"
 )
 
-// The goldmark parser: CommonMark plus GFM tables and strikethrough only (the
-// GFM extension would also turn on linkify and task lists). Emphasis (with
+// The goldmark parser: CommonMark plus GFM tables, strikethrough and task
+// lists (the GFM extension would also turn on linkify). Emphasis (with
 // `__x__` read as underline rather than strong), strikethrough and links use
 // the linear parsers of inline_parse.go.
 var mdParser = parser.NewParser(
 	parser.WithBlockParsers(parser.DefaultBlockParsers()...),
 	parser.WithInlineParsers(
+		util.Prioritized(extension.NewTaskCheckBoxParser(), 0),
 		util.Prioritized(parser.NewCodeSpanParser(), 100),
 		util.Prioritized(linkParser{}, 200),
 		util.Prioritized(parser.NewAutoLinkParser(), 300),
@@ -300,7 +301,11 @@ func (c *converter) blocks(parent ast.Node, depth int) []Node {
 			c.listDepth++
 			l.Content = c.slab.make(n.ChildCount())[:0]
 			for it := n.FirstChild(); it != nil; it = it.NextSibling() {
-				l.Content = append(l.Content, Node{Type: TypeListItem, Content: c.blocks(it, depth+1)})
+				item := Node{Type: TypeListItem, Content: c.blocks(it, depth+1)}
+				if box := taskBox(it); box != TaskNone {
+					item = c.taskItem(item, box, nodePos(it))
+				}
+				l.Content = append(l.Content, item)
 			}
 			c.listDepth--
 			if len(l.Content) == 0 {
@@ -342,6 +347,39 @@ func (c *converter) unusedDefinition(d *ast.LinkReferenceDefinition) *linkAttr {
 	}
 	c.keptDefinition = true
 	return &linkAttr{href: href, title: title}
+}
+
+// taskBox reports the checkbox goldmark's task parser found at the start of
+// a list item's first paragraph.
+func taskBox(it ast.Node) TaskState {
+	if p := it.FirstChild(); p != nil {
+		if box, ok := p.FirstChild().(*east.TaskCheckBox); ok {
+			if box.IsChecked {
+				return TaskDone
+			}
+			return TaskOpen
+		}
+	}
+	return TaskNone
+}
+
+// taskItem gives a list item its checkbox, which Markdown writes before the
+// first paragraph: when there is none (`- [ ]` alone), the box is kept as
+// the text "[ ]" (or "[x]"), written `- \[ \]`.
+func (c *converter) taskItem(li Node, box TaskState, pos int) Node {
+	if len(li.Content) > 0 && li.Content[0].Type == TypeParagraph {
+		li.Attrs.Task = box
+		return li
+	}
+	text := "[ ]"
+	if box == TaskDone {
+		text = "[x]"
+	}
+	items := []item{{kind: itText, text: text}}
+	c.countItems(items, pos)
+	para := Node{Type: TypeParagraph, Content: c.slab.nodesFromItems(items)}
+	li.Content = append([]Node{para}, li.Content...)
+	return li
 }
 
 // segment is the text of a source segment, sharing the source's memory when
@@ -727,6 +765,8 @@ func (c *converter) walk(parent ast.Node, marks uint8, link *linkAttr) {
 		case *ast.Image:
 			c.fail(ConstructImage, t.Pos(), "")
 			return
+		case *east.TaskCheckBox:
+			// The list item's state (taskBox); not text.
 		case *ast.RawHTML:
 			var b strings.Builder
 			for i := 0; i < t.Segments.Len(); i++ {

@@ -370,8 +370,15 @@ func (r *renderer) list(n *Node, alt bool) {
 		}
 		// The following lines are indented by the marker's width (at most
 		// 11 bytes: maxListStart has 9 digits).
-		r.prefix = append(r.prefix, prefix{first: first, rest: "           "[:len(first)]})
+		rest := "           "[:len(first)]
 		item := &n.Content[i]
+		switch item.Attrs.Task {
+		case TaskOpen:
+			first += "[ ] "
+		case TaskDone:
+			first += "[x] "
+		}
+		r.prefix = append(r.prefix, prefix{first: first, rest: rest})
 		if len(item.Content) == 0 {
 			r.writeLine("")
 		}
