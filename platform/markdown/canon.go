@@ -401,6 +401,11 @@ func showBlankLinks(items []item) {
 				blank = false
 			}
 		}
+		// A hard break inside the link splits its run: the link goes on
+		// past it.
+		if blank && (sameLinkAcrossBreaks(items, i, -1, l) || sameLinkAcrossBreaks(items, j-1, 1, l)) {
+			blank = false
+		}
 		if shown := linkShownText(l); blank && shown != "" {
 			items[i] = item{kind: itText, text: shown, link: l}
 			for k := i + 1; k < j; k++ {
@@ -409,6 +414,19 @@ func showBlankLinks(items []item) {
 		}
 		i = j - 1
 	}
+}
+
+// sameLinkAcrossBreaks reports whether, from items[from] in direction dir,
+// one or more hard breaks are followed by a text item under link l.
+func sameLinkAcrossBreaks(items []item, from, dir int, l *linkAttr) bool {
+	k := from + dir
+	if k < 0 || k >= len(items) || items[k].kind != itBreak {
+		return false
+	}
+	for k >= 0 && k < len(items) && items[k].kind == itBreak {
+		k += dir
+	}
+	return k >= 0 && k < len(items) && items[k].kind == itText && sameLink(items[k].link, l)
 }
 
 // linkShownText is the text of a link written without any (`[](url)`): its

@@ -352,7 +352,7 @@ func (c *converter) unusedDefinition(d *ast.LinkReferenceDefinition) *linkAttr {
 // taskBox reports the checkbox goldmark's task parser found at the start of
 // a list item's first paragraph.
 func taskBox(it ast.Node) TaskState {
-	if p := it.FirstChild(); p != nil {
+	if p := it.FirstChild(); p != nil && (p.Kind() == ast.KindParagraph || p.Kind() == ast.KindTextBlock) {
 		if box, ok := p.FirstChild().(*east.TaskCheckBox); ok {
 			if box.IsChecked {
 				return TaskDone
@@ -766,7 +766,16 @@ func (c *converter) walk(parent ast.Node, marks uint8, link *linkAttr) {
 			c.fail(ConstructImage, t.Pos(), "")
 			return
 		case *east.TaskCheckBox:
-			// The list item's state (taskBox); not text.
+			// In a paragraph, the list item's state (taskBox), not text;
+			// goldmark also finds one starting a heading in an item
+			// (`- # [x] a`), which stays text.
+			if _, ok := parent.(*ast.Heading); ok {
+				box := "[ ] "
+				if t.IsChecked {
+					box = "[x] "
+				}
+				c.add(box, marks, link, nil, true)
+			}
 		case *ast.RawHTML:
 			var b strings.Builder
 			for i := 0; i < t.Segments.Len(); i++ {
