@@ -396,7 +396,8 @@ func destinationsSurvive(s string, d Doc) string {
 		default:
 			return gast.WalkContinue, nil
 		}
-		if dest != "" && !hrefs[dest] {
+		// A destination of whitespace alone ("[](\v)") holds nothing to keep.
+		if strings.TrimFunc(dest, unicode.IsSpace) != "" && !hrefs[dest] {
 			lost = fmt.Sprintf("destination %q lost (have %v)", dest, hrefs)
 		}
 		return gast.WalkContinue, nil
