@@ -92,6 +92,10 @@ func readObject(c *gin.Context) (map[string]json.RawMessage, error) {
 	if !utf8.Valid(body) {
 		return nil, apierr.Validation("the request body is not valid UTF-8")
 	}
+	if loneSurrogate(body) {
+		// encoding/json would store U+FFFD in its place without a word.
+		return nil, apierr.Validation("the request body is not valid UTF-8: a \\u escape writes half of a UTF-16 surrogate pair")
+	}
 	trimmed := bytes.TrimSpace(body)
 	if len(trimmed) == 0 || trimmed[0] != '{' {
 		return nil, apierr.Validation("the request body must be a JSON object")
@@ -108,6 +112,63 @@ func readObject(c *gin.Context) (map[string]json.RawMessage, error) {
 		return nil, apierr.Validation("the request body must hold exactly one JSON object")
 	}
 	return obj, nil
+}
+
+// loneSurrogate reports a JSON string escape \uD800-\uDFFF that is not a high
+// surrogate directly followed by the escape of a low one: it stands for no
+// character, and encoding/json decodes it as U+FFFD. Outside strings valid
+// JSON has no backslash; an invalid body is refused by the decoder anyway.
+func loneSurrogate(body []byte) bool {
+	if bytes.IndexByte(body, '\\') < 0 {
+		return false
+	}
+	inString := false
+	for i := 0; i < len(body); i++ {
+		switch ch := body[i]; {
+		case ch == '"':
+			inString = !inString
+		case ch == '\\' && inString:
+			if i+1 < len(body) && body[i+1] == 'u' {
+				r, ok := hex4(body, i+2)
+				switch {
+				case !ok:
+				case r >= 0xD800 && r <= 0xDBFF:
+					low, ok := rune(0), false
+					if i+7 < len(body) && body[i+6] == '\\' && body[i+7] == 'u' {
+						low, ok = hex4(body, i+8)
+					}
+					if !ok || low < 0xDC00 || low > 0xDFFF {
+						return true
+					}
+					i += 11 // the pair; the loop adds one
+					continue
+				case r >= 0xDC00 && r <= 0xDFFF:
+					return true
+				}
+			}
+			i++ // the escaped character
+		}
+	}
+	return false
+}
+
+// hex4 reads four hexadecimal digits at body[i:].
+func hex4(body []byte, i int) (rune, bool) {
+	if i+4 > len(body) {
+		return 0, false
+	}
+	var r rune
+	for _, ch := range body[i : i+4] {
+		switch {
+		case ch >= '0' && ch <= '9':
+			r = r<<4 | rune(ch-'0')
+		case ch|0x20 >= 'a' && ch|0x20 <= 'f':
+			r = r<<4 | rune(ch|0x20-'a'+10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
 }
 
 func jsonProblem(err error) string {

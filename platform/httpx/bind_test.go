@@ -110,6 +110,11 @@ func TestBindAccepts(t *testing.T) {
 				t.Fatalf("got %+v", got)
 			}
 		}},
+		{name: "surrogate pair escape", body: `{"name":"\ud83d\ude00 \\ud800 \"\\\" \u00e9"}`, check: func(t *testing.T, got bindTarget) {
+			if got.Name != `😀 \ud800 "\" é` {
+				t.Fatalf("got %q", got.Name)
+			}
+		}},
 		{name: "unicode and escapes", body: `{"name":"caf\u00e9 \"q\" 日本"}`, check: func(t *testing.T, got bindTarget) {
 			if got.Name != `café "q" 日本` {
 				t.Fatalf("got %q", got.Name)
@@ -158,6 +163,12 @@ func TestBindRejects(t *testing.T) {
 		{name: "two objects", contentType: json, body: `{"name":"a"}{"name":"b"}`, code: apierr.CodeValidation, mention: "exactly one JSON object"},
 		{name: "trailing brace", contentType: json, body: `{"name":"a"}}`, code: apierr.CodeValidation, mention: "exactly one JSON object"},
 		{name: "invalid UTF-8", contentType: json, body: "{\"name\":\"\xff\"}", code: apierr.CodeValidation, mention: "UTF-8"},
+		{name: "lone high surrogate", contentType: json, body: `{"name":"a\ud800b"}`, code: apierr.CodeValidation, mention: "surrogate"},
+		{name: "lone high surrogate at the end", contentType: json, body: `{"name":"\uD800"}`, code: apierr.CodeValidation, mention: "surrogate"},
+		{name: "lone low surrogate", contentType: json, body: `{"name":"\udc00"}`, code: apierr.CodeValidation, mention: "surrogate"},
+		{name: "reversed pair", contentType: json, body: `{"name":"\ude00\ud83d"}`, code: apierr.CodeValidation, mention: "surrogate"},
+		{name: "high surrogate before a non-surrogate escape", contentType: json, body: `{"name":"\ud800\u0041"}`, code: apierr.CodeValidation, mention: "surrogate"},
+		{name: "lone surrogate in a field name", contentType: json, body: `{"name":"a","\udfff":1}`, code: apierr.CodeValidation, mention: "surrogate"},
 		{name: "wrong type: number for string", contentType: json, body: `{"name":5}`, code: apierr.CodeValidation, mention: `"name"`},
 		{name: "wrong type: string for number", contentType: json, body: `{"name":"a","count":"3"}`, code: apierr.CodeValidation, mention: `"count"`},
 		{name: "wrong type: fraction for integer", contentType: json, body: `{"name":"a","count":1.5}`, code: apierr.CodeValidation, mention: `"count"`},

@@ -3,6 +3,7 @@ package markdown_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -59,6 +60,28 @@ func TestParseRejects(t *testing.T) {
 				t.Errorf("message %q does not name the line", err)
 			}
 		})
+	}
+}
+
+// TestSchemeHint: a host and port written without a scheme reads as the
+// scheme "localhost" (refused, by the contract); the message says how to
+// write it.
+func TestSchemeHint(t *testing.T) {
+	for in, want := range map[string]string{
+		"<localhost:3000>":                "write the scheme: http://localhost:3000",
+		"[dev](localhost:8080/api)":       "write the scheme: http://localhost:8080/api",
+		"[x]: example.com:443\n\nsee [x]": "write the scheme: http://example.com:443",
+	} {
+		_, err := markdown.Parse(in)
+		var e *markdown.Error
+		if !errors.As(err, &e) || e.Construct != markdown.ConstructScheme || !strings.Contains(err.Error(), want) {
+			t.Errorf("Parse(%q) = %v, want a scheme error saying %q", in, err, want)
+		}
+	}
+	for _, in := range []string{"[x](javascript:alert(1))", "<vbscript:x>", "[x](data:text/html,1)", "[x](tel:123-4)"} {
+		if _, err := markdown.Parse(in); err == nil || strings.Contains(err.Error(), "write the scheme") {
+			t.Errorf("Parse(%q) = %v, want a scheme error without a hint", in, err)
+		}
 	}
 }
 
@@ -140,7 +163,7 @@ func TestStoredShape(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"type":"doc","schemaVersion":1,"content":[` +
+	want := `{"type":"doc","schemaVersion":2,"content":[` +
 		`{"type":"heading","attrs":{"level":2},"content":[{"type":"text","text":"Hi "},{"type":"text","text":"there","marks":[{"type":"italic"}]},{"type":"text","text":" "},{"type":"tag","attrs":{"name":"tag"}}]},` +
 		`{"type":"orderedList","attrs":{"start":3,"tight":true},"content":[{"type":"listItem","content":[{"type":"paragraph","content":[{"type":"text","text":"a","marks":[{"type":"link","attrs":{"href":"/x","title":"T"}}]}]}]}]},` +
 		`{"type":"callout","attrs":{"kind":"why"},"content":[{"type":"paragraph","content":[{"type":"text","text":"c","marks":[{"type":"code"}]}]}]},` +
@@ -157,9 +180,62 @@ func TestStoredShape(t *testing.T) {
 	}
 }
 
+// TestTaskList: GFM task-list items keep their checkbox (schema version 2):
+// `- [ ]` and `- [x]` read back as written, the box is not text and holds
+// no tags; a version 1 document (no checkbox) is still read.
+func TestTaskList(t *testing.T) {
+	in := "- [ ] send the deck #q3\n- [x] book the room\n- plain @ann\n\n1. [X] ordered\n   - [ ] nested"
+	d := mustParse(t, in)
+	want := "- [ ] send the deck #q3\n- [x] book the room\n- plain @ann\n\n1. [x] ordered\n   - [ ] nested\n"
+	if got := markdown.Render(d); got != want {
+		t.Errorf("Render = %q, want %q", got, want)
+	}
+	if got := d.Content[0].Content[0].Attrs.Task; got != markdown.TaskOpen {
+		t.Errorf("first item %v, want TaskOpen", got)
+	}
+	if got := d.Content[0].Content[1].Attrs.Task; got != markdown.TaskDone {
+		t.Errorf("second item %v, want TaskDone", got)
+	}
+	if got := d.Content[0].Content[2].Attrs.Task; got != markdown.TaskNone {
+		t.Errorf("third item %v, want TaskNone", got)
+	}
+	if got, want := d.Text(), "send the deck #q3\nbook the room\nplain @ann\nordered\nnested\n"; got != want {
+		t.Errorf("Text() = %q, want %q", got, want)
+	}
+	if got := fmt.Sprint(d.Tags()); got != "[{TAG q3} {PERSON ann}]" {
+		t.Errorf("Tags() = %s", got)
+	}
+	data, err := markdown.Encode(mustParse(t, "- [ ] a\n- [x] b\n- c"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantJSON := `{"type":"doc","schemaVersion":2,"content":[{"type":"bulletList","attrs":{"tight":true},"content":[` +
+		`{"type":"listItem","attrs":{"checked":false},"content":[{"type":"paragraph","content":[{"type":"text","text":"a"}]}]},` +
+		`{"type":"listItem","attrs":{"checked":true},"content":[{"type":"paragraph","content":[{"type":"text","text":"b"}]}]},` +
+		`{"type":"listItem","content":[{"type":"paragraph","content":[{"type":"text","text":"c"}]}]}]}]}`
+	if string(data) != wantJSON {
+		t.Errorf("Encode =\n%s\nwant\n%s", data, wantJSON)
+	}
+	// A document stored before task lists (schema version 1) is read as it was.
+	v1 := `{"type":"doc","schemaVersion":1,"content":[{"type":"bulletList","attrs":{"tight":true},"content":[` +
+		`{"type":"listItem","content":[{"type":"paragraph","content":[{"type":"text","text":"[ ] a"}]}]}]}]}`
+	old, err := markdown.Decode([]byte(v1))
+	if err != nil {
+		t.Fatalf("Decode(version 1) = %v", err)
+	}
+	if got := markdown.Render(old); got != "- \\[ \\] a\n" {
+		t.Errorf("version 1 document renders %q", got)
+	}
+	// The box with nothing after it is kept as text.
+	if got := markdown.Render(mustParse(t, "- [ ]\n- [x]")); got != "- \\[ \\]\n- \\[x\\]\n" {
+		t.Errorf("empty task items render %q", got)
+	}
+}
+
 func TestDecodeRejects(t *testing.T) {
 	for _, in := range []string{
-		`{"type":"doc","schemaVersion":2,"content":[]}`,
+		`{"type":"doc","schemaVersion":3,"content":[]}`,
+		`{"type":"doc","schemaVersion":0,"content":[]}`,
 		`{"type":"paragraph"}`,
 		`{"type":"doc","schemaVersion":1,"content":[{"type":"heading","attrs":{"level":4}}]}`,
 		// 257 would be 1 if the level were narrowed before it is checked.

@@ -370,6 +370,7 @@ func normInlineMoved(items []item, ctx blockCtx) (_ []item, moved bool) {
 			}
 		}
 	}
+	showBlankLinks(items)
 	items = mergeItems(items)
 	if m := moveEdgeSpace(items); len(m) != len(items) || &m[0] != &items[0] {
 		m = mergeItems(m)
@@ -381,6 +382,64 @@ func normInlineMoved(items []item, ctx blockCtx) (_ []item, moved bool) {
 		items = mergeItems(items)
 	}
 	return items, moved
+}
+
+// showBlankLinks gives a link whose text is only whitespace its destination
+// as text (or its title, when the destination is blank): whitespace at a
+// line's edge goes, and the link would go with it. The run of items under
+// the link becomes one item without other marks; the others are emptied
+// (mergeItems drops them).
+func showBlankLinks(items []item) {
+	for i := 0; i < len(items); i++ {
+		l := items[i].link
+		if l == nil || items[i].kind != itText {
+			continue
+		}
+		j, blank := i, true
+		for ; j < len(items) && items[j].kind == itText && sameLink(items[j].link, l); j++ {
+			if blank && (items[j].marks&mCode != 0 || strings.TrimFunc(items[j].text, isFlankSpace) != "") {
+				blank = false
+			}
+		}
+		// A hard break inside the link splits its run: the link goes on
+		// past it.
+		if blank && (sameLinkAcrossBreaks(items, i, -1, l) || sameLinkAcrossBreaks(items, j-1, 1, l)) {
+			blank = false
+		}
+		if shown := linkShownText(l); blank && shown != "" {
+			items[i] = item{kind: itText, text: shown, link: l}
+			for k := i + 1; k < j; k++ {
+				items[k].text = ""
+			}
+		}
+		i = j - 1
+	}
+}
+
+// sameLinkAcrossBreaks reports whether, from items[from] in direction dir,
+// one or more hard breaks are followed by a text item under link l.
+func sameLinkAcrossBreaks(items []item, from, dir int, l *linkAttr) bool {
+	k := from + dir
+	if k < 0 || k >= len(items) || items[k].kind != itBreak {
+		return false
+	}
+	for k >= 0 && k < len(items) && items[k].kind == itBreak {
+		k += dir
+	}
+	return k >= 0 && k < len(items) && items[k].kind == itText && sameLink(items[k].link, l)
+}
+
+// linkShownText is the text of a link written without any (`[](url)`): its
+// destination, or its title when the destination is blank; "" when both
+// are.
+func linkShownText(l *linkAttr) string {
+	if strings.TrimFunc(l.href, isFlankSpace) != "" {
+		return l.href
+	}
+	if strings.TrimFunc(l.title, isFlankSpace) != "" {
+		return l.title
+	}
+	return ""
 }
 
 // sameItems reports whether two item lists are equal.
@@ -883,16 +942,22 @@ func canonItems(items []Node, st *canonState) ([]Node, bool) {
 		it := &items[j]
 		var content []Node
 		same := it.Type == TypeListItem
+		var attrs Attrs
 		if same {
 			content = canonBlocks(it.Content, true, true, st)
-			same = sameSlice(content, it.Content) && bare(it, Attrs{})
+			// A checkbox is written before the item's first paragraph:
+			// without one, it goes.
+			if it.Attrs.Task <= TaskDone && len(content) > 0 && content[0].Type == TypeParagraph {
+				attrs.Task = it.Attrs.Task
+			}
+			same = sameSlice(content, it.Content) && bare(it, attrs)
 		}
 		if !same && !changed {
 			changed = true
 			out = append(st.slabOf().make(len(items))[:0], items[:j]...)
 		}
 		if changed && it.Type == TypeListItem {
-			out = append(out, Node{Type: TypeListItem, Content: content})
+			out = append(out, Node{Type: TypeListItem, Attrs: attrs, Content: content})
 		}
 	}
 	if !changed {

@@ -9,12 +9,12 @@
 // A Doc is a ProseMirror/TipTap-shaped tree, stored as JSON text (Encode,
 // Decode):
 //
-//	{"type":"doc","schemaVersion":1,"content":[
+//	{"type":"doc","schemaVersion":2,"content":[
 //	  {"type":"heading","attrs":{"level":2},"content":[{"type":"text","text":"Plan "},{"type":"tag","attrs":{"name":"q3"}}]},
 //	  {"type":"callout","attrs":{"kind":"decision"},"content":[{"type":"paragraph","content":[...]}]}]}
 //
 // Block nodes: paragraph, heading{level 1-3}, bulletList{tight},
-// orderedList{start,tight}, listItem, blockquote, callout{kind: why|decision},
+// orderedList{start,tight}, listItem{checked, for a task item}, blockquote, callout{kind: why|decision},
 // codeBlock{language} (the code as a text child), horizontalRule, table,
 // tableRow, tableHeader, tableCell (each cell holds one paragraph). Inline
 // nodes: text with marks (bold, italic, strike, underline, code,
@@ -23,8 +23,8 @@
 //
 // # Markdown dialect
 //
-// CommonMark with GFM pipe tables and strikethrough (not the whole GFM
-// extension: no linkify, no task lists), plus: `__x__` is underline (not
+// CommonMark with GFM pipe tables, strikethrough and task-list items (not
+// linkify), plus: `__x__` is underline (not
 // strong emphasis), `#tag` and `@name` are tag and mention nodes, and a
 // quote starting with `> **Why:** ` or `> **Decision:** ` is a callout
 // (it may hold several blocks).
@@ -55,16 +55,19 @@
 //
 // # Normalised (presentation only; the text is kept)
 //
-// Headings of level 4 to 6 become level 3; table alignment is dropped;
+// Headings of level 4 to 6 become level 3; table alignment is dropped; a
+// table row longer than the header widens the table (its cells are kept);
 // setext headings become ATX (a level 1 or 2 heading holding a line break is
 // written setext); indented code becomes fenced; `*` and `+` bullets become
-// `-`, `)` markers `.`; reference links become inline links and unused
-// definitions go; raw HTML is literal text (an HTML block becomes paragraphs);
+// `-`, `)` markers `.`; reference links become inline links (the
+// definitions they used go; one nothing uses, or a duplicate, is kept as a
+// link whose text is its label); task boxes are written `[ ]` and `[x]`; raw HTML is literal text (an HTML block becomes paragraphs);
 // character references and escapes are decoded once (&copy; is ©); CRLF and
 // a lone CR become LF; a leading BOM is dropped; `_x_` is written `*x*`,
 // `~x~` as `~~x~~`, hard breaks as a backslash; nested emphasis of one kind
-// collapses (marks are a set); a link inside a link keeps the inner one; an
-// empty link `[](u)` and a link's empty title vanish; the callout label is
+// collapses (marks are a set); a link inside a link keeps the inner one; a
+// link without text (or of whitespace) shows its destination `<u>`; a
+// link's empty title vanishes; the callout label is
 // followed by one space. Canonical documents the rules that make any Doc
 // canonical (whitespace at emphasis edges moves out, and so on).
 //

@@ -30,6 +30,9 @@ type Error struct {
 	// Detail is an optional precision, such as the rejected scheme. For
 	// ConstructLength it is the whole explanation.
 	Detail string
+	// Hint, when not empty, says how to write what was meant (a link to
+	// localhost:3000 is written http://localhost:3000).
+	Hint string
 }
 
 func (e *Error) Error() string {
@@ -41,6 +44,9 @@ func (e *Error) Error() string {
 	case ConstructNUL:
 		return fmt.Sprintf("NUL bytes are not allowed (line %d)", e.Line)
 	case ConstructScheme:
+		if e.Hint != "" {
+			return fmt.Sprintf("link scheme %q is not allowed, only http, https and mailto (line %d): %s", e.Detail, e.Line, e.Hint)
+		}
 		return fmt.Sprintf("link scheme %q is not allowed, only http, https and mailto (line %d)", e.Detail, e.Line)
 	case ConstructNesting:
 		return fmt.Sprintf("lists and quotes nested deeper than %d levels are not supported (line %d)", MaxNesting, e.Line)

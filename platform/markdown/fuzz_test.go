@@ -82,6 +82,7 @@ func FuzzRenderTree(f *testing.F) {
 	f.Add([]byte{})
 	f.Add([]byte("\x00\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b"))
 	f.Add([]byte("tricky alphabet, marks and nesting: *_~`[]#@|\\<>&!-+=.:()"))
+	f.Add([]byte("\x03\x03\x00\x01[ ] [x] task items\x03\x04\x00\x02"))
 	for i := 0; i < 32; i++ {
 		seed := make([]byte, 96)
 		for j := range seed {

@@ -69,7 +69,14 @@ func (g *gen) block() Node {
 			l.Attrs.Start = []int32{1, 0, 7, 999999999}[g.intn(4)]
 		}
 		for i := 0; i <= g.intn(3); i++ {
-			l.Content = append(l.Content, Node{Type: TypeListItem, Content: g.blocks(g.intn(3))})
+			// A third of the items are task items, checked or not
+			// (Canonical drops the box of an item not starting with a
+			// paragraph).
+			task := TaskNone
+			if g.intn(3) == 0 {
+				task = TaskState(1 + g.intn(2))
+			}
+			l.Content = append(l.Content, Node{Type: TypeListItem, Attrs: Attrs{Task: task}, Content: g.blocks(g.intn(3))})
 		}
 		return l
 	case 5:

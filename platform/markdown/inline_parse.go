@@ -368,11 +368,13 @@ func (p linkParser) Parse(parent ast.Node, block text.Reader, pc parser.Context)
 			bracketToText(o)
 			return nil
 		}
-		ref, ok := pc.Reference(util.ToLinkReference(label))
+		key := util.ToLinkReference(label)
+		ref, ok := pc.Reference(key)
 		if !ok {
 			bracketToText(o)
 			return nil
 		}
+		markUsed(pc, key)
 		link = ast.NewLink()
 		link.Title = ref.Title()
 		link.Destination = ref.Destination()
@@ -398,6 +400,22 @@ func bracketToText(o *bracketNode) {
 	if p := o.Parent(); p != nil {
 		ast.MergeOrReplaceTextSegment(p, o, o.seg)
 	}
+}
+
+// usedRefsKey finds, in the parser context, the labels (normalised) of the
+// definitions that some link used: a definition nothing uses is kept as a
+// link of its own (converter.definitions).
+var usedRefsKey = parser.NewContextKey()
+
+type usedRefs map[string]struct{}
+
+func markUsed(pc parser.Context, key string) {
+	used, _ := pc.Get(usedRefsKey).(usedRefs)
+	if used == nil {
+		used = usedRefs{}
+		pc.Set(usedRefsKey, used)
+	}
+	used[key] = struct{}{}
 }
 
 // CloseBlock turns the remaining openers into text.
@@ -635,10 +653,12 @@ func (p linkParser) referenceLink(parent ast.Node, block text.Reader, pc parser.
 	if len(label) > 999 {
 		return nil, true
 	}
-	ref, ok := pc.Reference(util.ToLinkReference(label))
+	key := util.ToLinkReference(label)
+	ref, ok := pc.Reference(key)
 	if !ok {
 		return nil, true
 	}
+	markUsed(pc, key)
 	link := ast.NewLink()
 	link.Title = ref.Title()
 	link.Destination = ref.Destination()

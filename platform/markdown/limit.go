@@ -8,6 +8,7 @@ import (
 
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
+	east "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
@@ -47,6 +48,8 @@ type budget struct {
 	overAt int
 	// cells the table pre-count let goldmark build (checked in tests)
 	cells int
+	// widened: a table row had more cells than the header (tests)
+	widened bool
 }
 
 // Reasons of a ConstructLength error found while converting.
@@ -164,39 +167,89 @@ var goldmarkTables = extension.NewTableParagraphTransformer()
 
 func (tableTransformer) Transform(node *ast.Paragraph, reader text.Reader, pc parser.Context) {
 	b, _ := pc.Get(budgetKey).(*budget)
-	if b == nil {
-		goldmarkTables.Transform(node, reader, pc)
+	if b != nil && b.overAt != 0 {
 		return
 	}
-	if b.overAt != 0 {
-		return
-	}
-	cols, rows := tableShape(node.Lines(), reader.Source())
+	lines := node.Lines()
+	cols, width, rows, delim := tableShape(lines, reader.Source())
 	if cols == 0 {
 		return // no table: goldmark's transformer would not make one either
 	}
-	// "|" and " x |" per cell on each row, and the delimiter row "| --- |".
-	md := rows*(1+3*cols) + 1 + 6*cols
-	if b.markdown+md > MaxLength {
-		b.markdown += md
-		b.overAt = 1
-		if lines := node.Lines(); lines.Len() > 0 {
-			b.overAt = lines.At(0).Start + 1
+	if b != nil {
+		// "|" and " x |" per cell on each row, and the delimiter row "| --- |".
+		md := rows*(1+3*width) + 1 + 6*width
+		if b.markdown+md > MaxLength {
+			b.markdown += md
+			b.overAt = 1
+			if lines.Len() > 0 {
+				b.overAt = lines.At(0).Start + 1
+			}
+			return
 		}
+		b.markdown += md
+		b.cells += rows * width
+		b.widened = b.widened || width > cols
+	}
+	var rowLines []text.Segment
+	if width > cols {
+		// goldmark drops the cells past the header's width: their lines
+		// are kept to add them back.
+		rowLines = append(rowLines, lines.Sliced(delim+1, lines.Len())...)
+	}
+	parent, prev := node.Parent(), node.PreviousSibling()
+	goldmarkTables.Transform(node, reader, pc)
+	if width == cols {
 		return
 	}
-	b.markdown += md
-	b.cells += rows * cols
-	goldmarkTables.Transform(node, reader, pc)
+	var table ast.Node
+	switch {
+	case node.Parent() != nil:
+		table = node.NextSibling()
+	case prev != nil:
+		table = prev.NextSibling()
+	default:
+		table = parent.FirstChild()
+	}
+	if t, ok := table.(*east.Table); ok {
+		widenTable(t, rowLines, reader.Source(), width)
+	}
+}
+
+// widenTable adds back the cells goldmark dropped past the header's width
+// (a ragged row: `| @bob | done | shipped #launch |` under two columns) and
+// pads every row, the header too, to width cells. rowLines are the body
+// rows' lines. The cells past the header's width are told apart by their
+// index (len(t.Alignments)): goldmark's AST transformer does not see them,
+// and the converter removes the backslash of `\|` in their code itself.
+func widenTable(t *east.Table, rowLines []text.Segment, source []byte, width int) {
+	k := -1 // body row index; the header comes first
+	for row := t.FirstChild(); row != nil; row = row.NextSibling() {
+		if k >= 0 && k < len(rowLines) {
+			have := row.ChildCount()
+			forCells(rowLines[k], source, func(i int, cell text.Segment) {
+				if i >= have {
+					c := east.NewTableCell()
+					cell = cell.TrimLeftSpace(source)
+					c.Lines().Append(cell.TrimRightSpace(source))
+					row.AppendChild(row, c)
+				}
+			})
+		}
+		for n := row.ChildCount(); n < width; n++ {
+			row.AppendChild(row, east.NewTableCell())
+		}
+		k++
+	}
 }
 
 // tableShape finds the table goldmark's transformer makes of a paragraph's
 // lines, by its rules: the first line (after the first) that is a delimiter
 // row makes a table if the line before it has at most as many cells as it
 // has columns; the table then holds that header and every later line. It
-// returns the number of columns and of rows (the header's included), or 0
-// columns.
-func tableShape(lines *text.Segments, source []byte) (cols, rows int) {
+// returns the number of columns (cols), the width the table gets once its
+// longest row is kept (width >= cols), the number of rows (the header's
+// included) and the index of the delimiter line, or 0 columns.
+func tableShape(lines *text.Segments, source []byte) (cols, width, rows, delim int) {
 	for i := 1; i < lines.Len(); i++ {
 		seg := lines.At(i)
 		n := delimiterColumns(seg.Value(source))
@@ -204,12 +257,16 @@ func tableShape(lines *text.Segments, source []byte) (cols, rows int) {
 			continue
 		}
 		// goldmark pads a short header row too; a longer one is no table.
-		if headerCells(lines.At(i-1), source) > n {
-			return 0, 0
+		if rowCells(lines.At(i-1), source) > n {
+			return 0, 0, 0, 0
 		}
-		return n, lines.Len() - i
+		width = n
+		for j := i + 1; j < lines.Len(); j++ {
+			width = max(width, rowCells(lines.At(j), source))
+		}
+		return n, width, lines.Len() - i, i
 	}
-	return 0, 0
+	return 0, 0, 0, 0
 }
 
 // delimiterColumns counts the columns of a table delimiter row ("| --- | :-: |"),
@@ -249,11 +306,20 @@ func delimiterColumns(line []byte) int {
 	return len(cols)
 }
 
-// headerCells counts the cells of a header row: after the spaces at its
-// ends and an outer "|" on each side, pipes not after a backslash separate
-// the cells.
-func headerCells(seg text.Segment, source []byte) int {
-	line := util.TrimRightSpace(util.TrimLeftSpace(source[seg.Start:seg.Stop]))
+// rowCells counts the cells of a table row (see forCells).
+func rowCells(seg text.Segment, source []byte) int {
+	n := 0
+	forCells(seg, source, func(int, text.Segment) { n++ })
+	return n
+}
+
+// forCells calls fn with each cell of a table row, as goldmark splits it:
+// after the spaces at its ends and an outer "|" on each side, pipes not
+// after a backslash separate the cells. The cells' segments are untrimmed.
+func forCells(seg text.Segment, source []byte, fn func(i int, cell text.Segment)) {
+	seg = seg.TrimLeftSpace(source)
+	seg = seg.TrimRightSpace(source)
+	line := seg.Value(source)
 	pos, limit := 0, len(line)
 	if limit > 0 && line[0] == '|' {
 		pos++
@@ -261,18 +327,16 @@ func headerCells(seg text.Segment, source []byte) int {
 	if limit > 0 && line[limit-1] == '|' {
 		limit--
 	}
-	n := 0
-	for pos < limit {
-		n++
+	for i := 0; pos < limit; i++ {
 		closure := pos
 		for ; closure < limit; closure++ {
 			if line[closure] == '|' && (closure == 0 || line[closure-1] != '\\') {
 				break
 			}
 		}
+		fn(i, text.NewSegment(seg.Start+pos, seg.Start+closure))
 		pos = closure + 1
 	}
-	return n
 }
 
 // checkTableShapes makes Parse check that goldmark built exactly the cells

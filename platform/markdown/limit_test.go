@@ -36,6 +36,13 @@ var lengthCases = []struct {
 		in:   "[x]: /" + strings.Repeat("a", 49_000) + "\n\n" + strings.Repeat("[x]", 16_000),
 	},
 	{
+		// A row longer than the header widens the table (issue 20): every
+		// row is padded to the longest one, which the pre-count counts.
+		name:      "table padded to a long row",
+		in:        "| a |\n|---|\n" + strings.Repeat("|b", 500) + "\n" + strings.Repeat("x\n", 1_000),
+		refusedBy: "Parse", reason: "table", line: 1,
+	},
+	{
 		name:      "table padded to a wide header",
 		in:        strings.Repeat("|a", 500) + "\n" + strings.Repeat("|-", 500) + "\n" + strings.Repeat("x\n", 1_000),
 		refusedBy: "Parse", reason: "rows are padded", line: 1,

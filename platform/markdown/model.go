@@ -10,8 +10,10 @@ import (
 )
 
 // SchemaVersion is the version of the stored document shape. Decode rejects
-// documents written by a newer version.
-const SchemaVersion = 1
+// documents written by a newer version, and reads the older ones: version 2
+// added the checked state of task-list items (listItem attrs "checked"),
+// which version 1 documents do not have.
+const SchemaVersion = 2
 
 // MaxNesting is the deepest nesting of lists and quotes (callouts count as
 // quotes) that Parse accepts.
@@ -168,8 +170,20 @@ type Attrs struct {
 	Level    uint8       // heading: 1 to 3
 	Tight    bool        // bulletList, orderedList: items not separated by blank lines
 	Kind     CalloutKind // callout
+	Task     TaskState   // listItem: a task-list item's checkbox
 	Language string      // codeBlock: the info string, "" when absent
 }
+
+// TaskState is the checkbox of a task-list item (`- [ ] x`, `- [x] x`): no
+// checkbox, unchecked or checked; "checked": false or true in JSON.
+type TaskState uint8
+
+// Task states. The zero value is a plain list item.
+const (
+	TaskNone TaskState = iota
+	TaskOpen
+	TaskDone
+)
 
 // Mark is a mark on an inline node. Href and Title are for links only.
 type Mark struct {
@@ -363,6 +377,7 @@ type jsonAttrs struct {
 	Name     string  `json:"name,omitempty"`
 	Href     *string `json:"href,omitempty"`
 	Title    string  `json:"title,omitempty"`
+	Checked  *bool   `json:"checked,omitempty"`
 }
 
 type jsonNode struct {
@@ -391,6 +406,11 @@ func (n Node) MarshalJSON() ([]byte, error) {
 		j.Attrs = &jsonAttrs{Language: &n.Attrs.Language}
 	case TypeTag, TypeMention:
 		j.Attrs = &jsonAttrs{Name: n.Text}
+	case TypeListItem:
+		if n.Attrs.Task != TaskNone {
+			checked := n.Attrs.Task == TaskDone
+			j.Attrs = &jsonAttrs{Checked: &checked}
+		}
 	case TypeText:
 		j.Text = &n.Text
 	}
@@ -434,6 +454,12 @@ func (n *Node) UnmarshalJSON(data []byte) error {
 		}
 		if n.Type == TypeTag || n.Type == TypeMention {
 			n.Text = a.Name
+		}
+		if a.Checked != nil && n.Type == TypeListItem {
+			n.Attrs.Task = TaskOpen
+			if *a.Checked {
+				n.Attrs.Task = TaskDone
+			}
 		}
 	}
 	if n.Type == TypeOrderedList && (j.Attrs == nil || j.Attrs.Start == nil) {
@@ -535,6 +561,9 @@ func validateBlocks(nodes []Node, depth int, parent string) error {
 				it := &n.Content[j]
 				if it.Type != TypeListItem {
 					return docErr("%s inside a list", it.Type)
+				}
+				if it.Attrs.Task > TaskDone {
+					return docErr("task state %d", it.Attrs.Task)
 				}
 				if err := validateBlocks(it.Content, depth+1, "listItem"); err != nil {
 					return err

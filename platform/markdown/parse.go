@@ -17,13 +17,14 @@ import (
 	"github.com/yuin/goldmark/util"
 )
 
-// The goldmark parser: CommonMark plus GFM tables and strikethrough only (the
-// GFM extension would also turn on linkify and task lists). Emphasis (with
+// The goldmark parser: CommonMark plus GFM tables, strikethrough and task
+// lists (the GFM extension would also turn on linkify). Emphasis (with
 // `__x__` read as underline rather than strong), strikethrough and links use
 // the linear parsers of inline_parse.go.
 var mdParser = parser.NewParser(
 	parser.WithBlockParsers(parser.DefaultBlockParsers()...),
 	parser.WithInlineParsers(
+		util.Prioritized(extension.NewTaskCheckBoxParser(), 0),
 		util.Prioritized(parser.NewCodeSpanParser(), 100),
 		util.Prioritized(linkParser{}, 200),
 		util.Prioritized(parser.NewAutoLinkParser(), 300),
@@ -97,8 +98,8 @@ func parse(markdown string) (Doc, *converter, error) {
 	// goldmark only reads its source (it takes read-only strings of it
 	// itself), so the input's bytes are lent to it instead of copied.
 	source := unsafe.Slice(unsafe.StringData(src), len(src))
-	c := &converter{src: src, source: source}
 	pc := parser.NewContext()
+	c := &converter{src: src, source: source, pc: pc}
 	pc.Set(budgetKey, &c.budget)
 	root := mdParser.Parse(text.NewReader(source), parser.WithContext(pc))
 	if c.budget.overAt != 0 {
@@ -152,6 +153,11 @@ type converter struct {
 
 	slab    nodeSlab
 	dropped bool // the writer dropped marks it could not write (see inline)
+	// keptDefinition: a link reference definition nothing used was kept
+	// as a link (tests)
+	keptDefinition bool
+	pc             parser.Context
+	pipeCode       bool // `\|` in code is "|" (a cell widenTable added)
 
 	budget budget // characters the output certainly holds (limit.go)
 	// links resolved from one reference definition (or any long
@@ -208,6 +214,20 @@ func (c *converter) blocks(parent ast.Node, depth int) []Node {
 	// with (the tree is about as large as the document being built).
 	top := parent.Kind() == ast.KindDocument
 	var done ast.Node
+	// Definitions nothing uses, in a row, become one paragraph of links.
+	var defs []item
+	defsAt := 0
+	flushDefs := func() {
+		if len(defs) == 0 {
+			return
+		}
+		items := normInline(defs, ctxParagraph)
+		c.countItems(items, defsAt)
+		if len(items) > 0 && c.err == nil {
+			out = append(out, Node{Type: TypeParagraph, Content: c.slab.nodesFromItems(items)})
+		}
+		defs = nil
+	}
 	for n := parent.FirstChild(); n != nil && c.err == nil; n = n.NextSibling() {
 		if top {
 			if done != nil {
@@ -215,6 +235,20 @@ func (c *converter) blocks(parent ast.Node, depth int) []Node {
 			}
 			done = n
 		}
+		if d, ok := n.(*ast.LinkReferenceDefinition); ok {
+			// Definitions some link used are resolved into those links.
+			if l := c.unusedDefinition(d); l != nil {
+				if len(defs) == 0 {
+					defsAt = nodePos(n)
+				} else {
+					defs = append(defs, item{kind: itText, text: "\n"})
+				}
+				label, _ := decodeText(d.Label, nil)
+				defs = append(defs, item{kind: itText, text: label, link: l})
+			}
+			continue
+		}
+		flushDefs()
 		switch b := n.(type) {
 		case *ast.Paragraph, *ast.TextBlock:
 			if items := c.inline(n, ctxParagraph); len(items) > 0 {
@@ -267,7 +301,11 @@ func (c *converter) blocks(parent ast.Node, depth int) []Node {
 			c.listDepth++
 			l.Content = c.slab.make(n.ChildCount())[:0]
 			for it := n.FirstChild(); it != nil; it = it.NextSibling() {
-				l.Content = append(l.Content, Node{Type: TypeListItem, Content: c.blocks(it, depth+1)})
+				item := Node{Type: TypeListItem, Content: c.blocks(it, depth+1)}
+				if box := taskBox(it); box != TaskNone {
+					item = c.taskItem(item, box, nodePos(it))
+				}
+				l.Content = append(l.Content, item)
 			}
 			c.listDepth--
 			if len(l.Content) == 0 {
@@ -279,13 +317,69 @@ func (c *converter) blocks(parent ast.Node, depth int) []Node {
 			out = append(out, c.htmlBlock(b)...)
 		case *east.Table:
 			out = append(out, c.table(b))
-		case *ast.LinkReferenceDefinition:
-			// Definitions are resolved into the links that use them.
 		default:
 			out = append(out, c.blocks(n, depth)...)
 		}
 	}
+	if c.err == nil {
+		flushDefs()
+	}
 	return out
+}
+
+// unusedDefinition returns the link of a definition that no link used (it
+// is not the first of its label, or nothing refers to it), to be kept as
+// a link whose text is the label; nil for a used definition, or one whose
+// destination is refused.
+func (c *converter) unusedDefinition(d *ast.LinkReferenceDefinition) *linkAttr {
+	key := util.ToLinkReference(d.Label)
+	if ref, ok := c.pc.Reference(key); ok && unsafe.SliceData(ref.Label()) == unsafe.SliceData(d.Label) {
+		if used, _ := c.pc.Get(usedRefsKey).(usedRefs); used != nil {
+			if _, ok := used[key]; ok {
+				return nil
+			}
+		}
+	}
+	href, _ := decodeText(d.Destination, nil)
+	title, _ := decodeText(d.Title, nil)
+	if !c.checkHref(href, d.Destination, nodePos(d)) {
+		return nil
+	}
+	c.keptDefinition = true
+	return &linkAttr{href: href, title: title}
+}
+
+// taskBox reports the checkbox goldmark's task parser found at the start of
+// a list item's first paragraph.
+func taskBox(it ast.Node) TaskState {
+	if p := it.FirstChild(); p != nil && (p.Kind() == ast.KindParagraph || p.Kind() == ast.KindTextBlock) {
+		if box, ok := p.FirstChild().(*east.TaskCheckBox); ok {
+			if box.IsChecked {
+				return TaskDone
+			}
+			return TaskOpen
+		}
+	}
+	return TaskNone
+}
+
+// taskItem gives a list item its checkbox, which Markdown writes before the
+// first paragraph: when there is none (`- [ ]` alone), the box is kept as
+// the text "[ ]" (or "[x]"), written `- \[ \]`.
+func (c *converter) taskItem(li Node, box TaskState, pos int) Node {
+	if len(li.Content) > 0 && li.Content[0].Type == TypeParagraph {
+		li.Attrs.Task = box
+		return li
+	}
+	text := "[ ]"
+	if box == TaskDone {
+		text = "[x]"
+	}
+	items := []item{{kind: itText, text: text}}
+	c.countItems(items, pos)
+	para := Node{Type: TypeParagraph, Content: c.slab.nodesFromItems(items)}
+	li.Content = append([]Node{para}, li.Content...)
+	return li
 }
 
 // segment is the text of a source segment, sharing the source's memory when
@@ -356,7 +450,11 @@ func (c *converter) table(t *east.Table) Node {
 		paras := c.slab.make(n)
 		i := 0
 		for cell := row.FirstChild(); cell != nil; cell = cell.NextSibling() {
+			// goldmark takes the backslash out of `\|` in a cell's code;
+			// in the cells it dropped and widenTable added, the converter.
+			c.pipeCode = i >= len(t.Alignments)
 			items := c.inline(cell, ctxCell)
+			c.pipeCode = false
 			paras[i] = Node{Type: TypeParagraph, Content: c.slab.nodesFromItems(items)}
 			r.Content = append(r.Content, Node{Type: cellType, Content: paras[i : i+1 : i+1]})
 			i++
@@ -607,6 +705,9 @@ func (c *converter) walk(parent ast.Node, marks uint8, link *linkAttr) {
 			if tx, ok := t.FirstChild().(*ast.Text); ok && tx.NextSibling() == nil {
 				// One line of code: its text is a piece of the source.
 				if v := c.segment(tx.Segment); !strings.HasSuffix(v, "\n") {
+					if c.pipeCode {
+						v = strings.ReplaceAll(v, "\\|", "|")
+					}
 					c.add(v, marks|mCode, link, nil, true)
 					continue
 				}
@@ -623,7 +724,11 @@ func (c *converter) walk(parent ast.Node, marks uint8, link *linkAttr) {
 					}
 				}
 			}
-			c.add(b.String(), marks|mCode, link, nil, true)
+			code := b.String()
+			if c.pipeCode {
+				code = strings.ReplaceAll(code, "\\|", "|")
+			}
+			c.add(code, marks|mCode, link, nil, true)
 		case *ast.Emphasis:
 			bit := mItalic
 			if t.Level >= 2 {
@@ -638,6 +743,12 @@ func (c *converter) walk(parent ast.Node, marks uint8, link *linkAttr) {
 			l := c.link(t)
 			if l == nil {
 				return
+			}
+			if n.FirstChild() == nil {
+				// `[](url)`: the destination is the text (normInline does
+				// the same for a link of whitespace).
+				c.add(linkShownText(l), marks, l, nil, true)
+				continue
 			}
 			c.walk(n, marks, l)
 		case *ast.AutoLink:
@@ -654,6 +765,17 @@ func (c *converter) walk(parent ast.Node, marks uint8, link *linkAttr) {
 		case *ast.Image:
 			c.fail(ConstructImage, t.Pos(), "")
 			return
+		case *east.TaskCheckBox:
+			// In a paragraph, the list item's state (taskBox), not text;
+			// goldmark also finds one starting a heading in an item
+			// (`- # [x] a`), which stays text.
+			if _, ok := parent.(*ast.Heading); ok {
+				box := "[ ] "
+				if t.IsChecked {
+					box = "[x] "
+				}
+				c.add(box, marks, link, nil, true)
+			}
 		case *ast.RawHTML:
 			var b strings.Builder
 			for i := 0; i < t.Segments.Len(); i++ {
@@ -698,6 +820,9 @@ func (c *converter) link(t *ast.Link) *linkAttr {
 func (c *converter) checkHref(href string, raw []byte, pos int) bool {
 	if scheme, bad := unsafeScheme(href); bad {
 		c.fail(ConstructScheme, pos, scheme)
+		if e, ok := c.err.(*Error); ok && e.Construct == ConstructScheme {
+			e.Hint = schemeHint(href, scheme)
+		}
 		return false
 	}
 	alt := util.ResolveEntityNames(util.ResolveNumericReferences(util.UnescapePunctuations(raw)))
@@ -706,6 +831,28 @@ func (c *converter) checkHref(href string, raw []byte, pos int) bool {
 		return false
 	}
 	return true
+}
+
+// schemeHint says how to write a destination whose "scheme" is a host
+// followed by a port (localhost:3000, example.com:8080/x): with http://.
+func schemeHint(href, scheme string) string {
+	i := strings.IndexByte(href, ':')
+	if i < 0 {
+		return ""
+	}
+	port := href[i+1:]
+	if j := strings.IndexAny(port, "/?#"); j >= 0 {
+		port = port[:j]
+	}
+	if port == "" || strings.Trim(port, "0123456789") != "" {
+		return ""
+	}
+	lead := func(r rune) bool { return r <= ' ' }
+	host := strings.TrimLeftFunc(href[:i], lead)
+	if !strings.EqualFold(host, scheme) {
+		return ""
+	}
+	return fmt.Sprintf("to link to a host and port, write the scheme: http://%s", strings.TrimLeftFunc(href, lead))
 }
 
 // unsafeScheme reports a destination whose scheme is not http, https or

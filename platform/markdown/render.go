@@ -92,6 +92,9 @@ type renderer struct {
 	listDepth int
 	written   *writtenBlocks // the inline Markdown canonicalisation wrote, by block
 	cap       int            // bytes of output past which to give up (0: none)
+	// itemFirst: the next block starts a list item without a checkbox
+	// (see guardTaskBox)
+	itemFirst bool
 }
 
 // writeLine writes one line with the container prefixes.
@@ -214,11 +217,17 @@ func (r *renderer) blocks(nodes []Node, tight bool) {
 }
 
 func (r *renderer) block(n *Node, afterParagraph, altMarker, closeQuote bool) {
+	itemFirst := r.itemFirst
+	r.itemFirst = false
 	switch n.Type {
 	case TypeParagraph:
-		r.writeLines(r.inlineOut(n, inlineCtx{block: ctxParagraph}))
+		out := r.inlineOut(n, inlineCtx{block: ctxParagraph})
+		if itemFirst {
+			out = guardTaskBox(out)
+		}
+		r.writeLines(out)
 	case TypeHeading:
-		r.heading(n)
+		r.heading(n, itemFirst)
 	case TypeHorizontalRule:
 		switch {
 		case r.markerPending():
@@ -258,12 +267,15 @@ func (r *renderer) inlineOut(n *Node, ctx inlineCtx) string {
 	return planInline(itemsFromNodes(n.Content), ctx).out
 }
 
-func (r *renderer) heading(n *Node) {
+func (r *renderer) heading(n *Node, itemFirst bool) {
 	ctx := ctxHeading
 	if n.Attrs.Level == 3 {
 		ctx = ctxHeading3
 	}
 	out := r.inlineOut(n, inlineCtx{block: ctx})
+	if itemFirst {
+		out = guardTaskBox(out)
+	}
 	if headingIsSetext(n) {
 		r.writeLines(out)
 		if n.Attrs.Level == 1 {
@@ -322,6 +334,26 @@ func (r *renderer) code(n *Node) {
 	r.writeLine(f)
 }
 
+// guardTaskBox keeps the first line of a list item without a checkbox from
+// reading as one: a link whose text is one "x", "X" or whitespace character
+// (`[x](/u)`) starts like `[x]`, which the task-list parser takes. The
+// character is written as a character reference (text in brackets is
+// escaped by the inline writer already).
+func guardTaskBox(out string) string {
+	if len(out) < 3 || out[0] != '[' || out[2] != ']' {
+		return out
+	}
+	switch c := out[1]; c {
+	case 'x', 'X', ' ', '\t', '\n', '\f', '\r':
+		var b strings.Builder
+		b.WriteByte('[')
+		writeCharRef(&b, rune(c))
+		b.WriteString(out[2:])
+		return b.String()
+	}
+	return out
+}
+
 // infoString escapes a code block's language for the opening fence.
 func infoString(lang string) string {
 	if lang == "" {
@@ -370,12 +402,21 @@ func (r *renderer) list(n *Node, alt bool) {
 		}
 		// The following lines are indented by the marker's width (at most
 		// 11 bytes: maxListStart has 9 digits).
-		r.prefix = append(r.prefix, prefix{first: first, rest: "           "[:len(first)]})
+		rest := "           "[:len(first)]
 		item := &n.Content[i]
+		switch item.Attrs.Task {
+		case TaskOpen:
+			first += "[ ] "
+		case TaskDone:
+			first += "[x] "
+		}
+		r.prefix = append(r.prefix, prefix{first: first, rest: rest})
 		if len(item.Content) == 0 {
 			r.writeLine("")
 		}
+		r.itemFirst = item.Attrs.Task == TaskNone
 		r.blocks(item.Content, n.Attrs.Tight)
+		r.itemFirst = false
 		r.prefix = r.prefix[:len(r.prefix)-1]
 	}
 }
