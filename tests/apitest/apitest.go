@@ -40,7 +40,7 @@ type Server struct {
 	Cache    *auth.Cache
 	Config   config.Config
 	client   *http.Client
-	queries  atomic.Int64
+	sql      *testenv.SQLCounter
 }
 
 // Option changes the configuration of a test server.
@@ -114,24 +114,15 @@ func StartWith(t testing.TB, c config.Config, extra ...fx.Option) *Server {
 		}
 	})
 	s.URL = "http://" + srv.Addr()
-	s.countQueries()
+	s.sql = testenv.CountSQL(s.DB)
 	return s
 }
 
-// countQueries counts every SQL statement that reads (SELECT through Find/First/Scan/Count/Row).
-func (s *Server) countQueries() {
-	inc := func(*gorm.DB) { s.queries.Add(1) }
-	_ = s.DB.Callback().Query().After("gorm:query").Register("apitest:count_query", inc)
-	_ = s.DB.Callback().Row().After("gorm:row").Register("apitest:count_row", inc)
-	_ = s.DB.Callback().Raw().After("gorm:raw").Register("apitest:count_raw", inc)
-}
+// SQL returns what fn cost the database in reading statements (see testenv.SQLCost).
+func (s *Server) SQL(fn func()) testenv.SQLCost { return s.sql.Cost(fn) }
 
-// Queries returns how many reading statements fn caused.
-func (s *Server) Queries(fn func()) int64 {
-	before := s.queries.Load()
-	fn()
-	return s.queries.Load() - before
-}
+// SQLReads returns how many reading statements fn sent to the database.
+func (s *Server) SQLReads(fn func()) int64 { return s.sql.Reads(fn) }
 
 // IsPostgres reports whether the server runs on PostgreSQL.
 func (s *Server) IsPostgres() bool { return db.IsPostgres(s.DB) }

@@ -2,12 +2,9 @@ package apitest
 
 import (
 	"context"
-	"sync"
-	"sync/atomic"
 	"testing"
 
 	"go.uber.org/fx"
-	"gorm.io/gorm"
 
 	"folio/modules/accounts"
 	"folio/platform/auth"
@@ -29,42 +26,7 @@ func StartFx(t testing.TB, kind string, opts []Option, extra ...fx.Option) *Serv
 	for _, o := range opts {
 		o(&c)
 	}
-	s := StartWith(t, c, extra...)
-	s.sqlReads()
-	return s
-}
-
-var sqlReadCounters sync.Map // *Server -> *atomic.Int64
-
-// sqlReads returns the server's counter of reading statements sent to the database, registering
-// its GORM callbacks on first use (servers from StartFx register at start).
-func (s *Server) sqlReads() *atomic.Int64 {
-	if c, ok := sqlReadCounters.Load(s); ok {
-		return c.(*atomic.Int64)
-	}
-	c := new(atomic.Int64)
-	// GORM renders a subquery (a *gorm.DB passed as an argument) by running the query callbacks
-	// on a DryRun session: nothing reaches the database, so it is not a read.
-	inc := func(db *gorm.DB) {
-		if !db.DryRun {
-			c.Add(1)
-		}
-	}
-	_ = s.DB.Callback().Query().After("gorm:query").Register("apitest:sql_reads_query", inc)
-	_ = s.DB.Callback().Row().After("gorm:row").Register("apitest:sql_reads_row", inc)
-	_ = s.DB.Callback().Raw().After("gorm:raw").Register("apitest:sql_reads_raw", inc)
-	sqlReadCounters.Store(s, c)
-	return c
-}
-
-// SQLReads returns how many reading statements (SELECT through Find/First/Take/Scan/Count/Row/Raw)
-// fn sent to the database. Unlike Queries, a subquery embedded in a statement is not counted on
-// its own: it travels in the same round trip.
-func (s *Server) SQLReads(fn func()) int64 {
-	c := s.sqlReads()
-	before := c.Load()
-	fn()
-	return c.Load() - before
+	return StartWith(t, c, extra...)
 }
 
 // RateLimit is an Option that sets the per-user limit (requests per rolling minute).

@@ -41,8 +41,8 @@ func TestQueryBudget(t *testing.T) {
 			nbKey := s.NewKey(t, ann, auth.ScopeRead, apitest.KeyOpts{Notebook: wsNotebooks[len(wsNotebooks)-1]})
 			rwID := keyID(t, s, ann, rw)
 
-			// want is the number of statements sent to the database (apitest's SQLReads); gorm is
-			// the number of GORM query callbacks (apitest's Queries), which also counts each subquery
+			// want is the number of statements sent to the database (testenv.SQLCost.Reads); gorm is
+			// the number of GORM query callbacks (SQLCost.Callbacks), which also counts each subquery
 			// that GORM renders into a statement through a DryRun pass: a subquery is part of its
 			// statement's one round trip, not a read of its own.
 			type probe struct {
@@ -82,8 +82,8 @@ func TestQueryBudget(t *testing.T) {
 				t.Helper()
 				apitest.Must(t, s.Do(t, p.req), http.StatusOK) // warm-up: authentication is now cached
 				var r apitest.Response
-				var c cost
-				c.gorm = s.Queries(func() { c.reads = s.SQLReads(func() { r = s.Do(t, p.req) }) })
+				sql := s.SQL(func() { r = s.Do(t, p.req) })
+				c := cost{reads: sql.Reads, gorm: sql.Callbacks}
 				apitest.Must(t, r, http.StatusOK)
 				if p.items >= 0 {
 					if got := len(r.Data(t)); got != p.items {
