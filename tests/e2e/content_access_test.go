@@ -21,79 +21,7 @@ import (
 // This file holds the access matrices of notes and tasks with every principal of newWorld, the
 // lists each principal sees, and the notes and tasks edge cases (empty PATCH, dates, limit and
 // cursor, archived filter, error messages, sizes, inputs that must never be a 500). The matrix
-// runner is shared with suggestions_access_test.go.
-
-// matrixPrincipals are the columns of every access matrix, in report order.
-var matrixPrincipals = []string{"none", "garbage", "malformed", "revoked", "rotated", "read", "write", "rw", "ws", "wsRead", "nbTeam", "nbPersonal", "carl", "bob"}
-
-// matrixKeys maps the columns to the keys of newWorld. The first five never authenticate.
-func matrixKeys(w *world) map[string]string {
-	return map[string]string{
-		"none": "", "garbage": "svc_live_AAAAAAAA_BBBBBBBBBBBBBBBBBBBBBBBB", "malformed": "not-a-key",
-		"revoked": w.annRevoked, "rotated": w.annRotatedAway,
-		"read": w.annRead, "write": w.annWrite, "rw": w.annRW, "ws": w.annTeam, "wsRead": w.annTeamRead,
-		"nbTeam": w.annTeamNB, "nbPersonal": w.annPersonalNB, "carl": w.carlRW, "bob": w.bobRW,
-	}
-}
-
-// matrixRow is one request sent by every principal. want gives the expected outcome per column
-// ("200", "201", "403 CODE", "404 CODE", "400 CODE"); a column it leaves out must get 401
-// UNAUTHENTICATED, so a row that forgets an authenticated principal fails.
-type matrixRow struct {
-	name   string
-	method string
-	// req builds the request of one cell. It runs before every cell, so a row whose request
-	// consumes its target (DELETE, a move, an approval) gets a fresh one per principal.
-	req  func(t *testing.T) matrixReq
-	want map[string]string
-}
-
-type matrixReq struct {
-	path string
-	body any
-	// probe lists paths read with probeKey before and after the request: a refused request must
-	// leave each exactly as it was.
-	probe    []string
-	probeKey string
-	// after, when set, checks the effect of an accepted request.
-	after func(t *testing.T, r apitest.Response)
-}
-
-func runMatrix(t *testing.T, s *apitest.Server, keys map[string]string, rows []matrixRow) {
-	t.Helper()
-	for _, row := range rows {
-		t.Run(row.name, func(t *testing.T) {
-			for _, col := range matrixPrincipals {
-				want, listed := row.want[col]
-				if !listed {
-					want = "401 UNAUTHENTICATED"
-				}
-				req := row.req(t)
-				before := make([][]byte, len(req.probe))
-				for i, p := range req.probe {
-					before[i] = apitest.Must(t, s.Get(t, req.probeKey, p), http.StatusOK).Body
-				}
-				r := s.Do(t, apitest.Request{Method: row.method, Path: req.path, Key: keys[col], Body: req.body})
-				status, code, _ := strings.Cut(want, " ")
-				wantStatus, _ := strconv.Atoi(status)
-				if r.Status != wantStatus || (code != "" && r.ErrorCode(t) != code) {
-					t.Errorf("%s: got %d %s, want %s: %s", col, r.Status, r.ErrorCode(t), want, r.Body)
-					continue
-				}
-				if code != "" {
-					apitest.CheckEnvelope(t, r, wantStatus, code)
-					for i, p := range req.probe {
-						if after := apitest.Must(t, s.Get(t, req.probeKey, p), http.StatusOK).Body; !bytes.Equal(before[i], after) {
-							t.Errorf("%s: refused with %s, but %s changed:\n before %s\n after  %s", col, want, p, before[i], after)
-						}
-					}
-				} else if req.after != nil {
-					req.after(t, r)
-				}
-			}
-		})
-	}
-}
+// runner is in matrix_test.go.
 
 // newContent creates a note (content text) or a task (notes text) and returns its id.
 func newContent(t *testing.T, s *apitest.Server, key, kind, notebookID, text string) string {
@@ -129,10 +57,9 @@ func notFoundCode(kind string) string { return strings.ToUpper(kind) + "_NOT_FOU
 func TestContentAccessMatrix(t *testing.T) {
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		w := newWorld(t, s)
-		keys := matrixKeys(w)
 		for _, kind := range []string{"note", "task"} {
 			t.Run(kind, func(t *testing.T) {
-				runMatrix(t, s, keys, contentMatrix(s, w, kind))
+				runMatrix(t, s, w, contentMatrix(s, w, kind))
 			})
 		}
 	})
@@ -152,9 +79,6 @@ func contentMatrix(s *apitest.Server, w *world, kind string) []matrixRow {
 	gone := "404 " + notFoundCode(kind)
 	base := "/" + kind + "s"
 	var personal, team, carls string
-	fixed := func(path string, body any) func(t *testing.T) matrixReq {
-		return func(t *testing.T) matrixReq { return matrixReq{path: path, body: body} }
-	}
 	// item returns the path of an existing item, created on first use (rows are built before the
 	// subtests run, so the items are created lazily, inside a test).
 	item := func(id *string, key, notebookID string) func(t *testing.T) string {
