@@ -48,9 +48,7 @@ type Option func(*config.Config)
 
 // ForEachDB runs fn as a subtest per database, each with a fresh server and database.
 func ForEachDB(t *testing.T, fn func(t *testing.T, s *Server), opts ...Option) {
-	for _, kind := range Databases {
-		t.Run(kind, func(t *testing.T) { fn(t, Start(t, kind, opts...)) })
-	}
+	EachDB(t, func(t *testing.T, kind string) { fn(t, Start(t, kind, opts...)) })
 }
 
 // Config returns the configuration a test server starts from: loopback on a free port, limits
@@ -97,22 +95,7 @@ func StartWith(t testing.TB, c config.Config, extra ...fx.Option) *Server {
 	t.Helper()
 	s := &Server{Config: c, client: &http.Client{Timeout: 30 * time.Second}}
 	var srv *httpx.Server
-	a := app.Serve(append(extra, fx.Replace(c), fx.Populate(&srv, &s.Accounts, &s.DB, &s.Cache))...)
-	if err := a.Err(); err != nil {
-		t.Fatalf("build app: %v", err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	if err := a.Start(ctx); err != nil {
-		t.Fatalf("start app: %v", err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if err := a.Stop(ctx); err != nil {
-			t.Logf("stop app: %v", err)
-		}
-	})
+	run(t, app.Serve(append(extra, fx.Replace(c), fx.Populate(&srv, &s.Accounts, &s.DB, &s.Cache))...))
 	s.URL = "http://" + srv.Addr()
 	s.sql = testenv.CountSQL(s.DB)
 	return s

@@ -3,6 +3,7 @@ package apitest
 import (
 	"context"
 	"testing"
+	"time"
 
 	"go.uber.org/fx"
 
@@ -63,4 +64,24 @@ func KeyPrefix(t testing.TB, raw string) string {
 		t.Fatalf("not a key: %q", raw)
 	}
 	return prefix
+}
+
+// run starts a built application and stops it when the test ends.
+func run(t testing.TB, a *fx.App) {
+	t.Helper()
+	if err := a.Err(); err != nil {
+		t.Fatalf("build app: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := a.Start(ctx); err != nil {
+		t.Fatalf("start app: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := a.Stop(ctx); err != nil {
+			t.Logf("stop app: %v", err)
+		}
+	})
 }
