@@ -14,26 +14,17 @@ import (
 
 func TestMain(m *testing.M) { testenv.Main(m) }
 
-func item(v notes.View, err error) (apitest.Item, error) {
-	return apitest.Item{ID: v.Item.ID, NotebookID: v.Item.NotebookID, UpdatedAt: v.Item.UpdatedAt, Tags: v.Tags}, err
-}
-
 // TestItemContract runs the rules notes share with tasks.
 func TestItemContract(t *testing.T) {
-	apitest.ItemContract(t, func(g *apitest.Graph) apitest.ItemService {
-		return apitest.ItemService{
-			Kind: notes.ItemKind, NotFound: notes.ErrNotFound,
-			Create: func(ctx context.Context, p *auth.Principal, notebookID string, doc markdown.Doc) (apitest.Item, error) {
-				return item(g.Notes.Create(ctx, p, notes.NewNote{NotebookID: notebookID, Content: doc}))
+	apitest.ItemContract(t, func(g *apitest.Graph) apitest.ItemService[notes.Note] {
+		return apitest.ItemService[notes.Note]{
+			Kind: notes.ItemKind, NotFound: notes.ErrNotFound, Service: g.Notes,
+			Create: func(ctx context.Context, p *auth.Principal, notebookID string, doc markdown.Doc) (notes.View, error) {
+				return g.Notes.Create(ctx, p, notes.NewNote{NotebookID: notebookID, Content: doc})
 			},
-			Get: func(ctx context.Context, p *auth.Principal, id string) (apitest.Item, error) { return item(g.Notes.Get(ctx, p, id)) },
-			SetDocument: func(ctx context.Context, p *auth.Principal, id string, doc markdown.Doc) (apitest.Item, error) {
-				return item(g.Notes.Update(ctx, p, id, notes.Patch{Content: &doc}))
+			Patch: func(ctx context.Context, p *auth.Principal, id string, doc *markdown.Doc, notebookID *string) (notes.View, error) {
+				return g.Notes.Update(ctx, p, id, notes.Patch{Content: doc, NotebookID: notebookID})
 			},
-			Move: func(ctx context.Context, p *auth.Principal, id, notebookID string) (apitest.Item, error) {
-				return item(g.Notes.Update(ctx, p, id, notes.Patch{NotebookID: &notebookID}))
-			},
-			Delete: g.Notes.Delete,
 		}
 	})
 }

@@ -16,26 +16,17 @@ import (
 
 func TestMain(m *testing.M) { testenv.Main(m) }
 
-func item(v tasks.View, err error) (apitest.Item, error) {
-	return apitest.Item{ID: v.Item.ID, NotebookID: v.Item.NotebookID, UpdatedAt: v.Item.UpdatedAt, Tags: v.Tags}, err
-}
-
 // TestItemContract runs the rules tasks share with notes.
 func TestItemContract(t *testing.T) {
-	apitest.ItemContract(t, func(g *apitest.Graph) apitest.ItemService {
-		return apitest.ItemService{
-			Kind: tasks.ItemKind, NotFound: tasks.ErrNotFound,
-			Create: func(ctx context.Context, p *auth.Principal, notebookID string, doc markdown.Doc) (apitest.Item, error) {
-				return item(g.Tasks.Create(ctx, p, tasks.NewTask{Title: "a task", NotebookID: notebookID, Notes: doc}))
+	apitest.ItemContract(t, func(g *apitest.Graph) apitest.ItemService[tasks.Task] {
+		return apitest.ItemService[tasks.Task]{
+			Kind: tasks.ItemKind, NotFound: tasks.ErrNotFound, Service: g.Tasks,
+			Create: func(ctx context.Context, p *auth.Principal, notebookID string, doc markdown.Doc) (tasks.View, error) {
+				return g.Tasks.Create(ctx, p, tasks.NewTask{Title: "a task", NotebookID: notebookID, Notes: doc})
 			},
-			Get: func(ctx context.Context, p *auth.Principal, id string) (apitest.Item, error) { return item(g.Tasks.Get(ctx, p, id)) },
-			SetDocument: func(ctx context.Context, p *auth.Principal, id string, doc markdown.Doc) (apitest.Item, error) {
-				return item(g.Tasks.Update(ctx, p, id, tasks.Patch{Notes: &doc}))
+			Patch: func(ctx context.Context, p *auth.Principal, id string, doc *markdown.Doc, notebookID *string) (tasks.View, error) {
+				return g.Tasks.Update(ctx, p, id, tasks.Patch{Notes: doc, NotebookID: notebookID})
 			},
-			Move: func(ctx context.Context, p *auth.Principal, id, notebookID string) (apitest.Item, error) {
-				return item(g.Tasks.Update(ctx, p, id, tasks.Patch{NotebookID: &notebookID}))
-			},
-			Delete: g.Tasks.Delete,
 		}
 	})
 }

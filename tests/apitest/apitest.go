@@ -139,7 +139,14 @@ type KeyOpts struct {
 // NewKey creates an API key for a user and returns the raw key.
 func (s *Server) NewKey(t testing.TB, u User, scope int, opts ...KeyOpts) string {
 	t.Helper()
-	in := accounts.NewKey{UserID: u.ID, Name: fmt.Sprintf("key-%d", userSeq.Add(1)), Scope: scope}
+	raw, _ := createKey(t, s.Accounts, u.ID, scope, opts)
+	return raw
+}
+
+// createKey creates an API key with a unique name, restricted as opts say.
+func createKey(t testing.TB, svc *accounts.Service, userID string, scope int, opts []KeyOpts) (string, accounts.APIKey) {
+	t.Helper()
+	in := accounts.NewKey{UserID: userID, Name: fmt.Sprintf("key-%d", userSeq.Add(1)), Scope: scope}
 	for _, o := range opts {
 		if o.Workspace != "" {
 			in.WorkspaceID = &o.Workspace
@@ -148,11 +155,11 @@ func (s *Server) NewKey(t testing.TB, u User, scope int, opts ...KeyOpts) string
 			in.NotebookID = &o.Notebook
 		}
 	}
-	raw, _, err := s.Accounts.CreateKey(context.Background(), in)
+	raw, key, err := svc.CreateKey(context.Background(), in)
 	if err != nil {
 		t.Fatalf("create key: %v", err)
 	}
-	return raw
+	return raw, key
 }
 
 // Response is what a request got back.

@@ -88,19 +88,7 @@ func (g *Graph) NewUser(t testing.TB, name string) (accounts.User, *auth.Princip
 // NewKey creates an API key of the user and returns the principal the API guard makes of it.
 func (g *Graph) NewKey(t testing.TB, userID string, scope int, opts ...KeyOpts) *auth.Principal {
 	t.Helper()
-	in := accounts.NewKey{UserID: userID, Name: fmt.Sprintf("key-%d", userSeq.Add(1)), Scope: scope}
-	for _, o := range opts {
-		if o.Workspace != "" {
-			in.WorkspaceID = &o.Workspace
-		}
-		if o.Notebook != "" {
-			in.NotebookID = &o.Notebook
-		}
-	}
-	_, k, err := g.Accounts.CreateKey(context.Background(), in)
-	if err != nil {
-		t.Fatalf("create key: %v", err)
-	}
+	_, k := createKey(t, g.Accounts, userID, scope, opts)
 	return &auth.Principal{Kind: auth.KindKey, UserID: k.UserID, Scope: k.Scope, KeyID: k.ID, KeyName: k.Name,
 		KeyPrefix: auth.DisplayPrefix(k.Prefix), WorkspaceID: k.WorkspaceID, NotebookID: k.NotebookID}
 }

@@ -15,23 +15,25 @@ import (
 	"folio/platform/paginate"
 )
 
-// Item is one note or task as the item contract suite sees it.
-type Item struct {
+// item is one note or task as ItemContract sees it.
+type item struct {
 	ID, NotebookID string
 	UpdatedAt      time.Time
 	Tags           []items.Tag
 }
 
 // ItemService adapts a content module's service (notes, tasks) to ItemContract.
-type ItemService struct {
+type ItemService[Row any] struct {
 	Kind     string        // the item kind: "note"
 	NotFound *apierr.Error // the kind's 404
-	Create   func(ctx context.Context, p *auth.Principal, notebookID string, doc markdown.Doc) (Item, error)
-	Get      func(ctx context.Context, p *auth.Principal, id string) (Item, error)
-	// SetDocument replaces the item's document (a note's content, a task's notes).
-	SetDocument func(ctx context.Context, p *auth.Principal, id string, doc markdown.Doc) (Item, error)
-	Move        func(ctx context.Context, p *auth.Principal, id, notebookID string) (Item, error)
-	Delete      func(ctx context.Context, p *auth.Principal, id string) error
+	Service  interface {
+		Get(ctx context.Context, p *auth.Principal, id string) (items.View[Row], error)
+		Delete(ctx context.Context, p *auth.Principal, id string) error
+	}
+	Create func(ctx context.Context, p *auth.Principal, notebookID string, doc markdown.Doc) (items.View[Row], error)
+	// Patch replaces the item's document (a note's content, a task's notes) and moves it to
+	// another notebook; nil leaves either as it is.
+	Patch func(ctx context.Context, p *auth.Principal, id string, doc *markdown.Doc, notebookID *string) (items.View[Row], error)
 }
 
 // itemLimit is the notebook item limit ItemContract runs under.
@@ -40,9 +42,15 @@ const itemLimit = 3
 // ItemContract runs the rules every kind of item keeps through platform/items, on both databases:
 // create, a document update with its snapshot, a move between tag spaces, the notebook item limit,
 // delete, the reach of other principals and the audit entries. svc builds the adapter on a graph.
-func ItemContract(t *testing.T, svc func(g *Graph) ItemService) {
+func ItemContract[Row any, R interface {
+	*Row
+	ItemColumns() *items.Columns
+}](t *testing.T, adapter func(g *Graph) ItemService[Row]) {
 	ForEachGraph(t, func(t *testing.T, g *Graph) {
-		s := svc(g)
+		s := itemOps(adapter(g), func(v items.View[Row]) item {
+			c := R(&v.Item).ItemColumns()
+			return item{ID: c.ID, NotebookID: c.NotebookID, UpdatedAt: c.UpdatedAt, Tags: v.Tags}
+		})
 		ctx := context.Background()
 		ann, annP := g.NewUser(t, "Ann")
 		_, carlP := g.NewUser(t, "Carl")
@@ -57,7 +65,7 @@ func ItemContract(t *testing.T, svc func(g *Graph) ItemService) {
 			}
 			return nb.ItemCount
 		}
-		tagNames := func(it Item) string {
+		tagNames := func(it item) string {
 			out := ""
 			for _, tg := range it.Tags {
 				out += tg.Kind + ":" + tg.Name + " "
@@ -164,4 +172,34 @@ func ItemContract(t *testing.T, svc func(g *Graph) ItemService) {
 			t.Fatalf("audit entries of the item %v, want %v", actions, want)
 		}
 	}, func(c *config.Config) { c.NotebookItemLimit = itemLimit })
+}
+
+// itemOpsOf are the operations ItemContract runs, on items as it sees them.
+type itemOpsOf struct {
+	Kind        string
+	NotFound    *apierr.Error
+	Create      func(ctx context.Context, p *auth.Principal, notebookID string, doc markdown.Doc) (item, error)
+	Get         func(ctx context.Context, p *auth.Principal, id string) (item, error)
+	SetDocument func(ctx context.Context, p *auth.Principal, id string, doc markdown.Doc) (item, error)
+	Move        func(ctx context.Context, p *auth.Principal, id, notebookID string) (item, error)
+	Delete      func(ctx context.Context, p *auth.Principal, id string) error
+}
+
+func itemOps[Row any](a ItemService[Row], view func(items.View[Row]) item) itemOpsOf {
+	wrap := func(v items.View[Row], err error) (item, error) { return view(v), err }
+	return itemOpsOf{
+		Kind: a.Kind, NotFound: a.NotFound, Delete: a.Service.Delete,
+		Create: func(ctx context.Context, p *auth.Principal, notebookID string, doc markdown.Doc) (item, error) {
+			return wrap(a.Create(ctx, p, notebookID, doc))
+		},
+		Get: func(ctx context.Context, p *auth.Principal, id string) (item, error) {
+			return wrap(a.Service.Get(ctx, p, id))
+		},
+		SetDocument: func(ctx context.Context, p *auth.Principal, id string, doc markdown.Doc) (item, error) {
+			return wrap(a.Patch(ctx, p, id, &doc, nil))
+		},
+		Move: func(ctx context.Context, p *auth.Principal, id, notebookID string) (item, error) {
+			return wrap(a.Patch(ctx, p, id, nil, &notebookID))
+		},
+	}
 }
