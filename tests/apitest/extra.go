@@ -85,3 +85,12 @@ func run(t testing.TB, a *fx.App) {
 		}
 	})
 }
+
+// ForEachDBWithClock runs fn as a subtest per database, each with a fresh server whose clock is a
+// fake one standing at start until the test moves it.
+func ForEachDBWithClock(t *testing.T, start time.Time, fn func(t *testing.T, s *Server, fake *clock.Fake), opts ...Option) {
+	EachDB(t, func(t *testing.T, kind string) {
+		fake := clock.NewFake(start)
+		fn(t, StartFx(t, kind, opts, FakeClock(fake)), fake)
+	})
+}

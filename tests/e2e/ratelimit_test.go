@@ -272,69 +272,64 @@ func TestRateLimitWindow(t *testing.T) {
 // on every request with credentials, even a valid key, until the failures leave the window.
 // Requests without any credentials are not failures.
 func TestAuthFailureLimit(t *testing.T) {
-	for _, kind := range apitest.Databases {
-		t.Run(kind, func(t *testing.T) {
-			fake := clock.NewFake(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
-			trustLoopback := func(c *config.Config) { c.TrustedProxies = []string{"127.0.0.1/32"} }
-			s := apitest.StartFx(t, kind, []apitest.Option{apitest.AuthFailureLimit(3), trustLoopback}, apitest.FakeClock(fake))
-			u := s.NewUser(t, "Gus Guess")
-			valid := s.NewKey(t, u, auth.ScopeRead)
-			sess := s.OpenSession(t, u)
-			unknown, _, _ := auth.NewKey()
-			_, otherSecret, _ := auth.NewKey()
-			wrongSecret := "svc_live_" + apitest.KeyPrefix(t, valid) + "_" + otherSecret
+	apitest.ForEachDBWithClock(t, time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC), func(t *testing.T, s *apitest.Server, fake *clock.Fake) {
+		u := s.NewUser(t, "Gus Guess")
+		valid := s.NewKey(t, u, auth.ScopeRead)
+		sess := s.OpenSession(t, u)
+		unknown, _, _ := auth.NewKey()
+		_, otherSecret, _ := auth.NewKey()
+		wrongSecret := "svc_live_" + apitest.KeyPrefix(t, valid) + "_" + otherSecret
 
-			from := func(addr string, h map[string]string) apitest.Request {
-				hh := map[string]string{"X-Forwarded-For": addr}
-				for k, v := range h {
-					hh[k] = v
-				}
-				return apitest.Request{Method: "GET", Path: "/notebooks", Header: hh}
+		from := func(addr string, h map[string]string) apitest.Request {
+			hh := map[string]string{"X-Forwarded-For": addr}
+			for k, v := range h {
+				hh[k] = v
 			}
-			bearer := func(k string) map[string]string { return map[string]string{"Authorization": "Bearer " + k} }
-			const guesser, neighbour = "203.0.113.7", "203.0.113.8"
-			steps := []struct {
-				name   string
-				req    apitest.Request
-				status int
-			}{
-				{"no credentials (not a failure)", from(guesser, nil), 401},
-				{"no credentials (not a failure)", from(guesser, nil), 401},
-				{"no credentials (not a failure)", from(guesser, nil), 401},
-				{"no credentials (not a failure)", from(guesser, nil), 401},
-				{"failure 1: unknown key", from(guesser, bearer(unknown)), 401},
-				{"failure 2: right prefix, wrong secret", from(guesser, bearer(wrongSecret)), 401},
-				{"valid key between failures (not a failure, not blocked)", from(guesser, bearer(valid)), 200},
-				{"no credentials again (not a failure)", from(guesser, nil), 401},
-				{"failure 3: unknown session cookie", from(guesser, apitest.SessionHeader("guessed-token", "")), 401},
-				{"blocked: valid key", from(guesser, bearer(valid)), 429},
-				{"blocked: valid session", from(guesser, apitest.SessionHeader(sess.Token, "")), 429},
-				{"blocked: another guess gets no verdict", from(guesser, bearer(wrongSecret)), 429},
-				{"blocked: malformed header", from(guesser, map[string]string{"Authorization": "Basic x"}), 429},
-				{"another address is not blocked", from(neighbour, bearer(valid)), 200},
-				{"another address gets its own 401s", from(neighbour, bearer(unknown)), 401},
+			return apitest.Request{Method: "GET", Path: "/notebooks", Header: hh}
+		}
+		bearer := func(k string) map[string]string { return map[string]string{"Authorization": "Bearer " + k} }
+		const guesser, neighbour = "203.0.113.7", "203.0.113.8"
+		steps := []struct {
+			name   string
+			req    apitest.Request
+			status int
+		}{
+			{"no credentials (not a failure)", from(guesser, nil), 401},
+			{"no credentials (not a failure)", from(guesser, nil), 401},
+			{"no credentials (not a failure)", from(guesser, nil), 401},
+			{"no credentials (not a failure)", from(guesser, nil), 401},
+			{"failure 1: unknown key", from(guesser, bearer(unknown)), 401},
+			{"failure 2: right prefix, wrong secret", from(guesser, bearer(wrongSecret)), 401},
+			{"valid key between failures (not a failure, not blocked)", from(guesser, bearer(valid)), 200},
+			{"no credentials again (not a failure)", from(guesser, nil), 401},
+			{"failure 3: unknown session cookie", from(guesser, apitest.SessionHeader("guessed-token", "")), 401},
+			{"blocked: valid key", from(guesser, bearer(valid)), 429},
+			{"blocked: valid session", from(guesser, apitest.SessionHeader(sess.Token, "")), 429},
+			{"blocked: another guess gets no verdict", from(guesser, bearer(wrongSecret)), 429},
+			{"blocked: malformed header", from(guesser, map[string]string{"Authorization": "Basic x"}), 429},
+			{"another address is not blocked", from(neighbour, bearer(valid)), 200},
+			{"another address gets its own 401s", from(neighbour, bearer(unknown)), 401},
+		}
+		for i, st := range steps {
+			r := s.Do(t, st.req)
+			switch st.status {
+			case 429:
+				checkLimited(t, r)
+			case 401:
+				apitest.CheckEnvelope(t, r, 401, "UNAUTHENTICATED")
+			default:
+				apitest.Must(t, r, st.status)
 			}
-			for i, st := range steps {
-				r := s.Do(t, st.req)
-				switch st.status {
-				case 429:
-					checkLimited(t, r)
-				case 401:
-					apitest.CheckEnvelope(t, r, 401, "UNAUTHENTICATED")
-				default:
-					apitest.Must(t, r, st.status)
-				}
-				if t.Failed() {
-					t.Fatalf("step %d (%s)", i+1, st.name)
-				}
+			if t.Failed() {
+				t.Fatalf("step %d (%s)", i+1, st.name)
 			}
-			// Blocked attempts are not counted either: the block ends when the three failures leave.
-			fake.Advance(time.Minute - time.Nanosecond)
-			checkLimited(t, s.Do(t, from(guesser, bearer(valid))))
-			fake.Advance(time.Nanosecond)
-			apitest.Must(t, s.Do(t, from(guesser, bearer(valid))), 200)
-		})
-	}
+		}
+		// Blocked attempts are not counted either: the block ends when the three failures leave.
+		fake.Advance(time.Minute - time.Nanosecond)
+		checkLimited(t, s.Do(t, from(guesser, bearer(valid))))
+		fake.Advance(time.Nanosecond)
+		apitest.Must(t, s.Do(t, from(guesser, bearer(valid))), 200)
+	}, apitest.AuthFailureLimit(3), func(c *config.Config) { c.TrustedProxies = []string{"127.0.0.1/32"} })
 
 	t.Run("X-Forwarded-For is not believed from an untrusted peer", func(t *testing.T) {
 		s := apitest.Start(t, "sqlite", apitest.AuthFailureLimit(3)) // FOLIO_TRUSTED_PROXIES unset
