@@ -56,7 +56,7 @@ func (s *Service) Record(ctx context.Context, tx *gorm.DB, p *auth.Principal, e 
 // Filter narrows the log.
 type Filter struct {
 	ResourceType *string // nil for all
-	APIKeyID     string // "" for all
+	APIKeyID     string  // "" for all
 }
 
 // List returns a page of the entries the principal may see: a session or an unrestricted key the
