@@ -11,6 +11,7 @@ import (
 	"folio/modules/audit"
 	"folio/modules/notebooks"
 	"folio/modules/notes"
+	"folio/modules/settings"
 	"folio/modules/suggestions"
 	"folio/modules/tags"
 	"folio/modules/tasks"
@@ -31,6 +32,7 @@ var Modules = fx.Options(
 	notes.Module,
 	tasks.Module,
 	suggestions.Module,
+	settings.Module,
 )
 
 // New builds the application graph. opts are the test seam (fx.Replace(cfg), fx.Populate(&x)) and

@@ -44,7 +44,7 @@ var Module = fx.Module("platform",
 			return httpx.ServerConfig{Addr: c.HTTPAddr, ShutdownTimeout: c.ShutdownTimeout}
 		},
 		func(c config.Config) httpx.TrustedProxies { return c.TrustedProxies },
-		fx.Annotate(newHealth, fx.As(new(httpx.Routes)), fx.ResultTags(`group:"routes"`)),
+		httpx.AsRoutes(newHealth),
 		httpx.NewEngine,
 		newServer,
 	),

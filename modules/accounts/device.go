@@ -15,8 +15,8 @@ import (
 // proxy, a NAT) failing sign-ins does not lock everyone else behind it out.
 const DeviceCookie = "folio_device"
 
-// deviceCookieMaxAge is how long a browser stays a known device (a year, in seconds).
-const deviceCookieMaxAge = 365 * 24 * 60 * 60
+// DeviceCookieMaxAge is how long a browser stays a known device (a year, in seconds).
+const DeviceCookieMaxAge = 365 * 24 * 60 * 60
 
 // deviceToken returns a new known-device token for u: a random nonce and an HMAC-SHA-256 of the
 // user's id and the nonce, keyed by the user's stored password hash. Nothing is stored: the token

@@ -1,25 +1,24 @@
 // Package accounts is the accounts module: users (with argon2id passwords), API keys (stored as
 // hashes, created, listed, revoked and rotated through the CLI and the settings UI) and web
-// sessions. It provides the credential store that the API guard authenticates against, and the
-// settings UI (web.go): sign-up, sign-in and API key management as server-rendered pages.
+// sessions, with the rules each of them follows (rules.go). It provides the credential store that
+// the API guard authenticates against; the settings UI (modules/settings) is its web front.
 package accounts
 
 import (
 	"go.uber.org/fx"
 
 	"folio/platform/auth"
-	"folio/platform/httpx"
+	"folio/platform/db"
 )
 
 // Module wires the accounts module.
 var Module = fx.Module("accounts",
+	// The store is the module's own: no other module can ask for it.
+	fx.Provide(NewStore, fx.Private),
 	fx.Provide(
-		NewStore,
 		NewService,
 		NewDirectory,
 		func(s *Store) auth.Credentials { return s },
-		fx.Annotate(migrations, fx.ResultTags(`group:"migrations"`)),
-		// The settings UI: its pages join the same routes group as every API handler.
-		fx.Annotate(NewWeb, fx.As(new(httpx.Routes)), fx.ResultTags(`group:"routes"`)),
+		db.AsMigrations(migrations),
 	),
 )

@@ -5,10 +5,8 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"fmt"
-	"net/mail"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"go.uber.org/fx"
 	"gorm.io/gorm"
@@ -55,19 +53,11 @@ func NormalizeEmail(email string) string { return strings.ToLower(strings.TrimSp
 // CreateUser creates an account. The password may be empty (the user then cannot sign in to the
 // settings UI until one is set); otherwise it needs at least 8 characters.
 func (s *Service) CreateUser(ctx context.Context, email, name, password string) (User, error) {
-	email = NormalizeEmail(email)
-	if !ValidEmail(email) {
-		return User{}, ErrInvalidEmail
+	if err := CheckNewUser(email, name, password).orNil(); err != nil {
+		return User{}, err
 	}
-	name = strings.TrimSpace(name)
-	if name == "" || utf8.RuneCountInString(name) > 200 || !cleanText(name) {
-		return User{}, ErrInvalidName
-	}
-	u := User{ID: ids.New(), Email: email, Name: name}
+	u := User{ID: ids.New(), Email: NormalizeEmail(email), Name: strings.TrimSpace(name)}
 	if password != "" {
-		if err := checkNewPassword(password); err != nil {
-			return User{}, err
-		}
 		u.PasswordHash = hashPassword(password)
 	}
 	now := s.clock.Now()
@@ -76,14 +66,6 @@ func (s *Service) CreateUser(ctx context.Context, email, name, password string) 
 		return User{}, err
 	}
 	return u, nil
-}
-
-// ValidEmail reports whether email (after NormalizeEmail) is a plain address of at most 320
-// characters that an account may have.
-func ValidEmail(email string) bool {
-	email = NormalizeEmail(email)
-	addr, err := mail.ParseAddress(email)
-	return err == nil && addr.Address == email && len(email) <= 320 && cleanText(email)
 }
 
 // UserByEmail finds an account by email address (case-insensitive).
@@ -107,16 +89,10 @@ type NewKey struct {
 
 // CreateKey creates an API key and returns its raw form, which is shown once and never stored.
 func (s *Service) CreateKey(ctx context.Context, in NewKey) (string, APIKey, error) {
+	if err := CheckNewKey(in).orNil(); err != nil {
+		return "", APIKey{}, err
+	}
 	in.Name = strings.TrimSpace(in.Name)
-	if in.Name == "" || utf8.RuneCountInString(in.Name) > 100 || !cleanText(in.Name) {
-		return "", APIKey{}, ErrKeyName
-	}
-	if !auth.ValidScope(in.Scope) {
-		return "", APIKey{}, ErrKeyScope
-	}
-	if in.WorkspaceID != nil && in.NotebookID != nil {
-		return "", APIKey{}, ErrKeyBothLimits
-	}
 	if in.WorkspaceID != nil || in.NotebookID != nil {
 		if err := s.restrictions.CheckRestriction(ctx, in.UserID, in.WorkspaceID, in.NotebookID); err != nil {
 			return "", APIKey{}, err
@@ -262,22 +238,21 @@ func (s *Service) SignIn(ctx context.Context, email, password string) (SignedIn,
 	if !checkPassword(password, u.PasswordHash) {
 		return SignedIn{}, ErrBadSignIn
 	}
-	si, err := s.OpenSession(ctx, u.ID)
-	si.Device = deviceToken(u)
-	return si, err
+	return s.OpenSession(ctx, u)
 }
 
 var dummyHash = hashPassword("folio-dummy-password")
 
-// OpenSession opens a web session for a user.
-func (s *Service) OpenSession(ctx context.Context, userID string) (SignedIn, error) {
+// OpenSession opens a web session for a user, with a known-device token for the browser.
+func (s *Service) OpenSession(ctx context.Context, u User) (SignedIn, error) {
+	userID := u.ID
 	token, csrf := randomToken(), randomToken()
 	now := s.clock.Now()
 	sess := Session{ID: ids.New(), UserID: userID, TokenHash: auth.HashSessionToken(token), CSRFToken: csrf, CreatedAt: now, ExpiresAt: now.Add(s.sessionTTL)}
 	if err := s.store.createSession(ctx, &sess); err != nil {
 		return SignedIn{}, err
 	}
-	return SignedIn{Token: token, CSRFToken: csrf, Session: sess}, nil
+	return SignedIn{Token: token, CSRFToken: csrf, Session: sess, Device: deviceToken(u)}, nil
 }
 
 // SignOut ends the session whose cookie value is token.

@@ -26,12 +26,7 @@ func (s *Store) createUser(ctx context.Context, u *User) error {
 }
 
 func (s *Store) userByEmail(ctx context.Context, email string) (User, error) {
-	var u User
-	err := s.db.WithContext(ctx).Where("email = ?", email).Take(&u).Error
-	if db.IsNotFound(err) {
-		return User{}, ErrUserNotFound
-	}
-	return u, err
+	return db.Take[User](s.db.WithContext(ctx).Where("email = ?", email), false, ErrUserNotFound)
 }
 
 func (s *Store) usersByIDs(ctx context.Context, ids []string) ([]User, error) {
@@ -54,16 +49,7 @@ func (s *Store) keyByPrefix(ctx context.Context, tx *gorm.DB, prefix string, loc
 	if tx == nil {
 		tx = s.db
 	}
-	q := tx.WithContext(ctx).Where("prefix = ?", prefix)
-	if lock {
-		q = db.ForUpdate(q)
-	}
-	var k APIKey
-	err := q.Take(&k).Error
-	if db.IsNotFound(err) {
-		return APIKey{}, ErrKeyNotFound
-	}
-	return k, err
+	return db.Take[APIKey](tx.WithContext(ctx).Where("prefix = ?", prefix), lock, ErrKeyNotFound)
 }
 
 func (s *Store) keysOfUser(ctx context.Context, userID string) ([]APIKey, error) {
@@ -113,16 +99,7 @@ func (s *Store) setPassword(ctx context.Context, tx *gorm.DB, userID, hash strin
 }
 
 func (s *Store) userByID(ctx context.Context, tx *gorm.DB, id string, lock bool) (User, error) {
-	q := tx.WithContext(ctx).Where("id = ?", id)
-	if lock {
-		q = db.ForUpdate(q)
-	}
-	var u User
-	err := q.Take(&u).Error
-	if db.IsNotFound(err) {
-		return User{}, ErrUserNotFound
-	}
-	return u, err
+	return db.Take[User](tx.WithContext(ctx).Where("id = ?", id), lock, ErrUserNotFound)
 }
 
 // KeyByPrefix implements auth.Credentials.

@@ -1,8 +1,6 @@
 package audit
 
 import (
-	"net/http"
-
 	"github.com/gin-gonic/gin"
 
 	"folio/platform/auth"
@@ -28,19 +26,11 @@ func (h *Handler) list(c *gin.Context) error {
 	}
 	f := Filter{APIKeyID: c.Query("apiKeyId")} // an empty id filter is no filter, like an empty cursor
 	if rt, ok := c.GetQuery("resourceType"); ok {
-		if rt == "" { // an enum: "" is not one of its values (as for status and archived)
-			return ErrResourceType
-		}
-		f.ResourceType = rt
+		f.ResourceType = &rt // an enum: "" is not one of its values (as for status and archived)
 	}
 	rows, next, err := h.svc.List(c.Request.Context(), auth.FromGin(c), f, page)
 	if err != nil {
 		return err
 	}
-	data := make([]entryResponse, len(rows))
-	for i, e := range rows {
-		data[i] = toEntryResponse(e)
-	}
-	c.JSON(http.StatusOK, paginate.Page[entryResponse]{Data: data, NextCursor: next})
-	return nil
+	return httpx.WritePage(c, rows, next, httpx.Infallible(toEntryResponse))
 }

@@ -6,16 +6,18 @@ import (
 	"go.uber.org/fx"
 
 	"folio/platform/auditlog"
+	"folio/platform/db"
 	"folio/platform/httpx"
 )
 
 // Module wires the audit module.
 var Module = fx.Module("audit",
+	// The store is the module's own: no other module can ask for it.
+	fx.Provide(NewStore, fx.Private),
 	fx.Provide(
-		NewStore,
 		NewService,
 		func(s *Service) auditlog.Recorder { return s },
-		fx.Annotate(NewHandler, fx.As(new(httpx.Routes)), fx.ResultTags(`group:"routes"`)),
-		fx.Annotate(migrations, fx.ResultTags(`group:"migrations"`)),
+		httpx.AsRoutes(NewHandler),
+		db.AsMigrations(migrations),
 	),
 )

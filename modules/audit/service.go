@@ -2,6 +2,7 @@ package audit
 
 import (
 	"context"
+	"slices"
 
 	"go.uber.org/fx"
 	"gorm.io/gorm"
@@ -18,6 +19,7 @@ import (
 type Service struct {
 	store *Store
 	clock clock.Clock
+	types []string // the declared resource types, sorted
 }
 
 // ServiceParams are the dependencies of NewService.
@@ -25,10 +27,19 @@ type ServiceParams struct {
 	fx.In
 	Store *Store
 	Clock clock.Clock
+	// Types are the resource types the modules declare (auditlog.DeclareResourceType).
+	Types []auditlog.ResourceType `group:"auditResourceTypes"`
 }
 
 // NewService returns the audit service.
-func NewService(p ServiceParams) *Service { return &Service{store: p.Store, clock: p.Clock} }
+func NewService(p ServiceParams) *Service {
+	types := make([]string, 0, len(p.Types))
+	for _, t := range p.Types {
+		types = append(types, string(t))
+	}
+	slices.Sort(types)
+	return &Service{store: p.Store, clock: p.Clock, types: slices.Compact(types)}
+}
 
 // Record implements auditlog.Recorder: it writes in the caller's transaction tx.
 func (s *Service) Record(ctx context.Context, tx *gorm.DB, p *auth.Principal, e auditlog.Entry) error {
@@ -36,7 +47,7 @@ func (s *Service) Record(ctx context.Context, tx *gorm.DB, p *auth.Principal, e 
 		Action: e.Action, ResourceType: e.ResourceType, ResourceID: e.ResourceID, ActorUserID: p.UserID,
 		WorkspaceID: e.WorkspaceID, NotebookID: e.NotebookID, CreatedAt: s.clock.Now(),
 	}
-	if p.Kind == auth.KindKey {
+	if p.Credential == auth.CredentialKey {
 		row.APIKeyID, row.APIKeyName, row.APIKeyPrefix = &p.KeyID, &p.KeyName, &p.KeyPrefix
 	}
 	return s.store.insert(ctx, tx, &row)
@@ -44,8 +55,8 @@ func (s *Service) Record(ctx context.Context, tx *gorm.DB, p *auth.Principal, e 
 
 // Filter narrows the log.
 type Filter struct {
-	ResourceType string // "" for all
-	APIKeyID     string // "" for all
+	ResourceType *string // nil for all
+	APIKeyID     string  // "" for all
 }
 
 // List returns a page of the entries the principal may see: a session or an unrestricted key the
@@ -53,8 +64,8 @@ type Filter struct {
 // notebook-scoped key those of its notebook. APIKeyID narrows to one key of the caller's own user
 // (an id of somebody else's key, or of no key, gives an empty list).
 func (s *Service) List(ctx context.Context, p *auth.Principal, f Filter, page paginate.Params) ([]Entry, *string, error) {
-	if f.ResourceType != "" && f.ResourceType != "note" && f.ResourceType != "task" && f.ResourceType != "notebook" {
-		return nil, nil, ErrResourceType
+	if f.ResourceType != nil && !slices.Contains(s.types, *f.ResourceType) {
+		return nil, nil, errResourceType(s.types)
 	}
 	if f.APIKeyID != "" && !ids.Valid(f.APIKeyID) {
 		return nil, nil, ErrAPIKeyID
@@ -70,8 +81,8 @@ func (s *Service) List(ctx context.Context, p *auth.Principal, f Filter, page pa
 		}
 	}
 	filters := func(q *gorm.DB) *gorm.DB {
-		if f.ResourceType != "" {
-			q = q.Where("audit_entries.resource_type = ?", f.ResourceType)
+		if f.ResourceType != nil {
+			q = q.Where("audit_entries.resource_type = ?", *f.ResourceType)
 		}
 		if f.APIKeyID != "" {
 			q = q.Where("audit_entries.api_key_id = ? AND audit_entries.actor_user_id = ?", f.APIKeyID, p.UserID)

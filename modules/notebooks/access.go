@@ -18,6 +18,8 @@ import (
 type Memberships interface {
 	RoleOf(ctx context.Context, userID, workspaceID string) (string, error)
 	MemberWorkspaceIDs(userID string) *gorm.DB
+	// WorkspaceNames maps the id of every workspace the user belongs to to its name.
+	WorkspaceNames(ctx context.Context, userID string) (map[string]string, error)
 }
 
 // Access answers, for every module that stores things in notebooks, "may this principal use this

@@ -3,9 +3,10 @@ package notebooks
 import "folio/platform/httpx"
 
 type createRequest struct {
-	Name        string                 `json:"name" binding:"required"`
-	WorkspaceID httpx.Optional[string] `json:"workspaceId" nullable:"true"`
-	Color       string                 `json:"color"`
+	Name                           string                 `json:"name" binding:"required"`
+	WorkspaceID                    httpx.Optional[string] `json:"workspaceId" nullable:"true"`
+	Color                          string                 `json:"color"`
+	httpx.Echoes[notebookResponse]                        // its other fields are "set by the server"
 }
 
 type notebookResponse struct {

@@ -32,12 +32,7 @@ func (h *Handler) list(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	data := make([]notebookResponse, len(rows))
-	for i, n := range rows {
-		data[i] = toNotebookResponse(n)
-	}
-	c.JSON(http.StatusOK, paginate.Page[notebookResponse]{Data: data, NextCursor: next})
-	return nil
+	return httpx.WritePage(c, rows, next, httpx.Infallible(toNotebookResponse))
 }
 
 func (h *Handler) get(c *gin.Context) error {

@@ -5,26 +5,29 @@ package notebooks
 import (
 	"go.uber.org/fx"
 
-	"folio/modules/accounts"
 	"folio/modules/workspaces"
+	"folio/platform/auditlog"
 	"folio/platform/auth"
+	"folio/platform/db"
 	"folio/platform/httpx"
 	"folio/platform/items"
 )
 
 // Module wires the notebooks module.
 var Module = fx.Module("notebooks",
+	// The store is the module's own: no other module can ask for it.
+	fx.Provide(NewStore, fx.Private),
 	fx.Provide(
-		NewStore,
 		NewAccess,
 		NewService,
-		fx.Annotate(NewHandler, fx.As(new(httpx.Routes)), fx.ResultTags(`group:"routes"`)),
-		fx.Annotate(migrations, fx.ResultTags(`group:"migrations"`)),
+		httpx.AsRoutes(NewHandler),
+		db.AsMigrations(migrations),
+		auditlog.DeclareResourceType(ResourceType),
 		func(a *Access) auth.RestrictionChecker { return a },
 		// Notes and tasks reach notebooks through the shared item flows.
 		func(a *Access) items.Notebooks { return a },
-		// The settings UI (accounts) offers and shows key restrictions by name.
-		fx.Annotate(NewKeyPlaces, fx.As(new(accounts.Places))),
+		// The settings UI offers and shows key restrictions by name.
+		fx.Annotate(NewKeyPlaces, fx.As(new(auth.KeyPlaces))),
 		// The workspaces module answers the membership questions.
 		func(w *workspaces.Service) Memberships { return w },
 	),

@@ -18,6 +18,9 @@ import (
 	"folio/platform/paginate"
 )
 
+// ResourceType is the notebooks' resource type in the audit log.
+const ResourceType = "notebook"
+
 // Service holds the notebook rules.
 type Service struct {
 	db          *gorm.DB
@@ -97,7 +100,7 @@ func (s *Service) Create(ctx context.Context, p *auth.Principal, in NewNotebook)
 		if err := s.store.create(ctx, tx, &n); err != nil {
 			return err
 		}
-		return s.audit.Record(ctx, tx, p, auditlog.Entry{Action: "notebook.create", ResourceType: "notebook", ResourceID: n.ID, WorkspaceID: n.WorkspaceID, NotebookID: &n.ID})
+		return s.audit.Record(ctx, tx, p, auditlog.Entry{Action: ResourceType + ".create", ResourceType: ResourceType, ResourceID: n.ID, WorkspaceID: n.WorkspaceID, NotebookID: &n.ID})
 	})
 	return n, err
 }

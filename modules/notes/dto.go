@@ -1,24 +1,26 @@
 package notes
 
 import (
-	"folio/modules/tags"
 	"folio/platform/content"
 	"folio/platform/httpx"
+	"folio/platform/items"
 )
 
 type createRequest struct {
-	Content    string                 `json:"content" binding:"required" markdown:"true"`
-	NotebookID string                 `json:"notebookId" binding:"required"`
-	TargetAt   httpx.Optional[string] `json:"targetAt" nullable:"true"`
-	FollowUpAt httpx.Optional[string] `json:"followUpAt" nullable:"true"`
+	Content                    string                 `json:"content" binding:"required" markdown:"true"`
+	NotebookID                 string                 `json:"notebookId" binding:"required"`
+	TargetAt                   httpx.Optional[string] `json:"targetAt" nullable:"true"`
+	FollowUpAt                 httpx.Optional[string] `json:"followUpAt" nullable:"true"`
+	httpx.Echoes[noteResponse]                        // its other fields are "set by the server"
 }
 
 type patchRequest struct {
-	Content    httpx.Optional[string] `json:"content" markdown:"true"`
-	NotebookID httpx.Optional[string] `json:"notebookId"`
-	TargetAt   httpx.Optional[string] `json:"targetAt" nullable:"true"`
-	FollowUpAt httpx.Optional[string] `json:"followUpAt" nullable:"true"`
-	Archived   httpx.Optional[bool]   `json:"archived"`
+	Content                    httpx.Optional[string] `json:"content" markdown:"true"`
+	NotebookID                 httpx.Optional[string] `json:"notebookId"`
+	TargetAt                   httpx.Optional[string] `json:"targetAt" nullable:"true"`
+	FollowUpAt                 httpx.Optional[string] `json:"followUpAt" nullable:"true"`
+	Archived                   httpx.Optional[bool]   `json:"archived"`
+	httpx.Echoes[noteResponse]                        // its other fields are "set by the server"
 }
 
 type suggestionResponse struct {
@@ -31,16 +33,16 @@ type suggestionResponse struct {
 }
 
 type noteResponse struct {
-	ID          string          `json:"id"`
-	Content     string          `json:"content"`
-	NotebookID  string          `json:"notebookId"`
-	HasDecision bool            `json:"hasDecision"`
-	Archived    bool            `json:"archived"`
-	TargetAt    *string         `json:"targetAt"`
-	FollowUpAt  *string         `json:"followUpAt"`
-	Tags        []tags.Response `json:"tags"`
-	CreatedAt   string          `json:"createdAt"`
-	UpdatedAt   string          `json:"updatedAt"`
+	ID          string      `json:"id"`
+	Content     string      `json:"content"`
+	NotebookID  string      `json:"notebookId"`
+	HasDecision bool        `json:"hasDecision"`
+	Archived    bool        `json:"archived"`
+	TargetAt    *string     `json:"targetAt"`
+	FollowUpAt  *string     `json:"followUpAt"`
+	Tags        []items.Tag `json:"tags"`
+	CreatedAt   string      `json:"createdAt"`
+	UpdatedAt   string      `json:"updatedAt"`
 }
 
 // noteWithPending is the single-note GET, the only response with pendingSuggestion.
@@ -57,7 +59,7 @@ func toNoteResponse(v View) (noteResponse, error) {
 	n := v.Item
 	return noteResponse{
 		ID: n.ID, Content: text, NotebookID: n.NotebookID, HasDecision: n.HasDecision, Archived: n.Archived,
-		TargetAt: httpx.TimePtr(n.TargetAt), FollowUpAt: httpx.TimePtr(n.FollowUpAt), Tags: tags.ToResponses(v.Tags),
+		TargetAt: httpx.TimePtr(n.TargetAt), FollowUpAt: httpx.TimePtr(n.FollowUpAt), Tags: items.TagList(v.Tags),
 		CreatedAt: httpx.Time(n.CreatedAt), UpdatedAt: httpx.Time(n.UpdatedAt),
 	}, nil
 }

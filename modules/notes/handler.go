@@ -47,7 +47,7 @@ func (h *Handler) list(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	return items.WritePage(c, views, next, toNoteResponse)
+	return httpx.WritePage(c, views, next, toNoteResponse)
 }
 
 func (h *Handler) get(c *gin.Context) error {
@@ -61,7 +61,7 @@ func (h *Handler) get(c *gin.Context) error {
 	}
 	var pending *content.Suggestion
 	if h.pending != nil {
-		if pending, err = h.pending.PendingFor(c.Request.Context(), Kind, v.Item.ID); err != nil {
+		if pending, err = h.pending.PendingFor(c.Request.Context(), ItemKind, v.Item.ID); err != nil {
 			return err
 		}
 	}
@@ -97,7 +97,7 @@ func (h *Handler) create(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	return items.Write(c, http.StatusCreated, v, toNoteResponse)
+	return httpx.Write(c, http.StatusCreated, v, toNoteResponse)
 }
 
 func (h *Handler) update(c *gin.Context) error {
@@ -130,5 +130,5 @@ func (h *Handler) update(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	return items.Write(c, http.StatusOK, v, toNoteResponse)
+	return httpx.Write(c, http.StatusOK, v, toNoteResponse)
 }

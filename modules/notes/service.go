@@ -10,8 +10,8 @@ import (
 	"folio/platform/paginate"
 )
 
-// Kind is the item kind of notes in tags, snapshots, suggestions and the audit log.
-const Kind = "note"
+// ItemKind is the item kind of notes in tags, snapshots, suggestions and the audit log.
+const ItemKind = "note"
 
 // Service holds the notes rules. What notes do exactly as tasks do (the item limit, snapshots,
 // tags, moves, archive, soft delete, audit, the content target) runs in platform/items.
@@ -21,9 +21,9 @@ type Service struct {
 }
 
 // NewService returns the notes service.
-func NewService(store *Store, deps items.Deps) *Service {
-	kind := items.Kind[Note]{Name: Kind, NotFound: ErrNotFound, Columns: (*Note).columns, Derive: (*Note).derive}
-	return &Service{items: items.NewService(kind, deps), store: store}
+func NewService(store *Store, params items.ServiceParams) *Service {
+	shape := items.Shape[Note]{Name: ItemKind, NotFound: ErrNotFound, Columns: (*Note).ItemColumns, Document: (*Note).document, Derive: (*Note).derive}
+	return &Service{items: items.NewService(shape, params), store: store}
 }
 
 // View is a note with its tags.
@@ -39,7 +39,7 @@ type NewNote struct {
 
 // Create stores a note in a notebook the principal may write, within the notebook's item limit.
 func (s *Service) Create(ctx context.Context, p *auth.Principal, in NewNote) (View, error) {
-	return s.items.Create(ctx, p, in.NotebookID, in.Content, Note{TargetAt: in.TargetAt, FollowUpAt: in.FollowUpAt})
+	return s.items.Create(ctx, p, in.NotebookID, in.Content, Note{Columns: items.Columns{TargetAt: in.TargetAt, FollowUpAt: in.FollowUpAt}})
 }
 
 // Get returns one note the principal may see.

@@ -6,8 +6,9 @@ import (
 )
 
 type suggestRequest struct {
-	Content   string                 `json:"content" binding:"required" markdown:"true"`
-	Rationale httpx.Optional[string] `json:"rationale" nullable:"true"`
+	Content                          string                 `json:"content" binding:"required" markdown:"true"`
+	Rationale                        httpx.Optional[string] `json:"rationale" nullable:"true"`
+	httpx.Echoes[suggestionResponse]                        // its other fields are "set by the server"
 }
 
 // suggestionResponse is the answer to a suggest: it includes originalContent.

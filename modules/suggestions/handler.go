@@ -64,14 +64,7 @@ func (h *Handler) list(kind string) httpx.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		data := make([]listItem, len(rows))
-		for i, sg := range rows {
-			if data[i], err = toListItem(sg); err != nil {
-				return err
-			}
-		}
-		c.JSON(http.StatusOK, paginate.Page[listItem]{Data: data, NextCursor: next})
-		return nil
+		return httpx.WritePage(c, rows, next, toListItem)
 	}
 }
 

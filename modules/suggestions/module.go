@@ -8,16 +8,18 @@ import (
 	"go.uber.org/fx"
 
 	"folio/platform/content"
+	"folio/platform/db"
 	"folio/platform/httpx"
 )
 
 // Module wires the suggestions module.
 var Module = fx.Module("suggestions",
+	// The store is the module's own: no other module can ask for it.
+	fx.Provide(NewStore, fx.Private),
 	fx.Provide(
-		NewStore,
 		NewService,
 		func(s *Service) content.Pending { return s },
-		fx.Annotate(NewHandler, fx.As(new(httpx.Routes)), fx.ResultTags(`group:"routes"`)),
-		fx.Annotate(migrations, fx.ResultTags(`group:"migrations"`)),
+		httpx.AsRoutes(NewHandler),
+		db.AsMigrations(migrations),
 	),
 )

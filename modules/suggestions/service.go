@@ -9,7 +9,6 @@ import (
 	"go.uber.org/fx"
 	"gorm.io/gorm"
 
-	"folio/modules/versions"
 	"folio/platform/apierr"
 	"folio/platform/auditlog"
 	"folio/platform/auth"
@@ -17,6 +16,7 @@ import (
 	"folio/platform/content"
 	"folio/platform/db"
 	"folio/platform/ids"
+	"folio/platform/items"
 	"folio/platform/markdown"
 	"folio/platform/paginate"
 )
@@ -160,7 +160,7 @@ func (s *Service) resolve(ctx context.Context, p *auth.Principal, id, status str
 			if err != nil {
 				return err
 			}
-			if err := target.Replace(ctx, tx, p, item, doc, versions.ReasonSuggestion, item.Kind+"."+verb); err != nil {
+			if err := target.Replace(ctx, tx, p, item, doc, items.ReasonSuggestion, item.Kind+"."+verb); err != nil {
 				return err
 			}
 		} else if err := s.record(ctx, tx, p, item.Kind+"."+verb, item); err != nil {

@@ -22,16 +22,7 @@ func (s *Store) get(ctx context.Context, tx *gorm.DB, id string, lock bool) (Sug
 	if tx == nil {
 		tx = s.db
 	}
-	q := tx.WithContext(ctx).Where("id = ?", id)
-	if lock {
-		q = db.ForUpdate(q)
-	}
-	var sg Suggestion
-	err := q.Take(&sg).Error
-	if db.IsNotFound(err) {
-		return Suggestion{}, ErrNotFound
-	}
-	return sg, err
+	return db.Take[Suggestion](tx.WithContext(ctx).Where("id = ?", id), lock, ErrNotFound)
 }
 
 // supersedePending marks the item's PENDING suggestion (if any) SUPERSEDED.

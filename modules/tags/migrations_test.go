@@ -2,7 +2,6 @@ package tags
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,12 +14,7 @@ import (
 	"folio/tests/testenv"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	testenv.DropTemplate()
-	_ = testenv.StopPostgres()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testenv.Main(m) }
 
 // oldTag and oldItemTag are the tables as migration 202611221100 first created them: lower-cased
 // names as the identity key, 200 characters at most.

@@ -1,7 +1,5 @@
 package tags
 
-import "folio/platform/items"
-
 // Tag is a #tag or an @person within one space: a user's personal space (SpaceID is the user's id)
 // or a workspace (SpaceID is the workspace's id). Identity is (space, kind, lower-cased name); Name
 // keeps the casing first seen.
@@ -25,23 +23,4 @@ type ItemTag struct {
 	ItemID   string `gorm:"primaryKey;size:24"`
 	TagID    string `gorm:"primaryKey;size:24;index"`
 	Tag      *Tag   `gorm:"constraint:OnDelete:CASCADE"`
-}
-
-// View is a tag as an item shows it (declared in platform/items, whose shared flows read tags).
-type View = items.Tag
-
-// Response is a tag on the wire.
-type Response struct {
-	ID   string `json:"id"`
-	Name string `json:"name"`
-	Kind string `json:"kind"`
-}
-
-// ToResponses converts an item's tags for the wire (always an array, never null).
-func ToResponses(views []View) []Response {
-	out := make([]Response, len(views))
-	for i, t := range views {
-		out[i] = Response{ID: t.ID, Name: t.Name, Kind: t.Kind}
-	}
-	return out
 }

@@ -11,7 +11,6 @@ import (
 	"sort"
 	"strings"
 
-	"go.uber.org/fx"
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 
@@ -25,16 +24,6 @@ type Service struct{ db *gorm.DB }
 
 // NewService returns the tags service.
 func NewService(gdb *gorm.DB) *Service { return &Service{db: gdb} }
-
-// Module wires the tags module.
-var Module = fx.Module("tags",
-	fx.Provide(
-		NewService,
-		// Notes and tasks keep their tags through the shared item flows.
-		func(s *Service) items.Tags { return s },
-		fx.Annotate(migrations, fx.ResultTags(`group:"migrations"`)),
-	),
-)
 
 // hashKey is the identity key of a lower-cased name: hex SHA-256, 64 characters whatever the
 // name's length.
@@ -96,8 +85,8 @@ func (s *Service) Replace(ctx context.Context, tx *gorm.DB, spaceID, itemKind, i
 
 // ForItems returns the tags of each item, ordered by kind (TAG, then PERSON) and then by name,
 // in one query.
-func (s *Service) ForItems(ctx context.Context, itemKind string, itemIDs []string) (map[string][]View, error) {
-	out := make(map[string][]View, len(itemIDs))
+func (s *Service) ForItems(ctx context.Context, itemKind string, itemIDs []string) (map[string][]items.Tag, error) {
+	out := make(map[string][]items.Tag, len(itemIDs))
 	if len(itemIDs) == 0 {
 		return out, nil
 	}
@@ -140,7 +129,7 @@ func (s *Service) ForItems(ctx context.Context, itemKind string, itemIDs []strin
 		return a.ID < b.ID
 	})
 	for _, r := range rows {
-		out[r.ItemID] = append(out[r.ItemID], View{ID: r.ID, Name: r.Name, Kind: r.Kind})
+		out[r.ItemID] = append(out[r.ItemID], items.Tag{ID: r.ID, Name: r.Name, Kind: r.Kind})
 	}
 	return out, nil
 }

@@ -1,48 +1,50 @@
 package tasks
 
 import (
-	"folio/modules/tags"
 	"folio/platform/content"
 	"folio/platform/httpx"
+	"folio/platform/items"
 )
 
 type createRequest struct {
-	Title      string                 `json:"title" binding:"required"`
-	NotebookID string                 `json:"notebookId" binding:"required"`
-	Notes      httpx.Optional[string] `json:"notes" nullable:"true" markdown:"true"`
-	Status     httpx.Optional[string] `json:"status"`
-	Priority   httpx.Optional[string] `json:"priority"`
-	DueAt      httpx.Optional[string] `json:"dueAt" nullable:"true"`
-	TargetAt   httpx.Optional[string] `json:"targetAt" nullable:"true"`
-	FollowUpAt httpx.Optional[string] `json:"followUpAt" nullable:"true"`
+	Title                      string                 `json:"title" binding:"required"`
+	NotebookID                 string                 `json:"notebookId" binding:"required"`
+	Notes                      httpx.Optional[string] `json:"notes" nullable:"true" markdown:"true"`
+	Status                     httpx.Optional[string] `json:"status"`
+	Priority                   httpx.Optional[string] `json:"priority"`
+	DueAt                      httpx.Optional[string] `json:"dueAt" nullable:"true"`
+	TargetAt                   httpx.Optional[string] `json:"targetAt" nullable:"true"`
+	FollowUpAt                 httpx.Optional[string] `json:"followUpAt" nullable:"true"`
+	httpx.Echoes[taskResponse]                        // its other fields are "set by the server"
 }
 
 type patchRequest struct {
-	Title      httpx.Optional[string] `json:"title"`
-	Notes      httpx.Optional[string] `json:"notes" nullable:"true" markdown:"true"`
-	Status     httpx.Optional[string] `json:"status"`
-	Priority   httpx.Optional[string] `json:"priority"`
-	DueAt      httpx.Optional[string] `json:"dueAt" nullable:"true"`
-	TargetAt   httpx.Optional[string] `json:"targetAt" nullable:"true"`
-	FollowUpAt httpx.Optional[string] `json:"followUpAt" nullable:"true"`
-	Archived   httpx.Optional[bool]   `json:"archived"`
-	NotebookID httpx.Optional[string] `json:"notebookId"`
+	Title                      httpx.Optional[string] `json:"title"`
+	Notes                      httpx.Optional[string] `json:"notes" nullable:"true" markdown:"true"`
+	Status                     httpx.Optional[string] `json:"status"`
+	Priority                   httpx.Optional[string] `json:"priority"`
+	DueAt                      httpx.Optional[string] `json:"dueAt" nullable:"true"`
+	TargetAt                   httpx.Optional[string] `json:"targetAt" nullable:"true"`
+	FollowUpAt                 httpx.Optional[string] `json:"followUpAt" nullable:"true"`
+	Archived                   httpx.Optional[bool]   `json:"archived"`
+	NotebookID                 httpx.Optional[string] `json:"notebookId"`
+	httpx.Echoes[taskResponse]                        // its other fields are "set by the server"
 }
 
 type taskResponse struct {
-	ID         string          `json:"id"`
-	Title      string          `json:"title"`
-	Notes      string          `json:"notes"`
-	NotebookID string          `json:"notebookId"`
-	Status     string          `json:"status"`
-	Priority   string          `json:"priority"`
-	Archived   bool            `json:"archived"`
-	DueAt      *string         `json:"dueAt"`
-	TargetAt   *string         `json:"targetAt"`
-	FollowUpAt *string         `json:"followUpAt"`
-	Tags       []tags.Response `json:"tags"`
-	CreatedAt  string          `json:"createdAt"`
-	UpdatedAt  string          `json:"updatedAt"`
+	ID         string      `json:"id"`
+	Title      string      `json:"title"`
+	Notes      string      `json:"notes"`
+	NotebookID string      `json:"notebookId"`
+	Status     string      `json:"status"`
+	Priority   string      `json:"priority"`
+	Archived   bool        `json:"archived"`
+	DueAt      *string     `json:"dueAt"`
+	TargetAt   *string     `json:"targetAt"`
+	FollowUpAt *string     `json:"followUpAt"`
+	Tags       []items.Tag `json:"tags"`
+	CreatedAt  string      `json:"createdAt"`
+	UpdatedAt  string      `json:"updatedAt"`
 }
 
 func toTaskResponse(v View) (taskResponse, error) {
@@ -54,6 +56,6 @@ func toTaskResponse(v View) (taskResponse, error) {
 	return taskResponse{
 		ID: t.ID, Title: t.Title, Notes: notes, NotebookID: t.NotebookID, Status: t.Status, Priority: t.Priority,
 		Archived: t.Archived, DueAt: httpx.TimePtr(t.DueAt), TargetAt: httpx.TimePtr(t.TargetAt), FollowUpAt: httpx.TimePtr(t.FollowUpAt),
-		Tags: tags.ToResponses(v.Tags), CreatedAt: httpx.Time(t.CreatedAt), UpdatedAt: httpx.Time(t.UpdatedAt),
+		Tags: items.TagList(v.Tags), CreatedAt: httpx.Time(t.CreatedAt), UpdatedAt: httpx.Time(t.UpdatedAt),
 	}, nil
 }

@@ -41,7 +41,7 @@ func (h *Handler) list(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	return items.WritePage(c, views, next, toTaskResponse)
+	return httpx.WritePage(c, views, next, toTaskResponse)
 }
 
 func (h *Handler) get(c *gin.Context) error {
@@ -49,7 +49,7 @@ func (h *Handler) get(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	return items.Write(c, http.StatusOK, v, toTaskResponse)
+	return httpx.Write(c, http.StatusOK, v, toTaskResponse)
 }
 
 // parseNotes validates optional, nullable task notes: absent or null is empty.
@@ -103,7 +103,7 @@ func (h *Handler) create(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	return items.Write(c, http.StatusCreated, v, toTaskResponse)
+	return httpx.Write(c, http.StatusCreated, v, toTaskResponse)
 }
 
 func (h *Handler) update(c *gin.Context) error {
@@ -142,5 +142,5 @@ func (h *Handler) update(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	return items.Write(c, http.StatusOK, v, toTaskResponse)
+	return httpx.Write(c, http.StatusOK, v, toTaskResponse)
 }

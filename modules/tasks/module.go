@@ -6,17 +6,21 @@ package tasks
 import (
 	"go.uber.org/fx"
 
+	"folio/platform/auditlog"
 	"folio/platform/content"
+	"folio/platform/db"
 	"folio/platform/httpx"
 )
 
 // Module wires the tasks module.
 var Module = fx.Module("tasks",
+	// The store is the module's own: no other module can ask for it.
+	fx.Provide(NewStore, fx.Private),
 	fx.Provide(
-		NewStore,
 		NewService,
-		fx.Annotate(NewTarget, fx.As(new(content.Target)), fx.ResultTags(`group:"contentTargets"`)),
-		fx.Annotate(NewHandler, fx.As(new(httpx.Routes)), fx.ResultTags(`group:"routes"`)),
-		fx.Annotate(migrations, fx.ResultTags(`group:"migrations"`)),
+		content.AsTarget(NewTarget),
+		httpx.AsRoutes(NewHandler),
+		db.AsMigrations(migrations),
+		auditlog.DeclareResourceType(ItemKind),
 	),
 )

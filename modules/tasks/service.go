@@ -13,8 +13,8 @@ import (
 	"folio/platform/paginate"
 )
 
-// Kind is the item kind of tasks in tags, snapshots, suggestions and the audit log.
-const Kind = "task"
+// ItemKind is the item kind of tasks in tags, snapshots, suggestions and the audit log.
+const ItemKind = "task"
 
 // A task created without a status or a priority gets these.
 const (
@@ -30,9 +30,9 @@ type Service struct {
 }
 
 // NewService returns the tasks service.
-func NewService(store *Store, deps items.Deps) *Service {
-	kind := items.Kind[Task]{Name: Kind, NotFound: ErrNotFound, Columns: (*Task).columns}
-	return &Service{items: items.NewService(kind, deps), store: store}
+func NewService(store *Store, params items.ServiceParams) *Service {
+	shape := items.Shape[Task]{Name: ItemKind, NotFound: ErrNotFound, Columns: (*Task).ItemColumns, Document: (*Task).document}
+	return &Service{items: items.NewService(shape, params), store: store}
 }
 
 // View is a task with its tags.
@@ -81,7 +81,7 @@ func (s *Service) Create(ctx context.Context, p *auth.Principal, in NewTask) (Vi
 	if err := in.Validate(); err != nil {
 		return View{}, err
 	}
-	t := Task{Title: in.Title, Status: in.Status, Priority: in.Priority, DueAt: in.DueAt, TargetAt: in.TargetAt, FollowUpAt: in.FollowUpAt}
+	t := Task{Columns: items.Columns{TargetAt: in.TargetAt, FollowUpAt: in.FollowUpAt}, Title: in.Title, Status: in.Status, Priority: in.Priority, DueAt: in.DueAt}
 	return s.items.Create(ctx, p, in.NotebookID, in.Notes, t)
 }
 

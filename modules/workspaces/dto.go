@@ -3,11 +3,13 @@ package workspaces
 import "folio/platform/httpx"
 
 type createRequest struct {
-	Name string `json:"name" binding:"required"`
+	Name                            string `json:"name" binding:"required"`
+	httpx.Echoes[workspaceResponse]        // its other fields are "set by the server"
 }
 
 type inviteRequest struct {
-	Email string `json:"email" binding:"required"`
+	Email                        string `json:"email" binding:"required"`
+	httpx.Echoes[memberResponse]        // its other fields are "set by the server"
 }
 
 type memberResponse struct {

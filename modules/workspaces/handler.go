@@ -33,12 +33,7 @@ func (h *Handler) list(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	data := make([]workspaceResponse, len(views))
-	for i, v := range views {
-		data[i] = toWorkspaceResponse(v)
-	}
-	c.JSON(http.StatusOK, paginate.Page[workspaceResponse]{Data: data, NextCursor: next})
-	return nil
+	return httpx.WritePage(c, views, next, httpx.Infallible(toWorkspaceResponse))
 }
 
 func (h *Handler) create(c *gin.Context) error {

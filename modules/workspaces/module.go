@@ -6,16 +6,18 @@ import (
 	"go.uber.org/fx"
 
 	"folio/modules/accounts"
+	"folio/platform/db"
 	"folio/platform/httpx"
 )
 
 // Module wires the workspaces module.
 var Module = fx.Module("workspaces",
+	// The store is the module's own: no other module can ask for it.
+	fx.Provide(NewStore, fx.Private),
 	fx.Provide(
-		NewStore,
 		NewService,
-		fx.Annotate(NewHandler, fx.As(new(httpx.Routes)), fx.ResultTags(`group:"routes"`)),
-		fx.Annotate(migrations, fx.ResultTags(`group:"migrations"`)),
+		httpx.AsRoutes(NewHandler),
+		db.AsMigrations(migrations),
 		// The accounts module's directory is this module's user directory.
 		func(d *accounts.Directory) UserDirectory { return d },
 	),

@@ -245,3 +245,8 @@ func (s *Service) RoleOf(ctx context.Context, userID, workspaceID string) (strin
 func (s *Service) MemberWorkspaceIDs(userID string) *gorm.DB {
 	return s.store.memberWorkspaceIDs(userID)
 }
+
+// WorkspaceNames maps the id of every workspace the user belongs to to its name.
+func (s *Service) WorkspaceNames(ctx context.Context, userID string) (map[string]string, error) {
+	return s.store.names(ctx, userID)
+}

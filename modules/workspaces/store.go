@@ -62,11 +62,7 @@ func (s *Store) roleOf(ctx context.Context, tx *gorm.DB, workspaceID, userID str
 	}
 	tx = tx.WithContext(ctx)
 	if lock {
-		var w Workspace
-		if err := db.ForUpdate(tx).Where("id = ?", workspaceID).Take(&w).Error; err != nil {
-			if db.IsNotFound(err) {
-				return "", ErrNotFound
-			}
+		if _, err := db.Take[Workspace](tx.Where("id = ?", workspaceID), true, ErrNotFound); err != nil {
 			return "", err
 		}
 		var m Membership
@@ -119,4 +115,17 @@ func (s *Store) countOwners(ctx context.Context, tx *gorm.DB, workspaceID string
 // memberWorkspaceIDs is a subquery of the ids of the workspaces userID belongs to.
 func (s *Store) memberWorkspaceIDs(userID string) *gorm.DB {
 	return s.db.Model(&Membership{}).Select("workspace_id").Where("user_id = ?", userID)
+}
+
+// names maps the id of every workspace userID belongs to to its name.
+func (s *Store) names(ctx context.Context, userID string) (map[string]string, error) {
+	var rows []Workspace
+	if err := s.db.WithContext(ctx).Select("id", "name").Where("id IN (?)", s.memberWorkspaceIDs(userID)).Find(&rows).Error; err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(rows))
+	for _, w := range rows {
+		out[w.ID] = w.Name
+	}
+	return out, nil
 }

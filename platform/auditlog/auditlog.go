@@ -6,6 +6,7 @@ package auditlog
 import (
 	"context"
 
+	"go.uber.org/fx"
 	"gorm.io/gorm"
 
 	"folio/platform/auth"
@@ -23,4 +24,15 @@ type Entry struct {
 // Recorder writes entries. tx is the caller's transaction.
 type Recorder interface {
 	Record(ctx context.Context, tx *gorm.DB, p *auth.Principal, e Entry) error
+}
+
+// ResourceType names a kind of resource whose actions a module records ("note"). The audit log's
+// resourceType filter accepts exactly the declared types, so a new module declares its own and
+// edits no other.
+type ResourceType string
+
+// DeclareResourceType joins the value group the audit module reads:
+// fx.Provide(auditlog.DeclareResourceType("note")).
+func DeclareResourceType(name string) any {
+	return fx.Annotate(func() ResourceType { return ResourceType(name) }, fx.ResultTags(`group:"auditResourceTypes"`))
 }

@@ -150,7 +150,7 @@ func (g *Guard) fromKey(ctx context.Context, header string) (*Principal, error) 
 		entry = cacheEntry{
 			secretHash: rec.SecretHash,
 			principal: Principal{
-				Kind: KindKey, UserID: rec.UserID, Scope: rec.Scope, KeyID: rec.ID, KeyName: rec.Name,
+				Credential: CredentialKey, UserID: rec.UserID, Scope: rec.Scope, KeyID: rec.ID, KeyName: rec.Name,
 				KeyPrefix: DisplayPrefix(rec.Prefix), WorkspaceID: rec.WorkspaceID, NotebookID: rec.NotebookID,
 			},
 		}
@@ -210,7 +210,7 @@ func (g *Guard) fromSession(c *gin.Context, token string) (*Principal, error) {
 		entry = cacheEntry{
 			sessionCSRF:    rec.CSRFToken,
 			sessionExpires: rec.ExpiresAt,
-			principal:      Principal{Kind: KindSession, UserID: rec.UserID, Scope: ScopeReadWrite, SessionID: rec.ID},
+			principal:      Principal{Credential: CredentialSession, UserID: rec.UserID, Scope: ScopeReadWrite, SessionID: rec.ID},
 		}
 		g.Cache.put("s:"+string(hash), entry, now)
 	}

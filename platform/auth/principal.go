@@ -8,18 +8,18 @@ import (
 	"github.com/gin-gonic/gin"
 )
 
-// Kind says how a principal authenticated.
-type Kind string
+// Credential says how a principal authenticated.
+type Credential string
 
-// Principal kinds.
+// The credentials a principal can present.
 const (
-	KindKey     Kind = "key"
-	KindSession Kind = "session"
+	CredentialKey     Credential = "key"
+	CredentialSession Credential = "session"
 )
 
 // Principal is who is acting: a user, through one API key or through a web session.
 type Principal struct {
-	Kind        Kind
+	Credential  Credential
 	UserID      string
 	Scope       int
 	KeyID       string  // key principals only

@@ -121,6 +121,21 @@ func IsUniqueViolation(err error) bool {
 	return err != nil && strings.Contains(err.Error(), "UNIQUE constraint failed")
 }
 
+// Take loads the one row q selects, locked until the transaction ends when lock is set (ForUpdate);
+// no row is notFound, the caller's own error (ErrNotFound of its module).
+func Take[T any](q *gorm.DB, lock bool, notFound error) (T, error) {
+	if lock {
+		q = ForUpdate(q)
+	}
+	var row T
+	err := q.Take(&row).Error
+	if IsNotFound(err) {
+		var none T
+		return none, notFound
+	}
+	return row, err
+}
+
 // IsNotFound reports whether err says a row was not found.
 func IsNotFound(err error) bool { return errors.Is(err, gorm.ErrRecordNotFound) }
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/go-gormigrate/gormigrate/v2"
+	"go.uber.org/fx"
 	"gorm.io/gorm"
 )
 
@@ -15,6 +16,12 @@ import (
 // order they must run (use a timestamp prefix: "202611221000_accounts_init"). Modules join the
 // fx value group "migrations"; the migrator sorts all steps by ID, so value-group order never matters.
 type Migrations []*gormigrate.Migration
+
+// AsMigrations annotates a function returning a module's Migrations so that they join the
+// "migrations" value group the migrator applies: fx.Provide(db.AsMigrations(migrations)).
+func AsMigrations(constructor any) any {
+	return fx.Annotate(constructor, fx.ResultTags(`group:"migrations"`))
+}
 
 // MigrationLockKey is the PostgreSQL advisory lock (pg_advisory_lock, one bigint key) that
 // serialises migration runs across processes: the ASCII bytes of "foliomig" read as a big-endian

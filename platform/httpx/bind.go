@@ -32,11 +32,36 @@ type optional interface {
 	valuePtr() any
 }
 
-// serverFields are response fields that the server derives; a client sending one gets a message
-// that says so rather than "unknown field".
-var serverFields = map[string]bool{
-	"id": true, "hasDecision": true, "tags": true, "createdAt": true, "updatedAt": true,
-	"pendingSuggestion": true, "role": true, "members": true, "originalContent": true,
+// Echoes marks a request type with the response type a client reads back: embedded in a request
+// struct (httpx.Echoes[noteResponse]), it makes Bind answer a field that the response has and the
+// request does not ("id", "tags", "createdAt" ...) with "set by the server" rather than "unknown
+// field". Each module declares it on its own requests, so no list here names another module's
+// fields, and the set can never drift from the response type.
+type Echoes[Response any] struct{}
+
+func (Echoes[Response]) responseType() reflect.Type { return reflect.TypeFor[Response]() }
+
+type echoer interface{ responseType() reflect.Type }
+
+var echoerType = reflect.TypeFor[echoer]()
+
+// serverFields returns the json names of the echoed response's fields (nil without Echoes).
+func serverFields(t reflect.Type) map[string]bool {
+	for i := 0; i < t.NumField(); i++ {
+		sf := t.Field(i)
+		if !sf.Anonymous || !sf.Type.Implements(echoerType) {
+			continue
+		}
+		rt := reflect.Zero(sf.Type).Interface().(echoer).responseType()
+		out := map[string]bool{}
+		for j := 0; j < rt.NumField(); j++ {
+			if name, _, _ := strings.Cut(rt.Field(j).Tag.Get("json"), ","); name != "" && name != "-" {
+				out[name] = true
+			}
+		}
+		return out
+	}
+	return nil
 }
 
 // Bind decodes the request body into dst, a pointer to a struct whose fields carry `json` tags,
@@ -170,7 +195,7 @@ func bindFields(obj map[string]json.RawMessage, dst any) error {
 	// Unknown fields first, in a stable order, so the message does not depend on map order.
 	for _, name := range sortedKeys(obj) {
 		if _, ok := known[name]; !ok {
-			if serverFields[name] {
+			if serverFields(t)[name] {
 				return apierr.Validation("field %q is set by the server and cannot be sent", name)
 			}
 			return apierr.Validation("unknown field %q", name)

@@ -25,6 +25,19 @@ type bindTarget struct {
 	Ptr      *string                   `json:"ptr"`
 	Ignored  string                    `json:"-"`
 	Meta     httpx.Optional[[]float64] `json:"meta"`
+	httpx.Echoes[echoedResponse]
+}
+
+// echoedResponse is what bindTarget's client reads back: its fields that bindTarget lacks are
+// "set by the server".
+type echoedResponse struct {
+	ID                string   `json:"id"`
+	Name              string   `json:"name"`
+	HasDecision       bool     `json:"hasDecision"`
+	Tags              []string `json:"tags"`
+	CreatedAt         string   `json:"createdAt"`
+	UpdatedAt         string   `json:"updatedAt"`
+	PendingSuggestion *string  `json:"pendingSuggestion"`
 }
 
 func bindRequest(t *testing.T, contentType, body string, wrap func(*http.Request, http.ResponseWriter)) (bindTarget, error) {
@@ -166,11 +179,12 @@ func TestBindRejects(t *testing.T) {
 		{name: "unknown field", contentType: json, body: `{"name":"a","colour":"red"}`, code: apierr.CodeValidation, mention: `"colour"`},
 		{name: "field name is case-sensitive", contentType: json, body: `{"Name":"a"}`, code: apierr.CodeValidation, mention: `"Name"`},
 		{name: "json:\"-\" field is unknown", contentType: json, body: `{"name":"a","-":"x"}`, code: apierr.CodeValidation, mention: `"-"`},
-		{name: "server field id", contentType: json, body: `{"name":"a","id":"x"}`, code: apierr.CodeValidation, mention: `"id"`},
+		{name: "server field id", contentType: json, body: `{"name":"a","id":"x"}`, code: apierr.CodeValidation, mention: `"id" is set by the server`},
 		{name: "server field createdAt", contentType: json, body: `{"name":"a","createdAt":"2026-01-01"}`, code: apierr.CodeValidation, mention: `"createdAt"`},
 		{name: "server field updatedAt", contentType: json, body: `{"name":"a","updatedAt":"2026-01-01"}`, code: apierr.CodeValidation, mention: `"updatedAt"`},
 		{name: "server field hasDecision", contentType: json, body: `{"name":"a","hasDecision":true}`, code: apierr.CodeValidation, mention: `"hasDecision"`},
-		{name: "server field tags", contentType: json, body: `{"name":"a","tags":[]}`, code: apierr.CodeValidation, mention: `"tags"`},
+		{name: "server field tags", contentType: json, body: `{"name":"a","tags":[]}`, code: apierr.CodeValidation, mention: `"tags" is set by the server`},
+		{name: "a field of no echoed response is unknown", contentType: json, body: `{"name":"a","members":[]}`, code: apierr.CodeValidation, mention: `unknown field "members"`},
 		{name: "server field pendingSuggestion", contentType: json, body: `{"name":"a","pendingSuggestion":null}`, code: apierr.CodeValidation, mention: `"pendingSuggestion"`},
 		{name: "unknown field even when the required one is missing", contentType: json, body: `{"bogus":1}`, code: apierr.CodeValidation, mention: `"bogus"`},
 		{name: "missing required field", contentType: json, body: `{}`, code: apierr.CodeMissingField, mention: `"name"`},

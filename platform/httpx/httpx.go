@@ -6,6 +6,7 @@ package httpx
 
 import (
 	"github.com/gin-gonic/gin"
+	"go.uber.org/fx"
 	"go.uber.org/zap"
 
 	"folio/platform/apierr"
@@ -23,11 +24,16 @@ type Router struct {
 	API gin.IRouter
 }
 
-// Routes is implemented by every module's handler. Modules join the fx value group "routes":
-//
-//	fx.Annotate(NewHandler, fx.As(new(httpx.Routes)), fx.ResultTags(`group:"routes"`))
+// Routes is implemented by every module's handler. Modules join the fx value group "routes"
+// through AsRoutes.
 type Routes interface {
 	Register(r Router)
+}
+
+// AsRoutes annotates a constructor whose result implements Routes so that it joins the "routes"
+// value group the engine registers: fx.Provide(httpx.AsRoutes(NewHandler)).
+func AsRoutes(constructor any) any {
+	return fx.Annotate(constructor, fx.As(new(Routes)), fx.ResultTags(`group:"routes"`))
 }
 
 // HandlerFunc is a gin handler that returns its error instead of writing it.

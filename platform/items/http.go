@@ -29,31 +29,6 @@ func ListFromGin(c *gin.Context) (ListFilter, paginate.Params, error) {
 	return f, page, nil
 }
 
-// Write answers with status and the view converted by toResponse (which can fail: a stored
-// document is rendered).
-func Write[V, R any](c *gin.Context, status int, v V, toResponse func(V) (R, error)) error {
-	resp, err := toResponse(v)
-	if err != nil {
-		return err
-	}
-	c.JSON(status, resp)
-	return nil
-}
-
-// WritePage answers a list request with a page of views, each converted by toResponse (which can
-// fail: a stored document is rendered).
-func WritePage[V, R any](c *gin.Context, views []V, next *string, toResponse func(V) (R, error)) error {
-	data := make([]R, len(views))
-	for i, v := range views {
-		var err error
-		if data[i], err = toResponse(v); err != nil {
-			return err
-		}
-	}
-	c.JSON(http.StatusOK, paginate.Page[R]{Data: data, NextCursor: next})
-	return nil
-}
-
 // DeleteHandler answers DELETE on an item with {"ok": true} once remove has deleted it.
 func DeleteHandler(remove func(ctx context.Context, p *auth.Principal, id string) error) gin.HandlerFunc {
 	return httpx.Handle(func(c *gin.Context) error {

@@ -7,7 +7,7 @@
 // drift apart.
 //
 // A module keeps its own row type, request and response types, the validation of its own fields
-// and its errors; it describes its row to this package with a Kind. The flows reach the notebooks,
+// and its errors; it describes its row to this package with a Shape. The flows reach the notebooks,
 // tags, versions and audit modules only through the narrow interfaces below (platform never
 // imports modules), which those modules bind in their module.go.
 package items
@@ -26,34 +26,43 @@ import (
 	"folio/platform/markdown"
 )
 
-// Kind describes one kind of item, whose rows are of type Row, to the shared flows.
-type Kind[Row any] struct {
+// Shape describes one kind of item, whose rows are of type Row, to the shared flows.
+type Shape[Row any] struct {
 	// Name is the item kind in tags, snapshots, suggestions and the audit log ("note", "task"); the
 	// audit actions are Name+".create", ".update" and ".delete".
 	Name string
 	// NotFound is the kind's 404 error (NOTE_NOT_FOUND, TASK_NOT_FOUND).
 	NotFound error
-	// Columns points into a row's columns that every item has.
-	Columns func(row *Row) Columns
+	// Columns returns the row's embedded Columns: pass (*Note).ItemColumns.
+	Columns func(row *Row) *Columns
+	// Document returns the row's document column (a note's content, a task's notes).
+	Document func(row *Row) *db.JSON
 	// Derive, when not nil, sets the columns a module computes from the document (a note's
 	// hasDecision) whenever the document is written.
 	Derive func(row *Row, doc markdown.Doc)
 }
 
-// Columns are pointers into the columns every item row has, so that the shared flows read and set
-// them on a module's own row type.
+// Columns are the columns every item row has besides its document. Notes and tasks embed it (GORM
+// flattens an embedded struct into the row's table), and the shared flows read and set it through
+// Shape.Columns.
 type Columns struct {
-	ID          *string
-	NotebookID  *string
-	Document    *db.JSON // the codec's document: a note's content, a task's notes
-	Archived    *bool
-	TargetAt    **time.Time // the Focus view's date
-	FollowUpAt  **time.Time // the follow-up reminder
-	CreatedByID *string
-	CreatedAt   *time.Time
-	UpdatedAt   *time.Time // set from the service's clock, never by GORM
-	DeletedAt   **time.Time
+	ID          string     `gorm:"primaryKey;size:24"`
+	NotebookID  string     `gorm:"size:24;not null"`
+	Archived    bool       `gorm:"not null"`
+	TargetAt    *time.Time // the Focus view's date
+	FollowUpAt  *time.Time // the follow-up reminder
+	CreatedByID string     `gorm:"size:24;not null"`
+	CreatedAt   time.Time
+	// UpdatedAt is set by the service, from its clock (GORM's autoUpdateTime would overwrite it
+	// with the wall clock on every save).
+	UpdatedAt time.Time `gorm:"autoUpdateTime:false"`
+	// DeletedAt is set by a delete: the row stays so that cursors and audit entries naming it stay
+	// valid; every read filters it out.
+	DeletedAt *time.Time
 }
+
+// ItemColumns returns c; embedded in a row type, it is the row's Shape.Columns.
+func (c *Columns) ItemColumns() *Columns { return c }
 
 // Notebook is the notebook that holds an item, as the shared flows need it.
 type Notebook struct {
@@ -77,11 +86,19 @@ type Notebooks interface {
 	Release(ctx context.Context, tx *gorm.DB, notebookID string, n int) error
 }
 
-// Tag is a tag as an item shows it.
+// Tag is a tag as an item shows it, on the wire too (SPEC's Tag object).
 type Tag struct {
-	ID   string
-	Name string
-	Kind string // TAG or PERSON
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	Kind string `json:"kind"` // TAG or PERSON
+}
+
+// TagList is an item's tags for a response: always an array, never null.
+func TagList(tags []Tag) []Tag {
+	if tags == nil {
+		return []Tag{}
+	}
+	return tags
 }
 
 // Tags keeps an item's tags (the tags module provides it).
@@ -98,13 +115,15 @@ type Versions interface {
 	Save(ctx context.Context, tx *gorm.DB, itemKind, itemID string, document []byte, reason, actorUserID string) error
 }
 
-// ReasonUpdate is the reason of the snapshot Update takes before a PATCH overwrites a document
-// (the versions module's ReasonUpdate).
-const ReasonUpdate = "update"
+// Reasons a snapshot is taken (Versions.Save's reason).
+const (
+	ReasonUpdate     = "update"     // a PATCH overwrote the document (Update takes it)
+	ReasonSuggestion = "suggestion" // an approved suggestion replaced it
+)
 
-// Deps are what the shared flows use from the rest of the application: an fx parameter object, so
+// ServiceParams are what the shared flows use from the rest of the application: an fx parameter object, so
 // fx fills it for a constructor that takes it; without fx, fill it by hand.
-type Deps struct {
+type ServiceParams struct {
 	fx.In
 	DB        *gorm.DB
 	Notebooks Notebooks
@@ -122,7 +141,7 @@ type View[Row any] struct {
 
 // Service runs the shared flows of one kind of item.
 type Service[Row any] struct {
-	kind      Kind[Row]
+	shape     Shape[Row]
 	db        *gorm.DB
 	notebooks Notebooks
 	tags      Tags
@@ -131,7 +150,7 @@ type Service[Row any] struct {
 	clock     clock.Clock
 }
 
-// NewService returns the flows of the items of kind.
-func NewService[Row any](kind Kind[Row], d Deps) *Service[Row] {
-	return &Service[Row]{kind: kind, db: d.DB, notebooks: d.Notebooks, tags: d.Tags, versions: d.Versions, audit: d.Audit, clock: d.Clock}
+// NewService returns the flows of the items shape describes.
+func NewService[Row any](shape Shape[Row], d ServiceParams) *Service[Row] {
+	return &Service[Row]{shape: shape, db: d.DB, notebooks: d.Notebooks, tags: d.Tags, versions: d.Versions, audit: d.Audit, clock: d.Clock}
 }

@@ -20,29 +20,16 @@ import (
 	"folio/platform/markdown"
 )
 
-// Widget is an item kind of the tests' own: the flows must work on any row that shows them its
-// columns.
+// Widget is an item kind of the tests' own: the flows must work on any row that embeds
+// items.Columns.
 type Widget struct {
-	ID          string `gorm:"primaryKey"`
-	CreatedByID string
-	CreatedAt   time.Time
-	UpdatedAt   time.Time `gorm:"autoUpdateTime:false"`
-	DeletedAt   *time.Time
-	NotebookID  string
-	Colour      string
-	Body        db.JSON
-	Decided     bool // derived from Body
-	Archived    bool
-	TargetAt    *time.Time
-	FollowUpAt  *time.Time
+	items.Columns
+	Colour  string
+	Body    db.JSON
+	Decided bool // derived from Body
 }
 
-func (w *Widget) columns() items.Columns {
-	return items.Columns{
-		ID: &w.ID, CreatedByID: &w.CreatedByID, CreatedAt: &w.CreatedAt, UpdatedAt: &w.UpdatedAt, DeletedAt: &w.DeletedAt,
-		NotebookID: &w.NotebookID, Document: &w.Body, Archived: &w.Archived, TargetAt: &w.TargetAt, FollowUpAt: &w.FollowUpAt,
-	}
-}
+func (w *Widget) document() *db.JSON { return &w.Body }
 
 var (
 	errWidgetNotFound   = errors.New("widget not found")
@@ -52,7 +39,6 @@ var (
 
 // notebooks are the notebooks the principal may use, each with its item count.
 type notebooks struct {
-	gdb    *gorm.DB
 	usable map[string]items.Notebook
 	count  map[string]int
 	limit  int
@@ -173,9 +159,9 @@ func newFixture(t *testing.T) *fixture {
 		clock:    clock.NewFake(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)),
 		p:        &auth.Principal{UserID: "ann"},
 	}
-	kind := items.Kind[Widget]{Name: "widget", NotFound: errWidgetNotFound, Columns: (*Widget).columns,
+	shape := items.Shape[Widget]{Name: "widget", NotFound: errWidgetNotFound, Columns: (*Widget).ItemColumns, Document: (*Widget).document,
 		Derive: func(w *Widget, doc markdown.Doc) { w.Decided = doc.HasDecision() }}
-	f.svc = items.NewService(kind, items.Deps{DB: gdb, Notebooks: f.nbs, Tags: f.tags, Versions: f.versions, Audit: f.audit, Clock: f.clock})
+	f.svc = items.NewService(shape, items.ServiceParams{DB: gdb, Notebooks: f.nbs, Tags: f.tags, Versions: f.versions, Audit: f.audit, Clock: f.clock})
 	return f
 }
 

@@ -23,8 +23,8 @@ func (s *Service[Row]) Create(ctx context.Context, p *auth.Principal, notebookID
 		return View[Row]{}, err
 	}
 	now := s.clock.Now()
-	c := s.kind.Columns(&row)
-	*c.ID, *c.NotebookID, *c.CreatedByID, *c.CreatedAt, *c.UpdatedAt = ids.New(), notebookID, p.UserID, now, now
+	c := s.shape.Columns(&row)
+	c.ID, c.NotebookID, c.CreatedByID, c.CreatedAt, c.UpdatedAt = ids.New(), notebookID, p.UserID, now, now
 	s.setDocument(&row, stored, doc)
 	return s.viewAfter(ctx, &row, func(tx *gorm.DB) error {
 		nb, err := s.notebooks.ItemNotebook(ctx, tx, p, notebookID)
@@ -37,10 +37,10 @@ func (s *Service[Row]) Create(ctx context.Context, p *auth.Principal, notebookID
 		if err := s.create(ctx, tx, &row); err != nil {
 			return err
 		}
-		if err := s.tags.Replace(ctx, tx, nb.TagSpace, s.kind.Name, *c.ID, doc.Tags()); err != nil {
+		if err := s.tags.Replace(ctx, tx, nb.TagSpace, s.shape.Name, c.ID, doc.Tags()); err != nil {
 			return err
 		}
-		return s.record(ctx, tx, p, s.kind.Name+".create", *c.ID, nb)
+		return s.record(ctx, tx, p, s.shape.Name+".create", c.ID, nb)
 	})
 }
 
@@ -55,14 +55,14 @@ func (s *Service[Row]) viewAfter(ctx context.Context, row *Row, write func(tx *g
 
 // setDocument writes a new document and what the module derives from it onto row.
 func (s *Service[Row]) setDocument(row *Row, stored []byte, doc markdown.Doc) {
-	*s.kind.Columns(row).Document = stored
-	if s.kind.Derive != nil {
-		s.kind.Derive(row, doc)
+	*s.shape.Document(row) = stored
+	if s.shape.Derive != nil {
+		s.shape.Derive(row, doc)
 	}
 }
 
 func (s *Service[Row]) record(ctx context.Context, tx *gorm.DB, p *auth.Principal, action, id string, nb Notebook) error {
-	return s.audit.Record(ctx, tx, p, auditlog.Entry{Action: action, ResourceType: s.kind.Name, ResourceID: id, WorkspaceID: nb.WorkspaceID, NotebookID: &nb.ID})
+	return s.audit.Record(ctx, tx, p, auditlog.Entry{Action: action, ResourceType: s.shape.Name, ResourceID: id, WorkspaceID: nb.WorkspaceID, NotebookID: &nb.ID})
 }
 
 // view adds the item's tags.
@@ -78,9 +78,9 @@ func (s *Service[Row]) view(ctx context.Context, row Row) (View[Row], error) {
 func (s *Service[Row]) withTags(ctx context.Context, rows []Row) ([]View[Row], error) {
 	itemIDs := make([]string, len(rows))
 	for i := range rows {
-		itemIDs[i] = *s.kind.Columns(&rows[i]).ID
+		itemIDs[i] = s.shape.Columns(&rows[i]).ID
 	}
-	byItem, err := s.tags.ForItems(ctx, s.kind.Name, itemIDs)
+	byItem, err := s.tags.ForItems(ctx, s.shape.Name, itemIDs)
 	if err != nil {
 		return nil, err
 	}
@@ -94,7 +94,7 @@ func (s *Service[Row]) withTags(ctx context.Context, rows []Row) ([]View[Row], e
 // Get returns one item the principal may see.
 func (s *Service[Row]) Get(ctx context.Context, p *auth.Principal, id string) (View[Row], error) {
 	if !ids.Valid(id) {
-		return View[Row]{}, s.kind.NotFound
+		return View[Row]{}, s.shape.NotFound
 	}
 	row, err := s.get(ctx, nil, id, s.notebooks.VisibleIDs(s.db, p), false)
 	if err != nil {
@@ -136,14 +136,21 @@ type Change struct {
 	FollowUpAt **time.Time
 }
 
-// Update applies a PATCH to the item id in one transaction. A document that differs from the
-// stored one is snapshotted before it is overwritten; a move needs write access to both notebooks
-// and a free slot in the target, and re-tags the item when its tag space changes. apply, when not
-// nil, sets the module's own columns. The caller answers an empty PATCH without calling Update
-// (no write, no snapshot, no audit entry, updatedAt unchanged).
+// Update applies a PATCH to the item id in one transaction. The write path, in order:
+//
+//  1. lock the item's row (getInNotebook with lock) and check the principal may use its notebook;
+//  2. a move: check the target notebook, take a slot there, give one back in the old notebook;
+//  3. a new document that differs from the stored one: snapshot the stored one (versions), then
+//     set the new one and what the module derives from it (Shape.Derive);
+//  4. the other shared columns, then the module's own (apply), then updatedAt from the clock;
+//  5. save the row; re-tag it when its document or its tag space changed;
+//  6. the audit entry, in the same transaction; after commit, read the tags back for the answer.
+//
+// The caller answers an empty PATCH without calling Update (no write, no snapshot, no audit entry,
+// updatedAt unchanged).
 func (s *Service[Row]) Update(ctx context.Context, p *auth.Principal, id string, change Change, apply func(row *Row)) (View[Row], error) {
 	if !ids.Valid(id) {
-		return View[Row]{}, s.kind.NotFound
+		return View[Row]{}, s.shape.NotFound
 	}
 	var row Row
 	return s.viewAfter(ctx, &row, func(tx *gorm.DB) error {
@@ -153,9 +160,9 @@ func (s *Service[Row]) Update(ctx context.Context, p *auth.Principal, id string,
 		if err != nil {
 			return err
 		}
-		c := s.kind.Columns(&row)
+		c := s.shape.Columns(&row)
 		spaceChanged := false
-		if change.NotebookID != nil && *change.NotebookID != *c.NotebookID {
+		if change.NotebookID != nil && *change.NotebookID != c.NotebookID {
 			target, err := s.notebooks.ItemNotebook(ctx, tx, p, *change.NotebookID)
 			if err != nil {
 				return err
@@ -167,49 +174,52 @@ func (s *Service[Row]) Update(ctx context.Context, p *auth.Principal, id string,
 				return err
 			}
 			spaceChanged = target.TagSpace != nb.TagSpace
-			*c.NotebookID, nb = target.ID, target
+			c.NotebookID, nb = target.ID, target
 		}
-		documentChanged := false
+		var newDoc *markdown.Doc // the document written, when it changed
 		if change.Document != nil {
 			encoded, err := markdown.Encode(*change.Document)
 			if err != nil {
 				return err
 			}
-			if !bytes.Equal(encoded, *c.Document) {
-				if err := s.versions.Save(ctx, tx, s.kind.Name, *c.ID, *c.Document, ReasonUpdate, p.UserID); err != nil {
+			if stored := s.shape.Document(&row); !bytes.Equal(encoded, *stored) {
+				if err := s.versions.Save(ctx, tx, s.shape.Name, c.ID, *stored, ReasonUpdate, p.UserID); err != nil {
 					return err
 				}
 				s.setDocument(&row, encoded, *change.Document)
-				documentChanged = true
+				newDoc = change.Document
 			}
 		}
 		if change.Archived != nil {
-			*c.Archived = *change.Archived
+			c.Archived = *change.Archived
 		}
 		if change.TargetAt != nil {
-			*c.TargetAt = *change.TargetAt
+			c.TargetAt = *change.TargetAt
 		}
 		if change.FollowUpAt != nil {
-			*c.FollowUpAt = *change.FollowUpAt
+			c.FollowUpAt = *change.FollowUpAt
 		}
 		if apply != nil {
 			apply(&row)
 		}
-		*c.UpdatedAt = s.clock.Now()
+		c.UpdatedAt = s.clock.Now()
 		if err := s.save(ctx, tx, &row); err != nil {
 			return err
 		}
-		if documentChanged || spaceChanged {
-			// From the row: a move without a new document has no other copy of it.
-			doc, err := markdown.Decode(*c.Document)
+		if newDoc == nil && spaceChanged {
+			// A move without a new document: the stored one is the only copy of its tags.
+			doc, err := markdown.Decode(*s.shape.Document(&row))
 			if err != nil {
 				return err
 			}
-			if err := s.tags.Replace(ctx, tx, nb.TagSpace, s.kind.Name, *c.ID, doc.Tags()); err != nil {
+			newDoc = &doc
+		}
+		if newDoc != nil {
+			if err := s.tags.Replace(ctx, tx, nb.TagSpace, s.shape.Name, c.ID, newDoc.Tags()); err != nil {
 				return err
 			}
 		}
-		return s.record(ctx, tx, p, s.kind.Name+".update", *c.ID, nb)
+		return s.record(ctx, tx, p, s.shape.Name+".update", c.ID, nb)
 	})
 }
 
@@ -217,22 +227,22 @@ func (s *Service[Row]) Update(ctx context.Context, p *auth.Principal, id string,
 // the audit entries naming it stay valid. Its notebook slot is given back.
 func (s *Service[Row]) Delete(ctx context.Context, p *auth.Principal, id string) error {
 	if !ids.Valid(id) {
-		return s.kind.NotFound
+		return s.shape.NotFound
 	}
 	return db.Transaction(ctx, s.db, func(tx *gorm.DB) error {
 		row, nb, err := s.getInNotebook(ctx, tx, p, id, s.notebooks.VisibleIDs(tx, p), true)
 		if err != nil {
 			return err
 		}
-		c := s.kind.Columns(&row)
+		c := s.shape.Columns(&row)
 		now := s.clock.Now()
-		*c.DeletedAt, *c.UpdatedAt = &now, now
+		c.DeletedAt, c.UpdatedAt = &now, now
 		if err := s.save(ctx, tx, &row); err != nil {
 			return err
 		}
 		if err := s.notebooks.Release(ctx, tx, nb.ID, 1); err != nil {
 			return err
 		}
-		return s.record(ctx, tx, p, s.kind.Name+".delete", *c.ID, nb)
+		return s.record(ctx, tx, p, s.shape.Name+".delete", c.ID, nb)
 	})
 }

@@ -35,16 +35,7 @@ func (s *Service[Row]) get(ctx context.Context, tx *gorm.DB, id string, visible 
 		tx = s.db
 	}
 	q := tx.WithContext(ctx).Where("id = ? AND deleted_at IS NULL AND notebook_id IN (?)", id, visible)
-	if lock {
-		q = db.ForUpdate(q)
-	}
-	var row Row
-	err := q.Take(&row).Error
-	if db.IsNotFound(err) {
-		var none Row
-		return none, s.kind.NotFound
-	}
-	return row, err
+	return db.Take[Row](q, lock, s.shape.NotFound)
 }
 
 // getInNotebook loads a live item as get does, and the notebook that holds it if the principal
@@ -54,7 +45,7 @@ func (s *Service[Row]) getInNotebook(ctx context.Context, tx *gorm.DB, p *auth.P
 	if err != nil {
 		return row, Notebook{}, err
 	}
-	nb, err := s.notebooks.ItemNotebook(ctx, tx, p, *s.kind.Columns(&row).NotebookID)
+	nb, err := s.notebooks.ItemNotebook(ctx, tx, p, s.shape.Columns(&row).NotebookID)
 	return row, nb, err
 }
 

@@ -17,8 +17,8 @@ func (s *Service[Row]) Target() content.Target { return target[Row]{s} }
 
 type target[Row any] struct{ s *Service[Row] }
 
-func (t target[Row]) Kind() string    { return t.s.kind.Name }
-func (t target[Row]) NotFound() error { return t.s.kind.NotFound }
+func (t target[Row]) Kind() string    { return t.s.shape.Name }
+func (t target[Row]) NotFound() error { return t.s.shape.NotFound }
 
 func (t target[Row]) Get(ctx context.Context, p *auth.Principal, id string) (content.Item, error) {
 	return t.load(ctx, nil, p, id, false)
@@ -31,18 +31,18 @@ func (t target[Row]) Lock(ctx context.Context, tx *gorm.DB, p *auth.Principal, i
 func (t target[Row]) load(ctx context.Context, tx *gorm.DB, p *auth.Principal, id string, lock bool) (content.Item, error) {
 	s := t.s
 	if !ids.Valid(id) {
-		return content.Item{}, s.kind.NotFound
+		return content.Item{}, s.shape.NotFound
 	}
 	row, nb, err := s.getInNotebook(ctx, tx, p, id, s.notebooks.VisibleIDs(s.db, p), lock)
 	if err != nil {
 		return content.Item{}, err
 	}
-	c := s.kind.Columns(&row)
-	doc, err := markdown.Decode(*c.Document)
+	c := s.shape.Columns(&row)
+	doc, err := markdown.Decode(*s.shape.Document(&row))
 	if err != nil {
 		return content.Item{}, err
 	}
-	return content.Item{Kind: s.kind.Name, ID: *c.ID, NotebookID: nb.ID, WorkspaceID: nb.WorkspaceID, Content: doc}, nil
+	return content.Item{Kind: s.shape.Name, ID: c.ID, NotebookID: nb.ID, WorkspaceID: nb.WorkspaceID, Content: doc}, nil
 }
 
 // Replace snapshots the stored document whatever doc is; only a PATCH skips an unchanged one.
@@ -52,23 +52,23 @@ func (t target[Row]) Replace(ctx context.Context, tx *gorm.DB, p *auth.Principal
 	if err != nil {
 		return err
 	}
-	c := s.kind.Columns(&row)
+	c := s.shape.Columns(&row)
 	encoded, err := markdown.Encode(doc)
 	if err != nil {
 		return err
 	}
-	if err := s.versions.Save(ctx, tx, s.kind.Name, *c.ID, *c.Document, reason, p.UserID); err != nil {
+	if err := s.versions.Save(ctx, tx, s.shape.Name, c.ID, *s.shape.Document(&row), reason, p.UserID); err != nil {
 		return err
 	}
 	s.setDocument(&row, encoded, doc)
-	*c.UpdatedAt = s.clock.Now()
+	c.UpdatedAt = s.clock.Now()
 	if err := s.save(ctx, tx, &row); err != nil {
 		return err
 	}
-	if err := s.tags.Replace(ctx, tx, nb.TagSpace, s.kind.Name, *c.ID, doc.Tags()); err != nil {
+	if err := s.tags.Replace(ctx, tx, nb.TagSpace, s.shape.Name, c.ID, doc.Tags()); err != nil {
 		return err
 	}
-	return s.record(ctx, tx, p, action, *c.ID, nb)
+	return s.record(ctx, tx, p, action, c.ID, nb)
 }
 
 var _ content.Target = target[struct{}]{}

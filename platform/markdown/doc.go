@@ -91,7 +91,7 @@
 // superlinear on some inputs (its delimiter processing rescans earlier
 // delimiters, link destinations are rescanned per "](", a "]" walks every
 // later node), so emphasis, strikethrough and links use the linear parsers
-// of inline_parse.go with the same rules. Two deliberate differences from
+// of parse_inline.go with the same rules. Two deliberate differences from
 // goldmark remain there: a raw link destination may nest parentheses 32
 // deep (as in cmark), and an inline link's text has no length limit
 // (CommonMark has none; goldmark applies the 999-character label limit).

@@ -20,7 +20,7 @@ import (
 // The goldmark parser: CommonMark plus GFM tables, strikethrough and task
 // lists (the GFM extension would also turn on linkify). Emphasis (with
 // `__x__` read as underline rather than strong), strikethrough and links use
-// the linear parsers of inline_parse.go.
+// the linear parsers of parse_inline.go.
 var mdParser = parser.NewParser(
 	parser.WithBlockParsers(parser.DefaultBlockParsers()...),
 	parser.WithInlineParsers(

@@ -41,9 +41,7 @@ func prepare(input string) (string, error) {
 		i += size
 	}
 	s := input
-	if strings.HasPrefix(s, "\uFEFF") {
-		s = s[3:]
-	}
+	s = strings.TrimPrefix(s, "\uFEFF")
 	if needsFix {
 		s = strings.ReplaceAll(s, "\r\n", "\n")
 		s = strings.ReplaceAll(s, "\r", "\n")

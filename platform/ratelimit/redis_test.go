@@ -4,8 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"fmt"
-	"os"
 	"testing"
 	"time"
 
@@ -16,13 +14,7 @@ import (
 	"folio/tests/testenv"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if err := testenv.StopRedis(); err != nil {
-		fmt.Fprintln(os.Stderr, "stop test redis:", err)
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testenv.Main(m) }
 
 // redisClient connects to the test Redis; the client is closed when t ends.
 func redisClient(t testing.TB) *redis.Client {

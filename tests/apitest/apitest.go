@@ -40,7 +40,7 @@ type Server struct {
 	Cache    *auth.Cache
 	Config   config.Config
 	client   *http.Client
-	queries  atomic.Int64
+	sql      *testenv.SQLCounter
 }
 
 // Option changes the configuration of a test server.
@@ -48,9 +48,7 @@ type Option func(*config.Config)
 
 // ForEachDB runs fn as a subtest per database, each with a fresh server and database.
 func ForEachDB(t *testing.T, fn func(t *testing.T, s *Server), opts ...Option) {
-	for _, kind := range Databases {
-		t.Run(kind, func(t *testing.T) { fn(t, Start(t, kind, opts...)) })
-	}
+	EachDB(t, func(t *testing.T, kind string) { fn(t, Start(t, kind, opts...)) })
 }
 
 // Config returns the configuration a test server starts from: loopback on a free port, limits
@@ -97,41 +95,17 @@ func StartWith(t testing.TB, c config.Config, extra ...fx.Option) *Server {
 	t.Helper()
 	s := &Server{Config: c, client: &http.Client{Timeout: 30 * time.Second}}
 	var srv *httpx.Server
-	a := app.Serve(append(extra, fx.Replace(c), fx.Populate(&srv, &s.Accounts, &s.DB, &s.Cache))...)
-	if err := a.Err(); err != nil {
-		t.Fatalf("build app: %v", err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	if err := a.Start(ctx); err != nil {
-		t.Fatalf("start app: %v", err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if err := a.Stop(ctx); err != nil {
-			t.Logf("stop app: %v", err)
-		}
-	})
+	run(t, app.Serve(append(extra, fx.Replace(c), fx.Populate(&srv, &s.Accounts, &s.DB, &s.Cache))...))
 	s.URL = "http://" + srv.Addr()
-	s.countQueries()
+	s.sql = testenv.CountSQL(s.DB)
 	return s
 }
 
-// countQueries counts every SQL statement that reads (SELECT through Find/First/Scan/Count/Row).
-func (s *Server) countQueries() {
-	inc := func(*gorm.DB) { s.queries.Add(1) }
-	_ = s.DB.Callback().Query().After("gorm:query").Register("apitest:count_query", inc)
-	_ = s.DB.Callback().Row().After("gorm:row").Register("apitest:count_row", inc)
-	_ = s.DB.Callback().Raw().After("gorm:raw").Register("apitest:count_raw", inc)
-}
+// SQL returns what fn cost the database in reading statements (see testenv.SQLCost).
+func (s *Server) SQL(fn func()) testenv.SQLCost { return s.sql.Cost(fn) }
 
-// Queries returns how many reading statements fn caused.
-func (s *Server) Queries(fn func()) int64 {
-	before := s.queries.Load()
-	fn()
-	return s.queries.Load() - before
-}
+// SQLReads returns how many reading statements fn sent to the database.
+func (s *Server) SQLReads(fn func()) int64 { return s.sql.Reads(fn) }
 
 // IsPostgres reports whether the server runs on PostgreSQL.
 func (s *Server) IsPostgres() bool { return db.IsPostgres(s.DB) }
@@ -165,7 +139,14 @@ type KeyOpts struct {
 // NewKey creates an API key for a user and returns the raw key.
 func (s *Server) NewKey(t testing.TB, u User, scope int, opts ...KeyOpts) string {
 	t.Helper()
-	in := accounts.NewKey{UserID: u.ID, Name: fmt.Sprintf("key-%d", userSeq.Add(1)), Scope: scope}
+	raw, _ := createKey(t, s.Accounts, u.ID, scope, opts)
+	return raw
+}
+
+// createKey creates an API key with a unique name, restricted as opts say.
+func createKey(t testing.TB, svc *accounts.Service, userID string, scope int, opts []KeyOpts) (string, accounts.APIKey) {
+	t.Helper()
+	in := accounts.NewKey{UserID: userID, Name: fmt.Sprintf("key-%d", userSeq.Add(1)), Scope: scope}
 	for _, o := range opts {
 		if o.Workspace != "" {
 			in.WorkspaceID = &o.Workspace
@@ -174,11 +155,11 @@ func (s *Server) NewKey(t testing.TB, u User, scope int, opts ...KeyOpts) string
 			in.NotebookID = &o.Notebook
 		}
 	}
-	raw, _, err := s.Accounts.CreateKey(context.Background(), in)
+	raw, key, err := svc.CreateKey(context.Background(), in)
 	if err != nil {
 		t.Fatalf("create key: %v", err)
 	}
-	return raw
+	return raw, key
 }
 
 // Response is what a request got back.

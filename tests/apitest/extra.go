@@ -2,15 +2,13 @@ package apitest
 
 import (
 	"context"
-	"sync"
-	"sync/atomic"
 	"testing"
+	"time"
 
 	"go.uber.org/fx"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
-	"gorm.io/gorm"
 
 	"folio/modules/accounts"
 	"folio/platform/auth"
@@ -32,42 +30,7 @@ func StartFx(t testing.TB, kind string, opts []Option, extra ...fx.Option) *Serv
 	for _, o := range opts {
 		o(&c)
 	}
-	s := StartWith(t, c, extra...)
-	s.sqlReads()
-	return s
-}
-
-var sqlReadCounters sync.Map // *Server -> *atomic.Int64
-
-// sqlReads returns the server's counter of reading statements sent to the database, registering
-// its GORM callbacks on first use (servers from StartFx register at start).
-func (s *Server) sqlReads() *atomic.Int64 {
-	if c, ok := sqlReadCounters.Load(s); ok {
-		return c.(*atomic.Int64)
-	}
-	c := new(atomic.Int64)
-	// GORM renders a subquery (a *gorm.DB passed as an argument) by running the query callbacks
-	// on a DryRun session: nothing reaches the database, so it is not a read.
-	inc := func(db *gorm.DB) {
-		if !db.DryRun {
-			c.Add(1)
-		}
-	}
-	_ = s.DB.Callback().Query().After("gorm:query").Register("apitest:sql_reads_query", inc)
-	_ = s.DB.Callback().Row().After("gorm:row").Register("apitest:sql_reads_row", inc)
-	_ = s.DB.Callback().Raw().After("gorm:raw").Register("apitest:sql_reads_raw", inc)
-	sqlReadCounters.Store(s, c)
-	return c
-}
-
-// SQLReads returns how many reading statements (SELECT through Find/First/Take/Scan/Count/Row/Raw)
-// fn sent to the database. Unlike Queries, a subquery embedded in a statement is not counted on
-// its own: it travels in the same round trip.
-func (s *Server) SQLReads(fn func()) int64 {
-	c := s.sqlReads()
-	before := c.Load()
-	fn()
-	return c.Load() - before
+	return StartWith(t, c, extra...)
 }
 
 // RateLimit is an Option that sets the per-user limit (requests per rolling minute).
@@ -79,7 +42,7 @@ func AuthFailureLimit(n int) Option { return func(c *config.Config) { c.AuthFail
 // OpenSession signs u in to a web session (what the settings UI does after a password check).
 func (s *Server) OpenSession(t testing.TB, u User) accounts.SignedIn {
 	t.Helper()
-	si, err := s.Accounts.OpenSession(context.Background(), u.ID)
+	si, err := s.Accounts.OpenSession(context.Background(), accounts.User{ID: u.ID, Email: u.Email, Name: u.Name})
 	if err != nil {
 		t.Fatalf("open session: %v", err)
 	}
@@ -113,4 +76,33 @@ func ObserveLogs() (fx.Option, *observer.ObservedLogs) {
 	return fx.Decorate(func(l *zap.Logger) *zap.Logger {
 		return l.WithOptions(zap.WrapCore(func(c zapcore.Core) zapcore.Core { return zapcore.NewTee(c, core) }))
 	}), logs
+}
+
+// run starts a built application and stops it when the test ends.
+func run(t testing.TB, a *fx.App) {
+	t.Helper()
+	if err := a.Err(); err != nil {
+		t.Fatalf("build app: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := a.Start(ctx); err != nil {
+		t.Fatalf("start app: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := a.Stop(ctx); err != nil {
+			t.Logf("stop app: %v", err)
+		}
+	})
+}
+
+// ForEachDBWithClock runs fn as a subtest per database, each with a fresh server whose clock is a
+// fake one standing at start until the test moves it.
+func ForEachDBWithClock(t *testing.T, start time.Time, fn func(t *testing.T, s *Server, fake *clock.Fake), opts ...Option) {
+	EachDB(t, func(t *testing.T, kind string) {
+		fake := clock.NewFake(start)
+		fn(t, StartFx(t, kind, opts, FakeClock(fake)), fake)
+	})
 }

@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"net/http"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -15,12 +14,6 @@ import (
 func TestAccessMatrix(t *testing.T) {
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		w := newWorld(t, s)
-		keys := map[string]string{
-			"none": "", "garbage": "svc_live_AAAAAAAA_BBBBBBBBBBBBBBBBBBBBBBBB", "malformed": "not-a-key",
-			"revoked": w.annRevoked, "rotated": w.annRotatedAway,
-			"read": w.annRead, "write": w.annWrite, "rw": w.annRW, "ws": w.annTeam, "wsRead": w.annTeamRead,
-			"nbTeam": w.annTeamNB, "nbPersonal": w.annPersonalNB, "carl": w.carlRW, "bob": w.bobRW,
-		}
 		dan := s.NewUser(t, "Dan Temp")
 		const (
 			ok      = "200"
@@ -31,66 +24,35 @@ func TestAccessMatrix(t *testing.T) {
 			notMem  = "403 NOT_WORKSPACE_MEMBER"
 			nbGone  = "404 NOTEBOOK_NOT_FOUND"
 		)
-		rows := []struct {
-			name         string
-			method, path string
-			body         any
-			setup        func(t *testing.T)
-			want         map[string]string
-		}{
-			{name: "list notebooks", method: "GET", path: "/notebooks",
+		rows := []matrixRow{
+			{name: "list notebooks", method: "GET", req: fixed("/notebooks", nil),
 				want: map[string]string{"read": ok, "write": scope, "rw": ok, "ws": ok, "wsRead": ok, "nbTeam": ok, "nbPersonal": ok, "carl": ok, "bob": ok}},
-			{name: "get personal notebook", method: "GET", path: "/notebooks/" + w.annNB,
+			{name: "get personal notebook", method: "GET", req: fixed("/notebooks/"+w.annNB, nil),
 				want: map[string]string{"read": ok, "write": scope, "rw": ok, "ws": wsMis, "wsRead": wsMis, "nbTeam": nbMis, "nbPersonal": ok, "carl": nbGone, "bob": nbGone}},
-			{name: "get workspace notebook", method: "GET", path: "/notebooks/" + w.teamNB,
+			{name: "get workspace notebook", method: "GET", req: fixed("/notebooks/"+w.teamNB, nil),
 				want: map[string]string{"read": ok, "write": scope, "rw": ok, "ws": ok, "wsRead": ok, "nbTeam": ok, "nbPersonal": nbMis, "carl": nbGone, "bob": ok}},
-			{name: "create notebook without workspace", method: "POST", path: "/notebooks", body: map[string]any{"name": "n"},
+			{name: "create notebook without workspace", method: "POST", req: fixed("/notebooks", map[string]any{"name": "n"}),
 				want: map[string]string{"read": scope, "write": created, "rw": created, "ws": created, "wsRead": scope, "nbTeam": scope, "nbPersonal": scope, "carl": created, "bob": created}},
-			{name: "create notebook in Team", method: "POST", path: "/notebooks", body: map[string]any{"name": "n", "workspaceId": w.team},
+			{name: "create notebook in Team", method: "POST", req: fixed("/notebooks", map[string]any{"name": "n", "workspaceId": w.team}),
 				want: map[string]string{"read": scope, "write": created, "rw": created, "ws": created, "wsRead": scope, "nbTeam": scope, "nbPersonal": scope, "carl": notMem, "bob": created}},
-			{name: "create notebook in Carl's workspace", method: "POST", path: "/notebooks", body: map[string]any{"name": "n", "workspaceId": w.carlWS},
+			{name: "create notebook in Carl's workspace", method: "POST", req: fixed("/notebooks", map[string]any{"name": "n", "workspaceId": w.carlWS}),
 				want: map[string]string{"read": scope, "write": notMem, "rw": notMem, "ws": wsMis, "wsRead": scope, "nbTeam": scope, "nbPersonal": scope, "carl": created, "bob": notMem}},
-			{name: "list workspaces", method: "GET", path: "/workspaces",
+			{name: "list workspaces", method: "GET", req: fixed("/workspaces", nil),
 				want: map[string]string{"read": ok, "write": scope, "rw": ok, "ws": ok, "wsRead": ok, "nbTeam": ok, "nbPersonal": ok, "carl": ok, "bob": ok}},
-			{name: "create workspace", method: "POST", path: "/workspaces", body: map[string]any{"name": "w"},
+			{name: "create workspace", method: "POST", req: fixed("/workspaces", map[string]any{"name": "w"}),
 				want: map[string]string{"read": scope, "write": created, "rw": created, "ws": scope, "wsRead": scope, "nbTeam": scope, "nbPersonal": scope, "carl": created, "bob": created}},
-			{name: "invite to Team (already a member)", method: "POST", path: "/workspaces/" + w.team + "/members", body: map[string]any{"email": w.bob.Email},
+			{name: "invite to Team (already a member)", method: "POST", req: fixed("/workspaces/"+w.team+"/members", map[string]any{"email": w.bob.Email}),
 				want: map[string]string{"read": scope, "write": ok, "rw": ok, "ws": ok, "wsRead": scope, "nbTeam": scope, "nbPersonal": scope, "carl": notMem, "bob": scope}},
-			{name: "invite to Carl's workspace", method: "POST", path: "/workspaces/" + w.carlWS + "/members", body: map[string]any{"email": w.carl.Email},
+			{name: "invite to Carl's workspace", method: "POST", req: fixed("/workspaces/"+w.carlWS+"/members", map[string]any{"email": w.carl.Email}),
 				want: map[string]string{"read": scope, "write": notMem, "rw": notMem, "ws": wsMis, "wsRead": scope, "nbTeam": scope, "nbPersonal": scope, "carl": ok, "bob": notMem}},
-			{name: "remove a member of Team", method: "DELETE", path: "/workspaces/" + w.team + "/members/" + dan.ID,
-				setup: func(t *testing.T) {
-					s.Post(t, w.annRW, "/workspaces/"+w.team+"/members", map[string]any{"email": dan.Email})
-				},
-				want: map[string]string{"read": scope, "write": ok, "rw": ok, "ws": ok, "wsRead": scope, "nbTeam": scope, "nbPersonal": scope, "carl": notMem, "bob": scope}},
-			{name: "audit log", method: "GET", path: "/audit-log",
+			{name: "remove a member of Team", method: "DELETE", req: func(t *testing.T) matrixReq {
+				s.Post(t, w.annRW, "/workspaces/"+w.team+"/members", map[string]any{"email": dan.Email})
+				return matrixReq{path: "/workspaces/" + w.team + "/members/" + dan.ID}
+			}, want: map[string]string{"read": scope, "write": ok, "rw": ok, "ws": ok, "wsRead": scope, "nbTeam": scope, "nbPersonal": scope, "carl": notMem, "bob": scope}},
+			{name: "audit log", method: "GET", req: fixed("/audit-log", nil),
 				want: map[string]string{"read": ok, "write": scope, "rw": ok, "ws": ok, "wsRead": ok, "nbTeam": ok, "nbPersonal": ok, "carl": ok, "bob": ok}},
 		}
-		for _, row := range rows {
-			t.Run(row.name, func(t *testing.T) {
-				for _, col := range []string{"none", "garbage", "malformed", "revoked", "rotated", "read", "write", "rw", "ws", "wsRead", "nbTeam", "nbPersonal", "carl", "bob"} {
-					want, listed := row.want[col]
-					if !listed {
-						want = "401 UNAUTHENTICATED"
-					}
-					if row.setup != nil {
-						row.setup(t)
-					}
-					r := s.Do(t, apitest.Request{Method: row.method, Path: row.path, Key: keys[col], Body: row.body})
-					status, code, _ := strings.Cut(want, " ")
-					wantStatus, _ := strconv.Atoi(status)
-					if code == "" {
-						if r.Status != wantStatus {
-							t.Errorf("%s: status %d, want %d: %s", col, r.Status, wantStatus, r.Body)
-						}
-						continue
-					}
-					if r.Status != wantStatus || r.ErrorCode(t) != code {
-						t.Errorf("%s: got %d %s, want %s: %s", col, r.Status, r.ErrorCode(t), want, r.Body)
-					}
-				}
-			})
-		}
+		runMatrix(t, s, w, rows)
 	})
 }
 

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"folio/modules/accounts"
+
 	"folio/modules/audit"
 	"folio/platform/auth"
 	"folio/platform/ids"
@@ -80,7 +82,7 @@ func TestAuditLog(t *testing.T) {
 		bobNB := create(w.bobRW, map[string]any{"name": "Bob personal"})
 		annWriteNB := create(w.annWrite, map[string]any{"name": "Ann via write key"})
 
-		sess, err := s.Accounts.OpenSession(t.Context(), w.ann.ID)
+		sess, err := s.Accounts.OpenSession(t.Context(), accounts.User{ID: w.ann.ID})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -338,22 +338,18 @@ func TestSession(t *testing.T) {
 
 // TestSessionExpiry controls time: a session is accepted until its TTL has passed, then refused.
 func TestSessionExpiry(t *testing.T) {
-	for _, kind := range apitest.Databases {
-		t.Run(kind, func(t *testing.T) {
-			fake := clock.NewFake(time.Date(2030, 1, 1, 12, 0, 0, 0, time.UTC))
-			s := apitest.StartFx(t, kind, nil, apitest.FakeClock(fake))
-			ann := s.NewUser(t, "Ann Expiry")
-			sess := s.OpenSession(t, ann)
-			get := func() apitest.Response {
-				return s.Do(t, apitest.Request{Method: "GET", Path: "/notebooks", Header: apitest.SessionHeader(sess.Token, "")})
-			}
-			apitest.Must(t, get(), 200)
-			fake.Advance(s.Config.SessionTTL - time.Second)
-			apitest.Must(t, get(), 200)
-			fake.Advance(time.Second)
-			apitest.CheckEnvelope(t, get(), 401, "UNAUTHENTICATED")
-		})
-	}
+	apitest.ForEachDBWithClock(t, time.Date(2030, 1, 1, 12, 0, 0, 0, time.UTC), func(t *testing.T, s *apitest.Server, fake *clock.Fake) {
+		ann := s.NewUser(t, "Ann Expiry")
+		sess := s.OpenSession(t, ann)
+		get := func() apitest.Response {
+			return s.Do(t, apitest.Request{Method: "GET", Path: "/notebooks", Header: apitest.SessionHeader(sess.Token, "")})
+		}
+		apitest.Must(t, get(), 200)
+		fake.Advance(s.Config.SessionTTL - time.Second)
+		apitest.Must(t, get(), 200)
+		fake.Advance(time.Second)
+		apitest.CheckEnvelope(t, get(), 401, "UNAUTHENTICATED")
+	})
 }
 
 // TestKeyLastUsed: using a key records last_used_at (asynchronously, so it is polled for).

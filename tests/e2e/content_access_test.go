@@ -21,79 +21,7 @@ import (
 // This file holds the access matrices of notes and tasks with every principal of newWorld, the
 // lists each principal sees, and the notes and tasks edge cases (empty PATCH, dates, limit and
 // cursor, archived filter, error messages, sizes, inputs that must never be a 500). The matrix
-// runner is shared with suggestions_access_test.go.
-
-// matrixPrincipals are the columns of every access matrix, in report order.
-var matrixPrincipals = []string{"none", "garbage", "malformed", "revoked", "rotated", "read", "write", "rw", "ws", "wsRead", "nbTeam", "nbPersonal", "carl", "bob"}
-
-// matrixKeys maps the columns to the keys of newWorld. The first five never authenticate.
-func matrixKeys(w *world) map[string]string {
-	return map[string]string{
-		"none": "", "garbage": "svc_live_AAAAAAAA_BBBBBBBBBBBBBBBBBBBBBBBB", "malformed": "not-a-key",
-		"revoked": w.annRevoked, "rotated": w.annRotatedAway,
-		"read": w.annRead, "write": w.annWrite, "rw": w.annRW, "ws": w.annTeam, "wsRead": w.annTeamRead,
-		"nbTeam": w.annTeamNB, "nbPersonal": w.annPersonalNB, "carl": w.carlRW, "bob": w.bobRW,
-	}
-}
-
-// matrixRow is one request sent by every principal. want gives the expected outcome per column
-// ("200", "201", "403 CODE", "404 CODE", "400 CODE"); a column it leaves out must get 401
-// UNAUTHENTICATED, so a row that forgets an authenticated principal fails.
-type matrixRow struct {
-	name   string
-	method string
-	// req builds the request of one cell. It runs before every cell, so a row whose request
-	// consumes its target (DELETE, a move, an approval) gets a fresh one per principal.
-	req  func(t *testing.T) matrixReq
-	want map[string]string
-}
-
-type matrixReq struct {
-	path string
-	body any
-	// probe lists paths read with probeKey before and after the request: a refused request must
-	// leave each exactly as it was.
-	probe    []string
-	probeKey string
-	// after, when set, checks the effect of an accepted request.
-	after func(t *testing.T, r apitest.Response)
-}
-
-func runMatrix(t *testing.T, s *apitest.Server, keys map[string]string, rows []matrixRow) {
-	t.Helper()
-	for _, row := range rows {
-		t.Run(row.name, func(t *testing.T) {
-			for _, col := range matrixPrincipals {
-				want, listed := row.want[col]
-				if !listed {
-					want = "401 UNAUTHENTICATED"
-				}
-				req := row.req(t)
-				before := make([][]byte, len(req.probe))
-				for i, p := range req.probe {
-					before[i] = apitest.Must(t, s.Get(t, req.probeKey, p), http.StatusOK).Body
-				}
-				r := s.Do(t, apitest.Request{Method: row.method, Path: req.path, Key: keys[col], Body: req.body})
-				status, code, _ := strings.Cut(want, " ")
-				wantStatus, _ := strconv.Atoi(status)
-				if r.Status != wantStatus || (code != "" && r.ErrorCode(t) != code) {
-					t.Errorf("%s: got %d %s, want %s: %s", col, r.Status, r.ErrorCode(t), want, r.Body)
-					continue
-				}
-				if code != "" {
-					apitest.CheckEnvelope(t, r, wantStatus, code)
-					for i, p := range req.probe {
-						if after := apitest.Must(t, s.Get(t, req.probeKey, p), http.StatusOK).Body; !bytes.Equal(before[i], after) {
-							t.Errorf("%s: refused with %s, but %s changed:\n before %s\n after  %s", col, want, p, before[i], after)
-						}
-					}
-				} else if req.after != nil {
-					req.after(t, r)
-				}
-			}
-		})
-	}
-}
+// runner is in matrix_test.go.
 
 // newContent creates a note (content text) or a task (notes text) and returns its id.
 func newContent(t *testing.T, s *apitest.Server, key, kind, notebookID, text string) string {
@@ -129,10 +57,9 @@ func notFoundCode(kind string) string { return strings.ToUpper(kind) + "_NOT_FOU
 func TestContentAccessMatrix(t *testing.T) {
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		w := newWorld(t, s)
-		keys := matrixKeys(w)
 		for _, kind := range []string{"note", "task"} {
 			t.Run(kind, func(t *testing.T) {
-				runMatrix(t, s, keys, contentMatrix(s, w, kind))
+				runMatrix(t, s, w, contentMatrix(s, w, kind))
 			})
 		}
 	})
@@ -152,9 +79,6 @@ func contentMatrix(s *apitest.Server, w *world, kind string) []matrixRow {
 	gone := "404 " + notFoundCode(kind)
 	base := "/" + kind + "s"
 	var personal, team, carls string
-	fixed := func(path string, body any) func(t *testing.T) matrixReq {
-		return func(t *testing.T) matrixReq { return matrixReq{path: path, body: body} }
-	}
 	// item returns the path of an existing item, created on first use (rows are built before the
 	// subtests run, so the items are created lazily, inside a test).
 	item := func(id *string, key, notebookID string) func(t *testing.T) string {
@@ -352,62 +276,58 @@ func auditCount(t testing.TB, s *apitest.Server, resourceID string) int64 {
 // sets a field takes updatedAt from the service's clock. Creating and deleting items does not
 // touch their notebook's updatedAt.
 func TestContentPatchWithoutFields(t *testing.T) {
-	for _, db := range apitest.Databases {
-		t.Run(db, func(t *testing.T) {
-			fake := clock.NewFake(time.Date(2030, 1, 1, 9, 0, 0, 0, time.UTC))
-			s := apitest.StartFx(t, db, nil, apitest.FakeClock(fake))
-			ann, carl := s.NewUser(t, "Ann Patch"), s.NewUser(t, "Carl Patch")
-			key, carlKey := s.NewKey(t, ann, auth.ScopeReadWrite), s.NewKey(t, carl, auth.ScopeReadWrite)
-			nb := apitest.Must(t, s.Post(t, key, "/notebooks", map[string]any{"name": "patching"}), http.StatusCreated).JSON(t)
-			nbID := nb["id"].(string)
-			for _, kind := range []string{"note", "task"} {
-				t.Run(kind, func(t *testing.T) {
-					base := "/" + kind + "s"
-					body := contentBody(kind, nbID, "Plan #q3 with @dana\n\n> **Decision:** ship it")
-					body["targetAt"] = "2030-02-01T10:00:00+02:00"
-					fake.Advance(time.Minute)
-					created := apitest.Must(t, s.Post(t, key, base, body), http.StatusCreated).JSON(t)
-					id := created["id"].(string)
-					entries := auditCount(t, s, id)
+	apitest.ForEachDBWithClock(t, time.Date(2030, 1, 1, 9, 0, 0, 0, time.UTC), func(t *testing.T, s *apitest.Server, fake *clock.Fake) {
+		ann, carl := s.NewUser(t, "Ann Patch"), s.NewUser(t, "Carl Patch")
+		key, carlKey := s.NewKey(t, ann, auth.ScopeReadWrite), s.NewKey(t, carl, auth.ScopeReadWrite)
+		nb := apitest.Must(t, s.Post(t, key, "/notebooks", map[string]any{"name": "patching"}), http.StatusCreated).JSON(t)
+		nbID := nb["id"].(string)
+		for _, kind := range []string{"note", "task"} {
+			t.Run(kind, func(t *testing.T) {
+				base := "/" + kind + "s"
+				body := contentBody(kind, nbID, "Plan #q3 with @dana\n\n> **Decision:** ship it")
+				body["targetAt"] = "2030-02-01T10:00:00+02:00"
+				fake.Advance(time.Minute)
+				created := apitest.Must(t, s.Post(t, key, base, body), http.StatusCreated).JSON(t)
+				id := created["id"].(string)
+				entries := auditCount(t, s, id)
 
-					fake.Advance(time.Hour)
-					got := apitest.Must(t, patch(t, s, key, base+"/"+id, map[string]any{}), http.StatusOK).JSON(t)
-					if !reflect.DeepEqual(got, created) {
-						t.Fatalf("PATCH {} changed the item:\n created %v\n patched %v", created, got)
-					}
-					read := apitest.Must(t, s.Get(t, key, base+"/"+id), http.StatusOK).JSON(t)
-					delete(read, "pendingSuggestion")
-					if !reflect.DeepEqual(read, created) {
-						t.Fatalf("GET after PATCH {} differs from the created item:\n created %v\n read    %v", created, read)
-					}
-					if n := auditCount(t, s, id); n != entries {
-						t.Fatalf("PATCH {} wrote %d audit entries", n-entries)
-					}
-					if snaps, err := versions.NewService(nil).List(t.Context(), s.DB, kind, id); err != nil || len(snaps) != 0 {
-						t.Fatalf("PATCH {} saved %d snapshots (%v)", len(snaps), err)
-					}
-					// Still an access-checked request.
-					wantErr(t, patch(t, s, carlKey, base+"/"+id, map[string]any{}), http.StatusNotFound, notFoundCode(kind))
-					wantErr(t, patch(t, s, key, base+"/zzzzzzzzzzzzzzzzzzzzzzzz", map[string]any{}), http.StatusNotFound, notFoundCode(kind))
+				fake.Advance(time.Hour)
+				got := apitest.Must(t, patch(t, s, key, base+"/"+id, map[string]any{}), http.StatusOK).JSON(t)
+				if !reflect.DeepEqual(got, created) {
+					t.Fatalf("PATCH {} changed the item:\n created %v\n patched %v", created, got)
+				}
+				read := apitest.Must(t, s.Get(t, key, base+"/"+id), http.StatusOK).JSON(t)
+				delete(read, "pendingSuggestion")
+				if !reflect.DeepEqual(read, created) {
+					t.Fatalf("GET after PATCH {} differs from the created item:\n created %v\n read    %v", created, read)
+				}
+				if n := auditCount(t, s, id); n != entries {
+					t.Fatalf("PATCH {} wrote %d audit entries", n-entries)
+				}
+				if snaps, err := versions.NewService(nil).List(t.Context(), s.DB, kind, id); err != nil || len(snaps) != 0 {
+					t.Fatalf("PATCH {} saved %d snapshots (%v)", len(snaps), err)
+				}
+				// Still an access-checked request.
+				wantErr(t, patch(t, s, carlKey, base+"/"+id, map[string]any{}), http.StatusNotFound, notFoundCode(kind))
+				wantErr(t, patch(t, s, key, base+"/zzzzzzzzzzzzzzzzzzzzzzzz", map[string]any{}), http.StatusNotFound, notFoundCode(kind))
 
-					// A PATCH that sets a field: updatedAt is the service clock's now, createdAt stays.
-					upd := apitest.Must(t, patch(t, s, key, base+"/"+id, map[string]any{"archived": true}), http.StatusOK).JSON(t)
-					if want := httpx.Time(fake.Now()); upd["updatedAt"] != want || upd["createdAt"] != created["createdAt"] {
-						t.Fatalf("after a PATCH at %s: updatedAt %v, createdAt %v (was %v)", want, upd["updatedAt"], upd["createdAt"], created["createdAt"])
-					}
-					if n := auditCount(t, s, id); n != entries+1 {
-						t.Fatalf("a PATCH with a field wrote %d audit entries, want 1", n-entries)
-					}
-					apitest.Must(t, s.Delete(t, key, base+"/"+id), http.StatusOK)
-					wantErr(t, patch(t, s, key, base+"/"+id, map[string]any{}), http.StatusNotFound, notFoundCode(kind))
-				})
-			}
-			// The notebook's item count moved with every create and delete; its updatedAt did not.
-			if got := apitest.Must(t, s.Get(t, key, "/notebooks/"+nbID), http.StatusOK).JSON(t); got["updatedAt"] != nb["updatedAt"] {
-				t.Fatalf("notebook updatedAt moved from %v to %v though only its items changed", nb["updatedAt"], got["updatedAt"])
-			}
-		})
-	}
+				// A PATCH that sets a field: updatedAt is the service clock's now, createdAt stays.
+				upd := apitest.Must(t, patch(t, s, key, base+"/"+id, map[string]any{"archived": true}), http.StatusOK).JSON(t)
+				if want := httpx.Time(fake.Now()); upd["updatedAt"] != want || upd["createdAt"] != created["createdAt"] {
+					t.Fatalf("after a PATCH at %s: updatedAt %v, createdAt %v (was %v)", want, upd["updatedAt"], upd["createdAt"], created["createdAt"])
+				}
+				if n := auditCount(t, s, id); n != entries+1 {
+					t.Fatalf("a PATCH with a field wrote %d audit entries, want 1", n-entries)
+				}
+				apitest.Must(t, s.Delete(t, key, base+"/"+id), http.StatusOK)
+				wantErr(t, patch(t, s, key, base+"/"+id, map[string]any{}), http.StatusNotFound, notFoundCode(kind))
+			})
+		}
+		// The notebook's item count moved with every create and delete; its updatedAt did not.
+		if got := apitest.Must(t, s.Get(t, key, "/notebooks/"+nbID), http.StatusOK).JSON(t); got["updatedAt"] != nb["updatedAt"] {
+			t.Fatalf("notebook updatedAt moved from %v to %v though only its items changed", nb["updatedAt"], got["updatedAt"])
+		}
+	})
 }
 
 // TestContentDates: every date field of notes and tasks, on create and on PATCH, accepts RFC 3339
@@ -493,126 +413,122 @@ func TestContentDates(t *testing.T) {
 // outside a notebook key's notebook) is 400 naming "cursor"; archived=true lists only archived
 // items.
 func TestContentPaging(t *testing.T) {
-	for _, db := range apitest.Databases {
-		t.Run(db, func(t *testing.T) {
-			fake := clock.NewFake(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
-			s := apitest.StartFx(t, db, nil, apitest.FakeClock(fake))
-			w := newWorld(t, s)
-			type fixture struct {
-				ids            []string // Ann's personal items, oldest first
-				team, carlItem string
-			}
-			items := map[string]*fixture{}
-			for _, kind := range []string{"note", "task"} {
-				f := &fixture{}
-				for i := 0; i < 7; i++ {
-					fake.Advance(time.Millisecond)
-					f.ids = append(f.ids, newContent(t, s, w.annRW, kind, w.annNB, "item "+strconv.Itoa(i)))
-				}
+	apitest.ForEachDBWithClock(t, time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC), func(t *testing.T, s *apitest.Server, fake *clock.Fake) {
+		w := newWorld(t, s)
+		type fixture struct {
+			ids            []string // Ann's personal items, oldest first
+			team, carlItem string
+		}
+		items := map[string]*fixture{}
+		for _, kind := range []string{"note", "task"} {
+			f := &fixture{}
+			for i := 0; i < 7; i++ {
 				fake.Advance(time.Millisecond)
-				f.team = newContent(t, s, w.annRW, kind, w.teamNB, "team item")
-				f.carlItem = newContent(t, s, w.carlRW, kind, w.carlNB, "Carl's item")
-				items[kind] = f
+				f.ids = append(f.ids, newContent(t, s, w.annRW, kind, w.annNB, "item "+strconv.Itoa(i)))
 			}
-			for _, kind := range []string{"note", "task"} {
-				t.Run(kind, func(t *testing.T) {
-					base := "/" + kind + "s"
-					ids, teamItem, carlItem := items[kind].ids, items[kind].team, items[kind].carlItem
-					otherKind := items[map[string]string{"note": "task", "task": "note"}[kind]].ids[3]
-					rev := func(list []string) []string {
-						out := slices.Clone(list)
-						slices.Reverse(out)
-						return out
-					}
-					all := append([]string{teamItem}, rev(ids)...)
-
-					// Full walks with several page sizes.
-					for _, limit := range []int{1, 2, 3, 8, 100, 1000} {
-						if got := itemIDs(walk(t, s, w.annRW, base, limit)); !slices.Equal(got, all) {
-							t.Fatalf("walk with limit %d: %v, want %v", limit, got, all)
-						}
-					}
-					if got := listIDs(t, s, w.annRW, base); !slices.Equal(got, all) {
-						t.Fatalf("default page: %v", got)
-					}
-					page := func(key, query string) []string { return listIDs(t, s, key, base+"?"+query) }
-
-					// A cursor naming an item deleted or archived since keeps its place.
-					apitest.Must(t, s.Delete(t, w.annRW, base+"/"+ids[4]), http.StatusOK)
-					apitest.Must(t, patch(t, s, w.annRW, base+"/"+ids[2], map[string]any{"archived": true}), http.StatusOK)
-					if got, want := page(w.annRW, "cursor="+ids[4]), []string{ids[3], ids[1], ids[0]}; !slices.Equal(got, want) {
-						t.Fatalf("after the deleted cursor item: %v, want %v", got, want)
-					}
-					if got, want := page(w.annRW, "limit=1&cursor="+ids[2]), []string{ids[1]}; !slices.Equal(got, want) {
-						t.Fatalf("after the archived cursor item: %v, want %v", got, want)
-					}
-					// The same cursor with a notebook filter, and the filter's own items only.
-					if got, want := page(w.annRW, "notebookId="+w.annNB+"&cursor="+teamItem), []string{ids[6], ids[5], ids[3], ids[1], ids[0]}; !slices.Equal(got, want) {
-						t.Fatalf("filtered list after a cursor of another visible notebook: %v, want %v", got, want)
-					}
-					// archived=true lists only archived items, archived=false only live ones.
-					if got := page(w.annRW, "archived=true"); !slices.Equal(got, []string{ids[2]}) {
-						t.Fatalf("archived=true: %v", got)
-					}
-					if got := page(w.annRW, "archived=false"); slices.Contains(got, ids[2]) || slices.Contains(got, ids[4]) || len(got) != 6 {
-						t.Fatalf("archived=false: %v", got)
-					}
-					// The last page ends with nextCursor null.
-					r := apitest.Must(t, s.Get(t, w.annRW, base+"?cursor="+ids[1]), http.StatusOK)
-					if next, more := nextCursor(t, r); more || !slices.Equal(itemIDs(r.Data(t)), []string{ids[0]}) {
-						t.Fatalf("last page: %s (next %q)", r.Body, next)
-					}
-					// A cursor at the very last item: an empty page, not an error.
-					if got := page(w.annRW, "cursor="+ids[0]); len(got) != 0 {
-						t.Fatalf("after the oldest item: %v", got)
-					}
-
-					for _, tc := range []struct {
-						name, key, query string
-					}{
-						{"unknown id", w.annRW, "cursor=zzzzzzzzzzzzzzzzzzzzzzzz"},
-						{"malformed", w.annRW, "cursor=not-an-id"},
-						{"another user's item", w.annRW, "cursor=" + carlItem},
-						{"an item of the other kind", w.annRW, "cursor=" + otherKind},
-						{"an item outside the notebook key's notebook", w.annPersonalNB, "cursor=" + teamItem},
-						{"an item outside the workspace key's workspace", w.annTeam, "cursor=" + ids[3]},
-						{"a personal item for a member", w.bobRW, "cursor=" + ids[3]},
-						{"a NUL", w.annRW, "cursor=%00"},
-					} {
-						wantErr(t, s.Get(t, tc.key, base+"?"+tc.query), http.StatusBadRequest, "VALIDATION_ERROR", "cursor")
-					}
-					for _, q := range []string{"limit=0", "limit=-1", "limit=abc", "limit=1.5", "limit=", "limit=%00", "limit=1e2"} {
-						wantErr(t, s.Get(t, w.annRW, base+"?"+q), http.StatusBadRequest, "VALIDATION_ERROR", "limit")
-					}
-					for _, q := range []string{"archived=TRUE", "archived=1", "archived=yes", "archived="} {
-						wantErr(t, s.Get(t, w.annRW, base+"?"+q), http.StatusBadRequest, "VALIDATION_ERROR", "archived")
-					}
-					// An empty cursor is no cursor.
-					if got := page(w.annRW, "cursor="); len(got) != 6 {
-						t.Fatalf("cursor= : %v", got)
-					}
-				})
-			}
-			// Tasks: status and archived filters combine.
-			a := newContent(t, s, w.annRW, "task", w.annNB, "blocked and archived")
-			apitest.Must(t, patch(t, s, w.annRW, "/tasks/"+a, map[string]any{"status": "BLOCKED", "archived": true}), http.StatusOK)
-			b := newContent(t, s, w.annRW, "task", w.annNB, "blocked")
-			apitest.Must(t, patch(t, s, w.annRW, "/tasks/"+b, map[string]any{"status": "BLOCKED"}), http.StatusOK)
-			for query, want := range map[string][]string{
-				"status=BLOCKED":                        {b},
-				"status=BLOCKED&archived=true":          {a},
-				"status=DONE&archived=true":             nil,
-				"status=BLOCKED&notebookId=" + w.teamNB: nil,
-			} {
-				if got := listIDs(t, s, w.annRW, "/tasks?"+query); !slices.Equal(got, want) && len(got)+len(want) > 0 {
-					t.Errorf("GET /tasks?%s: %v, want %v", query, got, want)
+			fake.Advance(time.Millisecond)
+			f.team = newContent(t, s, w.annRW, kind, w.teamNB, "team item")
+			f.carlItem = newContent(t, s, w.carlRW, kind, w.carlNB, "Carl's item")
+			items[kind] = f
+		}
+		for _, kind := range []string{"note", "task"} {
+			t.Run(kind, func(t *testing.T) {
+				base := "/" + kind + "s"
+				ids, teamItem, carlItem := items[kind].ids, items[kind].team, items[kind].carlItem
+				otherKind := items[map[string]string{"note": "task", "task": "note"}[kind]].ids[3]
+				rev := func(list []string) []string {
+					out := slices.Clone(list)
+					slices.Reverse(out)
+					return out
 				}
+				all := append([]string{teamItem}, rev(ids)...)
+
+				// Full walks with several page sizes.
+				for _, limit := range []int{1, 2, 3, 8, 100, 1000} {
+					if got := itemIDs(walk(t, s, w.annRW, base, limit)); !slices.Equal(got, all) {
+						t.Fatalf("walk with limit %d: %v, want %v", limit, got, all)
+					}
+				}
+				if got := listIDs(t, s, w.annRW, base); !slices.Equal(got, all) {
+					t.Fatalf("default page: %v", got)
+				}
+				page := func(key, query string) []string { return listIDs(t, s, key, base+"?"+query) }
+
+				// A cursor naming an item deleted or archived since keeps its place.
+				apitest.Must(t, s.Delete(t, w.annRW, base+"/"+ids[4]), http.StatusOK)
+				apitest.Must(t, patch(t, s, w.annRW, base+"/"+ids[2], map[string]any{"archived": true}), http.StatusOK)
+				if got, want := page(w.annRW, "cursor="+ids[4]), []string{ids[3], ids[1], ids[0]}; !slices.Equal(got, want) {
+					t.Fatalf("after the deleted cursor item: %v, want %v", got, want)
+				}
+				if got, want := page(w.annRW, "limit=1&cursor="+ids[2]), []string{ids[1]}; !slices.Equal(got, want) {
+					t.Fatalf("after the archived cursor item: %v, want %v", got, want)
+				}
+				// The same cursor with a notebook filter, and the filter's own items only.
+				if got, want := page(w.annRW, "notebookId="+w.annNB+"&cursor="+teamItem), []string{ids[6], ids[5], ids[3], ids[1], ids[0]}; !slices.Equal(got, want) {
+					t.Fatalf("filtered list after a cursor of another visible notebook: %v, want %v", got, want)
+				}
+				// archived=true lists only archived items, archived=false only live ones.
+				if got := page(w.annRW, "archived=true"); !slices.Equal(got, []string{ids[2]}) {
+					t.Fatalf("archived=true: %v", got)
+				}
+				if got := page(w.annRW, "archived=false"); slices.Contains(got, ids[2]) || slices.Contains(got, ids[4]) || len(got) != 6 {
+					t.Fatalf("archived=false: %v", got)
+				}
+				// The last page ends with nextCursor null.
+				r := apitest.Must(t, s.Get(t, w.annRW, base+"?cursor="+ids[1]), http.StatusOK)
+				if next, more := nextCursor(t, r); more || !slices.Equal(itemIDs(r.Data(t)), []string{ids[0]}) {
+					t.Fatalf("last page: %s (next %q)", r.Body, next)
+				}
+				// A cursor at the very last item: an empty page, not an error.
+				if got := page(w.annRW, "cursor="+ids[0]); len(got) != 0 {
+					t.Fatalf("after the oldest item: %v", got)
+				}
+
+				for _, tc := range []struct {
+					name, key, query string
+				}{
+					{"unknown id", w.annRW, "cursor=zzzzzzzzzzzzzzzzzzzzzzzz"},
+					{"malformed", w.annRW, "cursor=not-an-id"},
+					{"another user's item", w.annRW, "cursor=" + carlItem},
+					{"an item of the other kind", w.annRW, "cursor=" + otherKind},
+					{"an item outside the notebook key's notebook", w.annPersonalNB, "cursor=" + teamItem},
+					{"an item outside the workspace key's workspace", w.annTeam, "cursor=" + ids[3]},
+					{"a personal item for a member", w.bobRW, "cursor=" + ids[3]},
+					{"a NUL", w.annRW, "cursor=%00"},
+				} {
+					wantErr(t, s.Get(t, tc.key, base+"?"+tc.query), http.StatusBadRequest, "VALIDATION_ERROR", "cursor")
+				}
+				for _, q := range []string{"limit=0", "limit=-1", "limit=abc", "limit=1.5", "limit=", "limit=%00", "limit=1e2"} {
+					wantErr(t, s.Get(t, w.annRW, base+"?"+q), http.StatusBadRequest, "VALIDATION_ERROR", "limit")
+				}
+				for _, q := range []string{"archived=TRUE", "archived=1", "archived=yes", "archived="} {
+					wantErr(t, s.Get(t, w.annRW, base+"?"+q), http.StatusBadRequest, "VALIDATION_ERROR", "archived")
+				}
+				// An empty cursor is no cursor.
+				if got := page(w.annRW, "cursor="); len(got) != 6 {
+					t.Fatalf("cursor= : %v", got)
+				}
+			})
+		}
+		// Tasks: status and archived filters combine.
+		a := newContent(t, s, w.annRW, "task", w.annNB, "blocked and archived")
+		apitest.Must(t, patch(t, s, w.annRW, "/tasks/"+a, map[string]any{"status": "BLOCKED", "archived": true}), http.StatusOK)
+		b := newContent(t, s, w.annRW, "task", w.annNB, "blocked")
+		apitest.Must(t, patch(t, s, w.annRW, "/tasks/"+b, map[string]any{"status": "BLOCKED"}), http.StatusOK)
+		for query, want := range map[string][]string{
+			"status=BLOCKED":                        {b},
+			"status=BLOCKED&archived=true":          {a},
+			"status=DONE&archived=true":             nil,
+			"status=BLOCKED&notebookId=" + w.teamNB: nil,
+		} {
+			if got := listIDs(t, s, w.annRW, "/tasks?"+query); !slices.Equal(got, want) && len(got)+len(want) > 0 {
+				t.Errorf("GET /tasks?%s: %v, want %v", query, got, want)
 			}
-			for _, q := range []string{"status=done", "status=", "status=Blocked", "status=%00"} {
-				wantErr(t, s.Get(t, w.annRW, "/tasks?"+q), http.StatusBadRequest, "VALIDATION_ERROR", "status")
-			}
-		})
-	}
+		}
+		for _, q := range []string{"status=done", "status=", "status=Blocked", "status=%00"} {
+			wantErr(t, s.Get(t, w.annRW, "/tasks?"+q), http.StatusBadRequest, "VALIDATION_ERROR", "status")
+		}
+	})
 }
 
 // TestContentErrorMessages: every 400 of the notes, tasks and suggest endpoints names the field or

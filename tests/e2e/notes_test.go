@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -165,35 +164,21 @@ func TestNoteAccess(t *testing.T) {
 		w := newWorld(t, s)
 		personal := createNote(t, s, w.annRW, w.annNB, "personal")["id"].(string)
 		team := createNote(t, s, w.annRW, w.teamNB, "team")["id"].(string)
-		keys := map[string]string{"read": w.annRead, "write": w.annWrite, "rw": w.annRW, "ws": w.annTeam, "nbTeam": w.annTeamNB, "nbPersonal": w.annPersonalNB, "carl": w.carlRW, "bob": w.bobRW, "revoked": w.annRevoked}
 		const ok, scope, gone, nbMis, wsMis = "200", "403 INSUFFICIENT_SCOPE", "404 NOTE_NOT_FOUND", "403 KEY_NOTEBOOK_MISMATCH", "403 KEY_WORKSPACE_MISMATCH"
-		rows := []struct {
-			name         string
-			method, path string
-			body         any
-			want         map[string]string
-		}{
-			{"get personal note", "GET", "/notes/" + personal, nil, map[string]string{"read": ok, "write": scope, "rw": ok, "ws": gone, "nbTeam": gone, "nbPersonal": ok, "carl": gone, "bob": gone}},
-			{"get team note", "GET", "/notes/" + team, nil, map[string]string{"read": ok, "write": scope, "rw": ok, "ws": ok, "nbTeam": ok, "nbPersonal": gone, "carl": gone, "bob": ok}},
-			{"patch team note", "PATCH", "/notes/" + team, map[string]any{"archived": false}, map[string]string{"read": scope, "write": ok, "rw": ok, "ws": ok, "nbTeam": ok, "nbPersonal": gone, "carl": gone, "bob": ok}},
-			{"create in team notebook", "POST", "/notes", map[string]any{"content": "x", "notebookId": w.teamNB}, map[string]string{"read": scope, "write": "201", "rw": "201", "ws": "201", "nbTeam": "201", "nbPersonal": nbMis, "carl": "404 NOTEBOOK_NOT_FOUND", "bob": "201"}},
-			{"create in personal notebook", "POST", "/notes", map[string]any{"content": "x", "notebookId": w.annNB}, map[string]string{"read": scope, "write": "201", "rw": "201", "ws": wsMis, "nbTeam": nbMis, "nbPersonal": "201", "carl": "404 NOTEBOOK_NOT_FOUND", "bob": "404 NOTEBOOK_NOT_FOUND"}},
-			{"list filtered to team notebook", "GET", "/notes?notebookId=" + w.teamNB, nil, map[string]string{"read": ok, "write": scope, "rw": ok, "ws": ok, "nbTeam": ok, "nbPersonal": nbMis, "carl": "404 NOTEBOOK_NOT_FOUND", "bob": ok}},
-			{"move team note to personal", "PATCH", "/notes/" + team, map[string]any{"notebookId": w.annNB}, map[string]string{"read": scope, "ws": wsMis, "nbTeam": nbMis, "nbPersonal": gone, "carl": gone, "bob": "404 NOTEBOOK_NOT_FOUND"}},
+		// A move consumes its note: each cell moves a fresh Team note, which a refusal leaves as it was.
+		freshTeamNote := func(t *testing.T) matrixReq {
+			p := "/notes/" + createNote(t, s, w.annRW, w.teamNB, "team")["id"].(string)
+			return matrixReq{path: p, body: map[string]any{"notebookId": w.annNB}, probe: []string{p}, probeKey: w.annRW}
 		}
-		for _, row := range rows {
-			t.Run(row.name, func(t *testing.T) {
-				for col, want := range row.want {
-					r := s.Do(t, apitest.Request{Method: row.method, Path: row.path, Key: keys[col], Body: row.body})
-					status, code, _ := strings.Cut(want, " ")
-					if wantStatus, _ := strconv.Atoi(status); r.Status != wantStatus || (code != "" && r.ErrorCode(t) != code) {
-						t.Errorf("%s: got %d %s, want %s: %s", col, r.Status, r.ErrorCode(t), want, r.Body)
-					}
-				}
-				r := s.Do(t, apitest.Request{Method: row.method, Path: row.path, Key: keys["revoked"], Body: row.body})
-				apitest.CheckEnvelope(t, r, http.StatusUnauthorized, "UNAUTHENTICATED")
-			})
-		}
+		runMatrix(t, s, w, []matrixRow{
+			{"get personal note", "GET", fixed("/notes/"+personal, nil), map[string]string{"read": ok, "write": scope, "rw": ok, "ws": gone, "wsRead": gone, "nbTeam": gone, "nbPersonal": ok, "carl": gone, "bob": gone}},
+			{"get team note", "GET", fixed("/notes/"+team, nil), map[string]string{"read": ok, "write": scope, "rw": ok, "ws": ok, "wsRead": ok, "nbTeam": ok, "nbPersonal": gone, "carl": gone, "bob": ok}},
+			{"patch team note", "PATCH", fixed("/notes/"+team, map[string]any{"archived": false}), map[string]string{"read": scope, "write": ok, "rw": ok, "ws": ok, "wsRead": scope, "nbTeam": ok, "nbPersonal": gone, "carl": gone, "bob": ok}},
+			{"create in team notebook", "POST", fixed("/notes", map[string]any{"content": "x", "notebookId": w.teamNB}), map[string]string{"read": scope, "write": "201", "rw": "201", "ws": "201", "wsRead": scope, "nbTeam": "201", "nbPersonal": nbMis, "carl": "404 NOTEBOOK_NOT_FOUND", "bob": "201"}},
+			{"create in personal notebook", "POST", fixed("/notes", map[string]any{"content": "x", "notebookId": w.annNB}), map[string]string{"read": scope, "write": "201", "rw": "201", "ws": wsMis, "wsRead": scope, "nbTeam": nbMis, "nbPersonal": "201", "carl": "404 NOTEBOOK_NOT_FOUND", "bob": "404 NOTEBOOK_NOT_FOUND"}},
+			{"list filtered to team notebook", "GET", fixed("/notes?notebookId="+w.teamNB, nil), map[string]string{"read": ok, "write": scope, "rw": ok, "ws": ok, "wsRead": ok, "nbTeam": ok, "nbPersonal": nbMis, "carl": "404 NOTEBOOK_NOT_FOUND", "bob": ok}},
+			{"move team note to personal", "PATCH", freshTeamNote, map[string]string{"read": scope, "write": ok, "rw": ok, "ws": wsMis, "wsRead": scope, "nbTeam": nbMis, "nbPersonal": gone, "carl": gone, "bob": "404 NOTEBOOK_NOT_FOUND"}},
+		})
 		// Moving needs write access to both notebooks; then the note follows its new notebook.
 		moved := apitest.Must(t, patch(t, s, w.annRW, "/notes/"+team, map[string]any{"notebookId": w.annNB}), http.StatusOK).JSON(t)
 		if moved["notebookId"] != w.annNB {

@@ -18,10 +18,9 @@ import (
 func TestSuggestionAccessMatrix(t *testing.T) {
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		w := newWorld(t, s)
-		keys := matrixKeys(w)
 		for _, kind := range []string{"note", "task"} {
 			t.Run(kind, func(t *testing.T) {
-				runMatrix(t, s, keys, suggestionMatrix(s, w, kind))
+				runMatrix(t, s, w, suggestionMatrix(s, w, kind))
 			})
 		}
 	})
@@ -135,9 +134,6 @@ func suggestionMatrix(s *apitest.Server, w *world, kind string) []matrixRow {
 	}
 	list := func(tg *target, query string) func(t *testing.T) matrixReq {
 		return func(t *testing.T) matrixReq { return matrixReq{path: path(t, tg) + "/suggestions" + query} }
-	}
-	fixed := func(p string, body any) func(t *testing.T) matrixReq {
-		return func(t *testing.T) matrixReq { return matrixReq{path: p, body: body} }
 	}
 	// ofDeleted returns a suggestion (PENDING) of an item deleted since, or the deleted item's path.
 	ofDeleted := func(suffix string) func(t *testing.T) matrixReq {

@@ -1,15 +1,9 @@
 package load
 
 import (
-	"os"
 	"testing"
 
 	"folio/tests/testenv"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	testenv.DropTemplate()
-	_ = testenv.StopPostgres()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testenv.Main(m) }

@@ -3,16 +3,9 @@
 package web
 
 import (
-	"os"
 	"testing"
 
 	"folio/tests/testenv"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	testenv.DropTemplate()
-	_ = testenv.StopPostgres()
-	_ = testenv.StopRedis()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testenv.Main(m) }

@@ -42,15 +42,6 @@ type inlinePlan struct {
 	out   string
 }
 
-// planItems returns the items as the writer can express them.
-func planItems(items []item, ctx blockCtx) []item {
-	return planItemsIn(items, inlineCtx{block: ctx})
-}
-
-func planItemsIn(items []item, ctx inlineCtx) []item {
-	return planInline(items, ctx).items
-}
-
 // planInline writes items, returning what was written and the items as
 // written.
 func planInline(items []item, ctx inlineCtx) inlinePlan {

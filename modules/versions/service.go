@@ -8,19 +8,11 @@ import (
 	"context"
 	"time"
 
-	"go.uber.org/fx"
 	"gorm.io/gorm"
 
 	"folio/platform/clock"
 	"folio/platform/db"
 	"folio/platform/ids"
-	"folio/platform/items"
-)
-
-// Reasons a snapshot was taken.
-const (
-	ReasonUpdate     = items.ReasonUpdate // a PATCH overwrote the document (the shared item flows take it)
-	ReasonSuggestion = "suggestion"       // an approved suggestion replaced it
 )
 
 // Snapshot is the content of an item as it was before an overwrite.
@@ -39,16 +31,6 @@ type Service struct{ clock clock.Clock }
 
 // NewService returns the versions service.
 func NewService(clk clock.Clock) *Service { return &Service{clock: clk} }
-
-// Module wires the versions module.
-var Module = fx.Module("versions",
-	fx.Provide(
-		NewService,
-		// Notes and tasks take their snapshots through the shared item flows.
-		func(s *Service) items.Versions { return s },
-		fx.Annotate(migrations, fx.ResultTags(`group:"migrations"`)),
-	),
-)
 
 func migrations() db.Migrations {
 	return db.Migrations{{

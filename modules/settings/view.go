@@ -1,4 +1,4 @@
-package accounts
+package settings
 
 import (
 	"crypto/sha256"
@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"folio/modules/accounts"
 	"folio/platform/auth"
 )
 
@@ -99,15 +100,15 @@ func (p pages) execute(w io.Writer, page string, data any) error {
 // view is what every page's layout needs.
 type view struct {
 	Title  string
-	User   *User  // the signed-in user; nil on the signed-out pages
-	CSRF   string // the token every form of the page carries
-	Nav    string // the current section: "keys" or "account"
-	Notice string // a confirmation ("Key revoked.")
-	Error  string // a problem with the whole form ("The email address or password is wrong.")
+	User   *accounts.User // the signed-in user; nil on the signed-out pages
+	CSRF   string         // the token every form of the page carries
+	Nav    string         // the current section: "keys" or "account"
+	Notice string         // a confirmation ("Key revoked.")
+	Error  string         // a problem with the whole form ("The email address or password is wrong.")
 }
 
 // base starts a page's view; sess may be nil (signed out).
-func (w *Web) base(sess *Session, title, nav string) view {
+func (w *Handler) base(sess *accounts.Session, title, nav string) view {
 	v := view{Title: title, Nav: nav}
 	if sess != nil {
 		v.User, v.CSRF = sess.User, sess.CSRFToken
@@ -144,8 +145,8 @@ type newKeyView struct {
 	Name       string
 	Scope      int
 	Access     string // "", "workspace:<id>" or "notebook:<id>"
-	Workspaces []Place
-	Notebooks  []Place
+	Workspaces []auth.Place
+	Notebooks  []auth.Place
 	Errors     map[string]string
 }
 
@@ -193,7 +194,7 @@ func scopeLabel(scope int) string {
 }
 
 // placeLabel is a notebook or workspace as an option and in the keys table.
-func placeLabel(p Place) string {
+func placeLabel(p auth.Place) string {
 	if p.In != "" {
 		return p.Name + " (" + p.In + ")"
 	}
@@ -201,12 +202,12 @@ func placeLabel(p Place) string {
 }
 
 // keyRows turns keys into rows, resolving restrictions to names through the user's places.
-func keyRows(keys []APIKey, workspaces, notebooks []Place) (active, inactive []keyRow) {
-	ws := map[string]Place{}
+func keyRows(keys []accounts.APIKey, workspaces, notebooks []auth.Place) (active, inactive []keyRow) {
+	ws := map[string]auth.Place{}
 	for _, p := range workspaces {
 		ws[p.ID] = p
 	}
-	nbs := map[string]Place{}
+	nbs := map[string]auth.Place{}
 	for _, p := range notebooks {
 		nbs[p.ID] = p
 	}

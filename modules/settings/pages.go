@@ -1,15 +1,16 @@
-package accounts
+package settings
 
 import (
 	"context"
 	"errors"
+	"maps"
 	"net/http"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/gin-gonic/gin"
 
+	"folio/modules/accounts"
 	"folio/platform/apierr"
 	"folio/platform/auth"
 	"folio/platform/ids"
@@ -25,7 +26,7 @@ const (
 
 // --- signed out: sign-up and sign-in ---------------------------------------------------------
 
-func (w *Web) signupPage(c *gin.Context) {
+func (w *Handler) signupPage(c *gin.Context) {
 	if w.hasSession(c) {
 		c.Redirect(http.StatusSeeOther, "/settings/keys")
 		return
@@ -35,7 +36,7 @@ func (w *Web) signupPage(c *gin.Context) {
 	w.render(c, http.StatusOK, "signup", v)
 }
 
-func (w *Web) signup(c *gin.Context) {
+func (w *Handler) signup(c *gin.Context) {
 	ctx := c.Request.Context()
 	v := authView{view: w.base(nil, "Create your account", ""), Errors: map[string]string{}}
 	cookie, _ := c.Cookie(preSessionCSRF)
@@ -55,27 +56,9 @@ func (w *Web) signup(c *gin.Context) {
 		w.render(c, http.StatusTooManyRequests, "signup", v)
 		return
 	}
-	switch {
-	case v.Name == "":
-		v.Errors["name"] = "Enter your name."
-	case utf8.RuneCountInString(v.Name) > 200:
-		v.Errors["name"] = "Use at most 200 characters for your name."
-	case !cleanText(v.Name):
-		v.Errors["name"] = "Your name contains characters that cannot be stored."
-	}
-	switch {
-	case v.Email == "":
-		v.Errors["email"] = "Enter your email address."
-	case !ValidEmail(v.Email):
-		v.Errors["email"] = "Enter an email address like name@example.com."
-	}
-	switch n := utf8.RuneCountInString(password); {
-	case password == "":
+	maps.Copy(v.Errors, accounts.CheckNewUser(v.Email, v.Name, password))
+	if password == "" { // the service lets the CLI create an account without one; the form does not
 		v.Errors["password"] = "Choose a password."
-	case n < 8:
-		v.Errors["password"] = "Use at least 8 characters for your password."
-	case n > 256:
-		v.Errors["password"] = "Use at most 256 characters for your password."
 	}
 	if password != "" && v.Errors["password"] == "" && confirm != password {
 		v.Errors["confirm"] = "The two passwords don't match."
@@ -85,18 +68,15 @@ func (w *Web) signup(c *gin.Context) {
 		return
 	}
 	u, err := w.svc.CreateUser(ctx, v.Email, v.Name, password)
+	var invalid accounts.Invalid
 	switch {
-	case errors.Is(err, ErrEmailTaken):
+	case errors.Is(err, accounts.ErrEmailTaken):
 		// Telling this is what a sign-up form must do; counting it against the address keeps the
 		// form from being a faster way than sign-in to learn which addresses have accounts.
 		w.countFailure(ctx, c)
 		v.Errors["email"] = "An account with this email address already exists. Sign in instead."
-	case errors.Is(err, ErrInvalidEmail):
-		v.Errors["email"] = "Enter an email address like name@example.com."
-	case errors.Is(err, ErrInvalidName):
-		v.Errors["name"] = "Enter your name (at most 200 characters)."
-	case errors.Is(err, ErrWeakPassword), errors.Is(err, ErrLongPassword):
-		v.Errors["password"] = "Use 8 to 256 characters for your password."
+	case errors.As(err, &invalid):
+		maps.Copy(v.Errors, invalid)
 	case err != nil:
 		w.internal(c, nil, err)
 		return
@@ -105,17 +85,16 @@ func (w *Web) signup(c *gin.Context) {
 		w.render(c, http.StatusBadRequest, "signup", v)
 		return
 	}
-	si, err := w.svc.OpenSession(ctx, u.ID)
+	si, err := w.svc.OpenSession(ctx, u)
 	if err != nil {
 		w.internal(c, nil, err)
 		return
 	}
-	si.Device = deviceToken(u)
 	w.startSession(c, si)
 	c.Redirect(http.StatusSeeOther, "/settings/keys?welcome=1")
 }
 
-func (w *Web) signinPage(c *gin.Context) {
+func (w *Handler) signinPage(c *gin.Context) {
 	if w.hasSession(c) {
 		c.Redirect(http.StatusSeeOther, "/settings/keys")
 		return
@@ -131,7 +110,7 @@ func (w *Web) signinPage(c *gin.Context) {
 	w.render(c, http.StatusOK, "signin", v)
 }
 
-func (w *Web) signin(c *gin.Context) {
+func (w *Handler) signin(c *gin.Context) {
 	ctx := c.Request.Context()
 	v := authView{view: w.base(nil, "Sign in", "")}
 	cookie, _ := c.Cookie(preSessionCSRF)
@@ -165,7 +144,7 @@ func (w *Web) signin(c *gin.Context) {
 		return
 	}
 	si, err := w.svc.SignIn(ctx, v.Email, password)
-	if errors.Is(err, ErrBadSignIn) {
+	if errors.Is(err, accounts.ErrBadSignIn) {
 		w.countFailure(ctx, c)
 		if device != "" {
 			_, _ = w.failures.Allow(ctx, deviceFailureKey(device))
@@ -184,7 +163,7 @@ func (w *Web) signin(c *gin.Context) {
 
 // startSession sets the new session's cookie, ending the session the browser had before (if
 // any). The pre-session token stays, so that a sign-in form open in another tab still works.
-func (w *Web) startSession(c *gin.Context, si SignedIn) {
+func (w *Handler) startSession(c *gin.Context, si accounts.SignedIn) {
 	if old, err := c.Cookie(auth.SessionCookie); err == nil && old != "" {
 		_ = w.svc.SignOut(c.Request.Context(), old)
 	}
@@ -192,7 +171,7 @@ func (w *Web) startSession(c *gin.Context, si SignedIn) {
 }
 
 // hasSession tells whether the browser is signed in (the sign-in and sign-up pages then send it on).
-func (w *Web) hasSession(c *gin.Context) bool {
+func (w *Handler) hasSession(c *gin.Context) bool {
 	token, err := c.Cookie(auth.SessionCookie)
 	if err != nil || token == "" {
 		return false
@@ -203,11 +182,11 @@ func (w *Web) hasSession(c *gin.Context) bool {
 
 // overFailureLimit reports whether the client address has used up its failed attempts on the
 // forms (sign-in, sign-up, password change: one budget, auth.FormFailureKey).
-func (w *Web) overFailureLimit(ctx context.Context, c *gin.Context) bool {
+func (w *Handler) overFailureLimit(ctx context.Context, c *gin.Context) bool {
 	return w.overLimit(ctx, auth.FormFailureKey(c.ClientIP()))
 }
 
-func (w *Web) overLimit(ctx context.Context, key string) bool {
+func (w *Handler) overLimit(ctx context.Context, key string) bool {
 	d, err := w.failures.Peek(ctx, key)
 	return err == nil && !d.Allowed
 }
@@ -217,8 +196,8 @@ func deviceFailureKey(nonce string) string { return "devicefail:" + nonce }
 
 // knownDevice reports whether the browser holds a known-device token of the account with this
 // email, and returns its nonce.
-func (w *Web) knownDevice(ctx context.Context, c *gin.Context, email string) (string, bool) {
-	token, err := c.Cookie(DeviceCookie)
+func (w *Handler) knownDevice(ctx context.Context, c *gin.Context, email string) (string, bool) {
+	token, err := c.Cookie(accounts.DeviceCookie)
 	if err != nil || token == "" || email == "" {
 		return "", false
 	}
@@ -226,19 +205,19 @@ func (w *Web) knownDevice(ctx context.Context, c *gin.Context, email string) (st
 }
 
 // setDevice gives the browser its known-device token (after a sign-in or a password change).
-func (w *Web) setDevice(c *gin.Context, si SignedIn) {
+func (w *Handler) setDevice(c *gin.Context, si accounts.SignedIn) {
 	if si.Device != "" {
-		w.setCookie(c, DeviceCookie, si.Device, deviceCookieMaxAge)
+		w.setCookie(c, accounts.DeviceCookie, si.Device, accounts.DeviceCookieMaxAge)
 	}
 }
 
-func (w *Web) countFailure(ctx context.Context, c *gin.Context) {
+func (w *Handler) countFailure(ctx context.Context, c *gin.Context) {
 	_, _ = w.failures.Allow(ctx, auth.FormFailureKey(c.ClientIP()))
 }
 
 // --- signed in -------------------------------------------------------------------------------
 
-func (w *Web) signout(c *gin.Context, sess Session) {
+func (w *Handler) signout(c *gin.Context, sess accounts.Session) {
 	token, _ := c.Cookie(auth.SessionCookie)
 	if err := w.svc.SignOut(c.Request.Context(), token); err != nil {
 		w.internal(c, &sess, err)
@@ -248,7 +227,7 @@ func (w *Web) signout(c *gin.Context, sess Session) {
 	c.Redirect(http.StatusSeeOther, "/signin?signedout=1")
 }
 
-func (w *Web) keysPage(c *gin.Context, sess Session) {
+func (w *Handler) keysPage(c *gin.Context, sess accounts.Session) {
 	ctx := c.Request.Context()
 	keys, err := w.svc.Keys(ctx, sess.UserID)
 	if err != nil {
@@ -275,7 +254,7 @@ func (w *Web) keysPage(c *gin.Context, sess Session) {
 	w.render(c, http.StatusOK, "keys", v)
 }
 
-func (w *Web) newKeyPage(c *gin.Context, sess Session) {
+func (w *Handler) newKeyPage(c *gin.Context, sess accounts.Session) {
 	wss, nbs, err := w.places.KeyPlaces(c.Request.Context(), sess.UserID)
 	if err != nil {
 		w.internal(c, &sess, err)
@@ -285,7 +264,7 @@ func (w *Web) newKeyPage(c *gin.Context, sess Session) {
 	w.render(c, http.StatusOK, "newkey", v)
 }
 
-func (w *Web) createKey(c *gin.Context, sess Session) {
+func (w *Handler) createKey(c *gin.Context, sess accounts.Session) {
 	ctx := c.Request.Context()
 	wss, nbs, err := w.places.KeyPlaces(ctx, sess.UserID)
 	if err != nil {
@@ -297,19 +276,11 @@ func (w *Web) createKey(c *gin.Context, sess Session) {
 		view: w.base(&sess, "Create an API key", "keys"), Name: form.Get("name"), Access: form.Get("access"),
 		Workspaces: wss, Notebooks: nbs, Errors: map[string]string{},
 	}
-	in := NewKey{UserID: sess.UserID, Name: strings.TrimSpace(v.Name)}
-	switch {
-	case in.Name == "":
-		v.Errors["name"] = "Enter a name for the key."
-	case utf8.RuneCountInString(in.Name) > 100:
-		v.Errors["name"] = "Use at most 100 characters for the name."
-	case !cleanText(in.Name):
-		v.Errors["name"] = "The name contains characters that cannot be stored."
-	}
-	if scope, err := strconv.Atoi(form.Get("scope")); err == nil && auth.ValidScope(scope) {
-		in.Scope, v.Scope = scope, scope
-	} else {
-		v.Errors["scope"] = "Choose what the key may do: read, write, or read and write."
+	in := accounts.NewKey{UserID: sess.UserID, Name: v.Name}
+	in.Scope, _ = strconv.Atoi(form.Get("scope")) // not a number: 0, which the rules refuse
+	maps.Copy(v.Errors, accounts.CheckNewKey(in))
+	if v.Errors["scope"] == "" {
+		v.Scope = in.Scope
 	}
 	if v.Access != "" {
 		kind, id, _ := strings.Cut(v.Access, ":")
@@ -328,12 +299,11 @@ func (w *Web) createKey(c *gin.Context, sess Session) {
 	}
 	raw, key, err := w.svc.CreateKey(ctx, in)
 	var ae *apierr.Error
+	var invalid accounts.Invalid
 	switch {
 	case err == nil:
-	case errors.Is(err, ErrKeyName):
-		v.Errors["name"] = "Enter a name of 1 to 100 characters."
-	case errors.Is(err, ErrKeyScope):
-		v.Errors["scope"] = "Choose what the key may do: read, write, or read and write."
+	case errors.As(err, &invalid):
+		maps.Copy(v.Errors, invalid)
 	case errors.As(err, &ae) && ae.Status < 500:
 		// The restriction check: the workspace or notebook left the user's reach meanwhile.
 		v.Errors["access"] = "You no longer have access to that workspace or notebook. Choose another."
@@ -350,8 +320,8 @@ func (w *Web) createKey(c *gin.Context, sess Session) {
 
 // showSecret renders the only page that ever shows a raw key. It is the answer to the POST itself
 // (never a page to come back to), and like every page of the UI it is not cached.
-func (w *Web) showSecret(c *gin.Context, sess Session, raw string, key APIKey, wss, nbs []Place, oldPrefix string) {
-	rows, _ := keyRows([]APIKey{key}, wss, nbs)
+func (w *Handler) showSecret(c *gin.Context, sess accounts.Session, raw string, key accounts.APIKey, wss, nbs []auth.Place, oldPrefix string) {
+	rows, _ := keyRows([]accounts.APIKey{key}, wss, nbs)
 	scheme := "http"
 	if w.secure(c) {
 		scheme = "https"
@@ -374,33 +344,33 @@ const (
 
 // ownKey loads the key named by the :prefix path segment if it is one of the user's; otherwise it
 // shows a not-found page and returns false.
-func (w *Web) ownKey(c *gin.Context, sess Session) (APIKey, bool) {
+func (w *Handler) ownKey(c *gin.Context, sess accounts.Session) (accounts.APIKey, bool) {
 	prefix := c.Param("prefix")
 	if len(prefix) == auth.PrefixLength && alnum(prefix) {
 		k, err := w.svc.KeyByPrefix(c.Request.Context(), prefix)
 		if err == nil && k.UserID == sess.UserID {
 			return k, true
 		}
-		if err != nil && !errors.Is(err, ErrKeyNotFound) {
+		if err != nil && !errors.Is(err, accounts.ErrKeyNotFound) {
 			w.internal(c, &sess, err)
-			return APIKey{}, false
+			return accounts.APIKey{}, false
 		}
 	}
 	w.keyNotFound(c, sess)
-	return APIKey{}, false
+	return accounts.APIKey{}, false
 }
 
-func (w *Web) keyNotFound(c *gin.Context, sess Session) {
+func (w *Handler) keyNotFound(c *gin.Context, sess accounts.Session) {
 	w.message(c, http.StatusNotFound, &sess, "Key not found", "None of your API keys has this prefix.")
 }
 
-func (w *Web) keyAlreadyRevoked(c *gin.Context, sess Session) {
+func (w *Handler) keyAlreadyRevoked(c *gin.Context, sess accounts.Session) {
 	w.message(c, http.StatusConflict, &sess, "This key is already revoked",
 		"The key no longer works, so there is nothing to rotate or revoke. Create a new key instead.")
 }
 
-func (w *Web) confirmPage(action string) func(c *gin.Context, sess Session) {
-	return func(c *gin.Context, sess Session) {
+func (w *Handler) confirmPage(action string) func(c *gin.Context, sess accounts.Session) {
+	return func(c *gin.Context, sess accounts.Session) {
 		k, ok := w.ownKey(c, sess)
 		if !ok {
 			return
@@ -414,7 +384,7 @@ func (w *Web) confirmPage(action string) func(c *gin.Context, sess Session) {
 			w.internal(c, &sess, err)
 			return
 		}
-		rows, _ := keyRows([]APIKey{k}, wss, nbs)
+		rows, _ := keyRows([]accounts.APIKey{k}, wss, nbs)
 		title := "Rotate key"
 		if action == actionRevoke {
 			title = "Revoke key"
@@ -423,7 +393,7 @@ func (w *Web) confirmPage(action string) func(c *gin.Context, sess Session) {
 	}
 }
 
-func (w *Web) rotateKey(c *gin.Context, sess Session) {
+func (w *Handler) rotateKey(c *gin.Context, sess accounts.Session) {
 	ctx := c.Request.Context()
 	prefix := c.Param("prefix")
 	if len(prefix) != auth.PrefixLength || !alnum(prefix) {
@@ -432,10 +402,10 @@ func (w *Web) rotateKey(c *gin.Context, sess Session) {
 	}
 	raw, key, err := w.svc.RotateOwnKey(ctx, sess.UserID, prefix)
 	switch {
-	case errors.Is(err, ErrKeyNotFound):
+	case errors.Is(err, accounts.ErrKeyNotFound):
 		w.keyNotFound(c, sess)
 		return
-	case errors.Is(err, ErrKeyRevoked):
+	case errors.Is(err, accounts.ErrKeyRevoked):
 		w.keyAlreadyRevoked(c, sess)
 		return
 	case err != nil:
@@ -451,7 +421,7 @@ func (w *Web) rotateKey(c *gin.Context, sess Session) {
 	w.showSecret(c, sess, raw, key, wss, nbs, auth.DisplayPrefix(prefix))
 }
 
-func (w *Web) revokeKey(c *gin.Context, sess Session) {
+func (w *Handler) revokeKey(c *gin.Context, sess accounts.Session) {
 	prefix := c.Param("prefix")
 	if len(prefix) != auth.PrefixLength || !alnum(prefix) {
 		w.keyNotFound(c, sess)
@@ -459,9 +429,9 @@ func (w *Web) revokeKey(c *gin.Context, sess Session) {
 	}
 	_, err := w.svc.RevokeOwnKey(c.Request.Context(), sess.UserID, prefix)
 	switch {
-	case errors.Is(err, ErrKeyNotFound):
+	case errors.Is(err, accounts.ErrKeyNotFound):
 		w.keyNotFound(c, sess)
-	case errors.Is(err, ErrKeyRevoked):
+	case errors.Is(err, accounts.ErrKeyRevoked):
 		w.keyAlreadyRevoked(c, sess)
 	case err != nil:
 		w.internal(c, &sess, err)
@@ -470,7 +440,7 @@ func (w *Web) revokeKey(c *gin.Context, sess Session) {
 	}
 }
 
-func (w *Web) accountPage(c *gin.Context, sess Session) {
+func (w *Handler) accountPage(c *gin.Context, sess accounts.Session) {
 	v := accountView{view: w.base(&sess, "Account", "account")}
 	if c.Query("changed") != "" {
 		v.Notice = "Your password was changed. Every other browser and device was signed out."
@@ -478,7 +448,7 @@ func (w *Web) accountPage(c *gin.Context, sess Session) {
 	w.render(c, http.StatusOK, "account", v)
 }
 
-func (w *Web) changePassword(c *gin.Context, sess Session) {
+func (w *Handler) changePassword(c *gin.Context, sess accounts.Session) {
 	ctx := c.Request.Context()
 	form := c.Request.PostForm
 	current, next, confirm := form.Get("current"), form.Get("new"), form.Get("confirm")
@@ -492,13 +462,10 @@ func (w *Web) changePassword(c *gin.Context, sess Session) {
 	if current == "" {
 		v.Errors["current"] = "Enter your current password."
 	}
-	switch n := utf8.RuneCountInString(next); {
-	case next == "":
+	if next == "" {
 		v.Errors["new"] = "Choose a new password."
-	case n < 8:
-		v.Errors["new"] = "Use at least 8 characters for your password."
-	case n > 256:
-		v.Errors["new"] = "Use at most 256 characters for your password."
+	} else if msg := accounts.PasswordRule(next); msg != "" {
+		v.Errors["new"] = msg
 	}
 	if next != "" && v.Errors["new"] == "" && confirm != next {
 		v.Errors["confirm"] = "The two passwords don't match."
@@ -508,14 +475,15 @@ func (w *Web) changePassword(c *gin.Context, sess Session) {
 		return
 	}
 	si, err := w.svc.ChangePassword(ctx, sess.UserID, current, next)
+	var invalid accounts.Invalid
 	switch {
-	case errors.Is(err, ErrBadPassword):
+	case errors.Is(err, accounts.ErrBadPassword):
 		w.countFailure(ctx, c)
 		v.Errors["current"] = "That is not your current password."
 		w.render(c, http.StatusBadRequest, "account", v)
 		return
-	case errors.Is(err, ErrWeakPassword), errors.Is(err, ErrLongPassword):
-		v.Errors["new"] = "Use 8 to 256 characters for your password."
+	case errors.As(err, &invalid):
+		v.Errors["new"] = invalid["password"]
 		w.render(c, http.StatusBadRequest, "account", v)
 		return
 	case err != nil:
@@ -528,7 +496,7 @@ func (w *Web) changePassword(c *gin.Context, sess Session) {
 
 // --- helpers ---------------------------------------------------------------------------------
 
-func hasPlace(list []Place, id string) bool {
+func hasPlace(list []auth.Place, id string) bool {
 	if !ids.Valid(id) {
 		return false
 	}
@@ -548,7 +516,3 @@ func alnum(s string) bool {
 	}
 	return true
 }
-
-// cleanText reports whether s can be stored as text by every database folio runs on: valid
-// UTF-8 without NUL (PostgreSQL refuses both).
-func cleanText(s string) bool { return utf8.ValidString(s) && !strings.ContainsRune(s, 0) }

@@ -2,25 +2,12 @@ package accounts
 
 import (
 	"context"
-	"unicode/utf8"
 
 	"gorm.io/gorm"
 
 	"folio/platform/auth"
 	"folio/platform/db"
 )
-
-// checkNewPassword applies the password rules: 8 to 256 characters. The upper bound keeps a
-// sign-in from hashing a megabyte; it is far above what a password manager generates.
-func checkNewPassword(password string) error {
-	switch n := utf8.RuneCountInString(password); {
-	case n < 8:
-		return ErrWeakPassword
-	case n > 256:
-		return ErrLongPassword
-	}
-	return nil
-}
 
 // CurrentSession returns the live web session whose cookie value is token, with its User loaded.
 // An unknown, signed-out or expired session is ErrNoSession (an expired one is deleted).
@@ -51,8 +38,8 @@ func (s *Service) ChangePassword(ctx context.Context, userID, current, next stri
 	if u.PasswordHash == "" || !checkPassword(current, u.PasswordHash) {
 		return SignedIn{}, ErrBadPassword
 	}
-	if err := checkNewPassword(next); err != nil {
-		return SignedIn{}, err
+	if msg := PasswordRule(next); msg != "" {
+		return SignedIn{}, Invalid{"password": msg}
 	}
 	hash := hashPassword(next)
 	var ended [][]byte
@@ -70,24 +57,6 @@ func (s *Service) ChangePassword(ctx context.Context, userID, current, next stri
 	if err != nil {
 		return SignedIn{}, err
 	}
-	si, err := s.OpenSession(ctx, userID)
-	u.PasswordHash = hash
-	si.Device = deviceToken(u) // the old device tokens died with the old hash
-	return si, err
-}
-
-// Place is a workspace or a notebook that a key may be restricted to, by name.
-type Place struct {
-	ID   string
-	Name string
-	// In is, for a notebook in a workspace, the workspace's name; "" otherwise.
-	In string
-}
-
-// Places lists where a user may restrict a key, so that the settings UI can offer and show
-// restrictions by name. The notebooks module provides it (it already decides, as the
-// auth.RestrictionChecker, whether a restriction is within the user's reach); accounts cannot
-// import it, as workspaces and notebooks depend on accounts.
-type Places interface {
-	KeyPlaces(ctx context.Context, userID string) (workspaces, notebooks []Place, err error)
+	u.PasswordHash = hash // the old device tokens died with the old hash
+	return s.OpenSession(ctx, u)
 }

@@ -1,8 +1,10 @@
-package accounts
+package settings
 
 import (
 	"bytes"
+	"crypto/rand"
 	"crypto/subtle"
+	"encoding/base64"
 	"errors"
 	"net"
 	"net/http"
@@ -14,6 +16,7 @@ import (
 	"go.uber.org/fx"
 	"go.uber.org/zap"
 
+	"folio/modules/accounts"
 	"folio/platform"
 	"folio/platform/apierr"
 	"folio/platform/auth"
@@ -23,7 +26,7 @@ import (
 	"folio/platform/ratelimit"
 )
 
-// Web is the settings UI: sign-up, sign-in and sign-out, the account page and API key management,
+// Handler is the settings UI: sign-up, sign-in and sign-out, the account page and API key management,
 // as server-rendered pages (html/template, assets embedded in the binary). Every page works
 // without JavaScript; one small external script only adds a copy button.
 //
@@ -39,9 +42,9 @@ import (
 //	GET  /settings/keys/:prefix/revoke, POST ... /revoke  confirm, then revoke
 //	GET  /settings/account, POST /settings/account/password   profile and password change
 //	GET  /assets/:name                        stylesheet, script, icon
-type Web struct {
-	svc        *Service
-	places     Places
+type Handler struct {
+	svc        Accounts
+	places     auth.KeyPlaces
 	failures   ratelimit.Limiter
 	clock      clock.Clock
 	log        *zap.Logger
@@ -51,21 +54,21 @@ type Web struct {
 	assets     assets
 }
 
-// WebParams are the dependencies of NewWeb.
-type WebParams struct {
+// HandlerParams are the dependencies of NewHandler.
+type HandlerParams struct {
 	fx.In
-	Service  *Service
-	Places   Places
+	Accounts Accounts
+	Places   auth.KeyPlaces
 	Limiters platform.Limiters
 	Clock    clock.Clock
 	Config   config.Config
 	Logger   *zap.Logger
 }
 
-// NewWeb returns the settings UI.
-func NewWeb(p WebParams) (*Web, error) {
-	w := &Web{
-		svc: p.Service, places: p.Places, failures: p.Limiters.Failure, clock: p.Clock,
+// NewHandler returns the settings UI.
+func NewHandler(p HandlerParams) (*Handler, error) {
+	w := &Handler{
+		svc: p.Accounts, places: p.Places, failures: p.Limiters.Failure, clock: p.Clock,
 		log: p.Logger.Named("web"), secureMode: p.Config.CookieSecure,
 	}
 	for _, s := range p.Config.TrustedProxies {
@@ -97,7 +100,7 @@ const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 
 	"form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 
 // Register implements httpx.Routes.
-func (w *Web) Register(r httpx.Router) {
+func (w *Handler) Register(r httpx.Router) {
 	g := r.Public.Group("", securityHeaders)
 	g.GET("/signup", w.signupPage)
 	g.POST("/signup", w.signup)
@@ -134,11 +137,11 @@ func securityHeaders(c *gin.Context) {
 // signedIn wraps a page that needs a session: without one the browser goes to the sign-in page;
 // a POST must carry the session's CSRF token in the csrf_token field (the same token the JSON API
 // takes in X-CSRF-Token).
-func (w *Web) signedIn(h func(c *gin.Context, s Session)) gin.HandlerFunc {
+func (w *Handler) signedIn(h func(c *gin.Context, s accounts.Session)) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		token, _ := c.Cookie(auth.SessionCookie)
 		sess, err := w.svc.CurrentSession(c.Request.Context(), token)
-		if errors.Is(err, ErrNoSession) {
+		if errors.Is(err, accounts.ErrNoSession) {
 			if token != "" {
 				w.setCookie(c, auth.SessionCookie, "", -1)
 			}
@@ -166,7 +169,7 @@ func (w *Web) signedIn(h func(c *gin.Context, s Session)) gin.HandlerFunc {
 
 // formTokenMatches parses the form (the handlers then read c.Request.PostForm) and compares its
 // csrf_token with want in constant time.
-func (w *Web) formTokenMatches(c *gin.Context, want string) bool {
+func (w *Handler) formTokenMatches(c *gin.Context, want string) bool {
 	if err := c.Request.ParseForm(); err != nil {
 		return false
 	}
@@ -177,7 +180,7 @@ func (w *Web) formTokenMatches(c *gin.Context, want string) bool {
 // preSessionToken returns the double-submit token for the sign-in and sign-up forms, setting its
 // cookie when the browser has none yet. (Without it, another site could sign a visitor in to the
 // other site's account: login CSRF.)
-func (w *Web) preSessionToken(c *gin.Context) string {
+func (w *Handler) preSessionToken(c *gin.Context) string {
 	if v, err := c.Cookie(preSessionCSRF); err == nil && len(v) == 43 {
 		return v
 	}
@@ -188,7 +191,7 @@ func (w *Web) preSessionToken(c *gin.Context) string {
 
 // freshPreSessionToken replaces the double-submit token (after a mismatch, the form is shown
 // again with a token that will match).
-func (w *Web) freshPreSessionToken(c *gin.Context) string {
+func (w *Handler) freshPreSessionToken(c *gin.Context) string {
 	v := randomToken()
 	w.setCookie(c, preSessionCSRF, v, 0)
 	return v
@@ -196,7 +199,7 @@ func (w *Web) freshPreSessionToken(c *gin.Context) string {
 
 // setCookie sets (maxAge > 0: for that many seconds; 0: for the browser session; < 0: deletes) an
 // HttpOnly, SameSite=Lax cookie on the whole site, Secure as FOLIO_COOKIE_SECURE says.
-func (w *Web) setCookie(c *gin.Context, name, value string, maxAge int) {
+func (w *Handler) setCookie(c *gin.Context, name, value string, maxAge int) {
 	http.SetCookie(c.Writer, &http.Cookie{
 		Name: name, Value: value, Path: "/", MaxAge: maxAge,
 		HttpOnly: true, Secure: w.secure(c), SameSite: http.SameSiteLaxMode,
@@ -204,7 +207,7 @@ func (w *Web) setCookie(c *gin.Context, name, value string, maxAge int) {
 }
 
 // setSession sets the session cookie; it lives as long as the session.
-func (w *Web) setSession(c *gin.Context, si SignedIn) {
+func (w *Handler) setSession(c *gin.Context, si accounts.SignedIn) {
 	maxAge := int(si.Session.ExpiresAt.Sub(w.clock.Now()) / time.Second)
 	w.setCookie(c, auth.SessionCookie, si.Token, max(maxAge, 1))
 	w.setDevice(c, si)
@@ -213,7 +216,7 @@ func (w *Web) setSession(c *gin.Context, si SignedIn) {
 // secure tells whether cookies get the Secure flag: always or never when FOLIO_COOKIE_SECURE says
 // so; with auto, when the request came over TLS, directly or through a trusted proxy that says so
 // in X-Forwarded-Proto (anyone else's X-Forwarded-Proto is ignored).
-func (w *Web) secure(c *gin.Context) bool {
+func (w *Handler) secure(c *gin.Context) bool {
 	switch w.secureMode {
 	case "true":
 		return true
@@ -227,7 +230,7 @@ func (w *Web) secure(c *gin.Context) bool {
 	return strings.EqualFold(strings.TrimSpace(proto), "https") && w.fromTrustedProxy(c.Request.RemoteAddr)
 }
 
-func (w *Web) fromTrustedProxy(remote string) bool {
+func (w *Handler) fromTrustedProxy(remote string) bool {
 	host, _, err := net.SplitHostPort(remote)
 	if err != nil {
 		host = remote
@@ -247,7 +250,7 @@ func (w *Web) fromTrustedProxy(remote string) bool {
 
 // render writes a page. A template error is a 500 (the page is rendered to a buffer first, so
 // nothing half-written reaches the browser).
-func (w *Web) render(c *gin.Context, status int, page string, data any) {
+func (w *Handler) render(c *gin.Context, status int, page string, data any) {
 	var buf bytes.Buffer
 	if err := w.pages.execute(&buf, page, data); err != nil {
 		httpx.Logger(c).Error("render page", zap.String("page", page), zap.Error(err))
@@ -258,7 +261,7 @@ func (w *Web) render(c *gin.Context, status int, page string, data any) {
 }
 
 // message renders a page that only says something (not found, expired form, too many attempts).
-func (w *Web) message(c *gin.Context, status int, sess *Session, title, body string) {
+func (w *Handler) message(c *gin.Context, status int, sess *accounts.Session, title, body string) {
 	v := messageView{view: w.base(sess, title, ""), Status: status, Body: body}
 	if sess == nil {
 		v.Back, v.BackText = "/signin", "Go to sign in"
@@ -269,7 +272,7 @@ func (w *Web) message(c *gin.Context, status int, sess *Session, title, body str
 }
 
 // internal logs an unexpected error with the request id and shows a page that leaks nothing.
-func (w *Web) internal(c *gin.Context, sess *Session, err error) {
+func (w *Handler) internal(c *gin.Context, sess *accounts.Session, err error) {
 	httpx.Logger(c).Error("settings UI request failed", zap.Error(err))
 	if apierr.From(err).Status == http.StatusServiceUnavailable {
 		c.Header("Retry-After", apierr.RetryAfterUnavailable)
@@ -283,7 +286,7 @@ func (w *Web) internal(c *gin.Context, sess *Session, err error) {
 
 // asset serves an embedded stylesheet, script or icon. Its URL carries a hash of its content
 // (?v=...), so it may be cached long.
-func (w *Web) asset(c *gin.Context) {
+func (w *Handler) asset(c *gin.Context) {
 	a, ok := w.assets[c.Param("name")]
 	if !ok {
 		httpx.WriteError(c, apierr.ErrRouteNotFound)
@@ -298,4 +301,11 @@ func (w *Web) asset(c *gin.Context) {
 		return
 	}
 	c.Data(http.StatusOK, a.contentType, a.body)
+}
+
+// randomToken is 256 random bits, URL-safe (the double-submit token of the signed-out forms).
+func randomToken() string {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
 }

@@ -1,0 +1,18 @@
+package tags
+
+import (
+	"go.uber.org/fx"
+
+	"folio/platform/db"
+	"folio/platform/items"
+)
+
+// Module wires the tags module.
+var Module = fx.Module("tags",
+	fx.Provide(
+		NewService,
+		// Notes and tasks keep their tags through the shared item flows.
+		func(s *Service) items.Tags { return s },
+		db.AsMigrations(migrations),
+	),
+)
