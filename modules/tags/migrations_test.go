@@ -92,7 +92,7 @@ func TestHashedIdentityMigration(t *testing.T) {
 			svc := NewService(gdb)
 			ctx := context.Background()
 			long := strings.Repeat("Ä", 3000)
-			found := []markdown.Tag{{Kind: markdown.KindTag, Name: "BUDGET"}, {Kind: markdown.KindTag, Name: "über"}, {Kind: markdown.KindPerson, Name: long}}
+			found := []markdown.Tag{{Sigil: markdown.SigilTag, Name: "BUDGET"}, {Sigil: markdown.SigilTag, Name: "über"}, {Sigil: markdown.SigilPerson, Name: long}}
 			if err := gdb.Transaction(func(tx *gorm.DB) error { return svc.Replace(ctx, tx, "space1", "note", "note1", found) }); err != nil {
 				t.Fatalf("replace after the migration: %v", err)
 			}

@@ -51,12 +51,12 @@ func (s *Service) Replace(ctx context.Context, tx *gorm.DB, spaceID, itemKind, i
 	seen := map[string]bool{}
 	for _, t := range found {
 		key := nameKey(t.Name)
-		if seen[string(t.Kind)+":"+key] {
+		if seen[string(t.Sigil)+":"+key] {
 			continue
 		}
-		seen[string(t.Kind)+":"+key] = true
-		rows = append(rows, Tag{ID: ids.New(), SpaceID: spaceID, Kind: string(t.Kind), NameKey: key, Name: t.Name})
-		keys[string(t.Kind)] = append(keys[string(t.Kind)], key)
+		seen[string(t.Sigil)+":"+key] = true
+		rows = append(rows, Tag{ID: ids.New(), SpaceID: spaceID, Kind: string(t.Sigil), NameKey: key, Name: t.Name})
+		keys[string(t.Sigil)] = append(keys[string(t.Sigil)], key)
 	}
 	for part := range slices.Chunk(rows, batch) {
 		if err := tx.Clauses(clause.OnConflict{DoNothing: true}).Create(&part).Error; err != nil {
@@ -121,7 +121,7 @@ func (s *Service) ForItems(ctx context.Context, itemKind string, itemIDs []strin
 	sort.Slice(rows, func(i, j int) bool {
 		a, b := rows[i], rows[j]
 		if a.Kind != b.Kind {
-			return a.Kind == string(markdown.KindTag)
+			return a.Kind == string(markdown.SigilTag)
 		}
 		if a.Key != b.Key {
 			return a.Key < b.Key

@@ -24,8 +24,8 @@ func TestReplaceAndForItems(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		tag := func(name string) markdown.Tag { return markdown.Tag{Kind: markdown.KindTag, Name: name} }
-		person := func(name string) markdown.Tag { return markdown.Tag{Kind: markdown.KindPerson, Name: name} }
+		tag := func(name string) markdown.Tag { return markdown.Tag{Sigil: markdown.SigilTag, Name: name} }
+		person := func(name string) markdown.Tag { return markdown.Tag{Sigil: markdown.SigilPerson, Name: name} }
 		forItems := func(ids ...string) map[string][]items.Tag {
 			t.Helper()
 			var byItem map[string][]items.Tag

@@ -81,7 +81,7 @@ func (l *tagLog) Replace(_ context.Context, _ *gorm.DB, spaceID, _, itemID strin
 	l.space[itemID] = spaceID
 	l.byItem[itemID] = nil
 	for _, t := range found {
-		l.byItem[itemID] = append(l.byItem[itemID], items.Tag{ID: t.Name, Name: t.Name, Kind: string(t.Kind)})
+		l.byItem[itemID] = append(l.byItem[itemID], items.Tag{ID: t.Name, Name: t.Name, Kind: string(t.Sigil)})
 	}
 	return nil
 }

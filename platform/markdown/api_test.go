@@ -125,13 +125,13 @@ func TestNestingCheckedFirst(t *testing.T) {
 func TestTags(t *testing.T) {
 	d := mustParse(t, "@Zoe #beta #Alpha @ana\n\n> **Decision:** #alpha @zoe @bob.\n\n`#code` [#link](/x) mail@x.com x.com/#frag #123 #a-1 @a.b.")
 	want := []markdown.Tag{
-		{Kind: markdown.KindTag, Name: "a-1"},
-		{Kind: markdown.KindTag, Name: "Alpha"},
-		{Kind: markdown.KindTag, Name: "beta"},
-		{Kind: markdown.KindPerson, Name: "a.b"},
-		{Kind: markdown.KindPerson, Name: "ana"},
-		{Kind: markdown.KindPerson, Name: "bob"},
-		{Kind: markdown.KindPerson, Name: "Zoe"},
+		{Sigil: markdown.SigilTag, Name: "a-1"},
+		{Sigil: markdown.SigilTag, Name: "Alpha"},
+		{Sigil: markdown.SigilTag, Name: "beta"},
+		{Sigil: markdown.SigilPerson, Name: "a.b"},
+		{Sigil: markdown.SigilPerson, Name: "ana"},
+		{Sigil: markdown.SigilPerson, Name: "bob"},
+		{Sigil: markdown.SigilPerson, Name: "Zoe"},
 	}
 	if got := d.Tags(); !reflect.DeepEqual(got, want) {
 		t.Errorf("Tags() = %v, want %v", got, want)
@@ -304,7 +304,7 @@ func TestRenderBuiltDoc(t *testing.T) {
 			{Type: markdown.TypeText, Text: "and a literal #tag and "},
 			{Type: markdown.TypeTag, Text: "real"},
 		}},
-		{Type: markdown.TypeCallout, Attrs: markdown.Attrs{Kind: markdown.CalloutDecision}, Content: []markdown.Node{
+		{Type: markdown.TypeCallout, Attrs: markdown.Attrs{Label: markdown.CalloutDecision}, Content: []markdown.Node{
 			{Type: markdown.TypeParagraph, Content: []markdown.Node{{Type: markdown.TypeText, Text: "go"}}},
 		}},
 	}}
@@ -313,7 +313,7 @@ func TestRenderBuiltDoc(t *testing.T) {
 		t.Errorf("Render = %q, want %q", got, want)
 	}
 	back := mustParse(t, want)
-	if !reflect.DeepEqual(back.Tags(), []markdown.Tag{{Kind: markdown.KindTag, Name: "real"}}) || !back.HasDecision() {
+	if !reflect.DeepEqual(back.Tags(), []markdown.Tag{{Sigil: markdown.SigilTag, Name: "real"}}) || !back.HasDecision() {
 		t.Errorf("tags %v, decision %v", back.Tags(), back.HasDecision())
 	}
 	var j any

@@ -191,7 +191,7 @@ func canonQuote(n *Node, inList bool, st *canonState) Node {
 		first = len(st.outs.list)
 	}
 	content := canonBlocks(n.Content, false, inList, st)
-	if n.Type == TypeCallout && (n.Attrs.Kind == CalloutWhy || n.Attrs.Kind == CalloutDecision) {
+	if n.Type == TypeCallout && (n.Attrs.Label == CalloutWhy || n.Attrs.Label == CalloutDecision) {
 		// The first paragraph continues the label's line.
 		if len(content) > 0 && content[0].Type == TypeParagraph {
 			plan := planInline(st.items(content[0].Content), inlineCtx{block: ctxParagraph, noLineStart: true})
@@ -207,10 +207,10 @@ func canonQuote(n *Node, inList bool, st *canonState) Node {
 				st.outs.rewrite(first, &content[0], plan.out)
 			}
 		}
-		return Node{Type: TypeCallout, Attrs: Attrs{Kind: n.Attrs.Kind}, Content: content}
+		return Node{Type: TypeCallout, Attrs: Attrs{Label: n.Attrs.Label}, Content: content}
 	}
 	if kind, rest, ok := splitCalloutKeep(content, st); ok {
-		return Node{Type: TypeCallout, Attrs: Attrs{Kind: kind}, Content: rest}
+		return Node{Type: TypeCallout, Attrs: Attrs{Label: kind}, Content: rest}
 	}
 	return Node{Type: TypeBlockquote, Content: content}
 }
@@ -248,11 +248,11 @@ func bare(n *Node, attrs Attrs) bool {
 
 // splitCallout recognises the callout label at the start of blocks and
 // returns the blocks without it.
-func splitCallout(blocks []Node) (CalloutKind, []Node, bool) {
+func splitCallout(blocks []Node) (CalloutLabel, []Node, bool) {
 	return splitCalloutKeep(blocks, nil)
 }
 
-func splitCalloutKeep(blocks []Node, st *canonState) (CalloutKind, []Node, bool) {
+func splitCalloutKeep(blocks []Node, st *canonState) (CalloutLabel, []Node, bool) {
 	if len(blocks) == 0 || blocks[0].Type != TypeParagraph || len(blocks[0].Content) == 0 {
 		return 0, nil, false
 	}
@@ -265,7 +265,7 @@ func splitCalloutKeep(blocks []Node, st *canonState) (CalloutKind, []Node, bool)
 	if len(blocks[0].Content) > 1 && hasMark(&blocks[0].Content[1], MarkBold) {
 		return 0, nil, false
 	}
-	var kind CalloutKind
+	var kind CalloutLabel
 	switch first.Text {
 	case "Why:":
 		kind = CalloutWhy

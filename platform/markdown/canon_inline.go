@@ -98,10 +98,10 @@ func sameLink(a, b *linkAttr) bool {
 	return *a == *b
 }
 
-type itemKind uint8
+type itemClass uint8
 
 const (
-	itText itemKind = iota
+	itText itemClass = iota
 	itTag
 	itMention
 	itBreak
@@ -110,7 +110,7 @@ const (
 // item is one inline node in flat form: text (possibly code), a tag or
 // mention, or a hard break.
 type item struct {
-	kind  itemKind
+	kind  itemClass
 	text  string // text, or the name of a tag or mention
 	marks uint8
 	link  *linkAttr
@@ -189,7 +189,7 @@ func appendItems(items []item, nodes []Node) []item {
 	return items
 }
 
-func sigil(k itemKind) string {
+func sigil(k itemClass) string {
 	if k == itMention {
 		return "@"
 	}

@@ -90,7 +90,7 @@ func (g *gen) block() Node {
 		if g.intn(2) == 1 {
 			kind = CalloutDecision
 		}
-		return Node{Type: TypeCallout, Attrs: Attrs{Kind: kind}, Content: g.blocks(g.intn(3))}
+		return Node{Type: TypeCallout, Attrs: Attrs{Label: kind}, Content: g.blocks(g.intn(3))}
 	case 7:
 		return Node{Type: TypeHorizontalRule}
 	case 8:

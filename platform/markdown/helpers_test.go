@@ -65,7 +65,7 @@ func compact(b *strings.Builder, nodes []Node, indent string) {
 		case TypeBulletList:
 			fmt.Fprintf(b, "(tight=%v)", n.Attrs.Tight)
 		case TypeCallout:
-			fmt.Fprintf(b, "(%s)", n.Attrs.Kind)
+			fmt.Fprintf(b, "(%s)", n.Attrs.Label)
 		case TypeCodeBlock:
 			fmt.Fprintf(b, "(%q) %q", n.Attrs.Language, n.Text)
 		}

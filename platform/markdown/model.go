@@ -106,19 +106,19 @@ const (
 	MarkLink      MarkType = "link"
 )
 
-// CalloutKind is the kind attribute of a callout, a small number in memory
+// CalloutLabel is the kind attribute of a callout, a small number in memory
 // and "why" or "decision" in JSON.
-type CalloutKind uint8
+type CalloutLabel uint8
 
 // Callout kinds, written `> **Why:** text` and `> **Decision:** text`. The
 // zero value is no kind.
 const (
-	CalloutWhy CalloutKind = iota + 1
+	CalloutWhy CalloutLabel = iota + 1
 	CalloutDecision
 )
 
 // String is the kind's name in JSON ("" for no kind).
-func (k CalloutKind) String() string {
+func (k CalloutLabel) String() string {
 	switch k {
 	case CalloutWhy:
 		return "why"
@@ -127,12 +127,12 @@ func (k CalloutKind) String() string {
 	case 0:
 		return ""
 	}
-	return fmt.Sprintf("CalloutKind(%d)", uint8(k))
+	return fmt.Sprintf("CalloutLabel(%d)", uint8(k))
 }
 
-// calloutKindOf reads a kind's name; unknown names give an invalid kind,
+// calloutLabelOf reads a kind's name; unknown names give an invalid kind,
 // which Validate rejects on a callout.
-func calloutKindOf(name string) CalloutKind {
+func calloutLabelOf(name string) CalloutLabel {
 	switch name {
 	case "why":
 		return CalloutWhy
@@ -145,7 +145,7 @@ func calloutKindOf(name string) CalloutKind {
 }
 
 // calloutUnknown is a kind name Decode does not know.
-const calloutUnknown CalloutKind = 255
+const calloutUnknown CalloutLabel = 255
 
 // Doc is the stored form of Markdown content: the root of a ProseMirror-shaped
 // tree, serialised as {"type":"doc","schemaVersion":1,"content":[...]}.
@@ -166,12 +166,12 @@ type Node struct {
 // (Field sizes and order keep a node at 96 bytes: a document's nodes are
 // most of what Parse allocates.)
 type Attrs struct {
-	Start    int32       // orderedList: number of the first item
-	Level    uint8       // heading: 1 to 3
-	Tight    bool        // bulletList, orderedList: items not separated by blank lines
-	Kind     CalloutKind // callout
-	Task     TaskState   // listItem: a task-list item's checkbox
-	Language string      // codeBlock: the info string, "" when absent
+	Start    int32        // orderedList: number of the first item
+	Level    uint8        // heading: 1 to 3
+	Tight    bool         // bulletList, orderedList: items not separated by blank lines
+	Label    CalloutLabel // callout: Why or Decision (stored as attrs.kind)
+	Task     TaskState    // listItem: a task-list item's checkbox
+	Language string       // codeBlock: the info string, "" when absent
 }
 
 // TaskState is the checkbox of a task-list item (`- [ ] x`, `- [x] x`): no
@@ -192,19 +192,19 @@ type Mark struct {
 	Title string
 }
 
-// TagKind is the kind of a Tag.
-type TagKind string
+// Sigil is the kind of a Tag.
+type Sigil string
 
 // Tag kinds.
 const (
-	KindTag    TagKind = "TAG"
-	KindPerson TagKind = "PERSON"
+	SigilTag    Sigil = "TAG"
+	SigilPerson Sigil = "PERSON"
 )
 
 // Tag is a tag (#name) or a person mention (@name) of a document.
 type Tag struct {
-	Kind TagKind
-	Name string
+	Sigil Sigil // # (TAG) or @ (PERSON): the tag's "kind" on the wire
+	Name  string
 }
 
 // Tags returns the tags and mentions of d, unique by kind and lower-cased name
@@ -218,12 +218,12 @@ func (d Doc) Tags() []Tag {
 	var out []entry
 	seen := map[string]bool{}
 	walkNodes(d.Content, func(n *Node) {
-		var kind TagKind
+		var kind Sigil
 		switch n.Type {
 		case TypeTag:
-			kind = KindTag
+			kind = SigilTag
 		case TypeMention:
-			kind = KindPerson
+			kind = SigilPerson
 		default:
 			return
 		}
@@ -236,8 +236,8 @@ func (d Doc) Tags() []Tag {
 		out = append(out, entry{Tag{kind, n.Text}, lower})
 	})
 	sort.Slice(out, func(i, j int) bool {
-		if out[i].tag.Kind != out[j].tag.Kind {
-			return out[i].tag.Kind == KindTag
+		if out[i].tag.Sigil != out[j].tag.Sigil {
+			return out[i].tag.Sigil == SigilTag
 		}
 		return out[i].lower < out[j].lower
 	})
@@ -252,7 +252,7 @@ func (d Doc) Tags() []Tag {
 func (d Doc) HasDecision() bool {
 	found := false
 	walkNodes(d.Content, func(n *Node) {
-		if n.Type == TypeCallout && n.Attrs.Kind == CalloutDecision {
+		if n.Type == TypeCallout && n.Attrs.Label == CalloutDecision {
 			found = true
 		}
 	})
@@ -283,7 +283,7 @@ func textOf(b *strings.Builder, nodes []Node) {
 		case TypeCodeBlock:
 			b.WriteString(n.Text)
 		case TypeCallout:
-			b.WriteString(calloutLabel(n.Attrs.Kind))
+			b.WriteString(calloutText(n.Attrs.Label))
 			b.WriteByte(' ')
 			textOf(b, n.Content)
 		default:
@@ -295,7 +295,7 @@ func textOf(b *strings.Builder, nodes []Node) {
 	}
 }
 
-func calloutLabel(k CalloutKind) string {
+func calloutText(k CalloutLabel) string {
 	if k == CalloutDecision {
 		return "Decision:"
 	}
@@ -401,7 +401,7 @@ func (n Node) MarshalJSON() ([]byte, error) {
 	case TypeBulletList:
 		j.Attrs = &jsonAttrs{Tight: &n.Attrs.Tight}
 	case TypeCallout:
-		j.Attrs = &jsonAttrs{Kind: n.Attrs.Kind.String()}
+		j.Attrs = &jsonAttrs{Kind: n.Attrs.Label.String()}
 	case TypeCodeBlock:
 		j.Attrs = &jsonAttrs{Language: &n.Attrs.Language}
 	case TypeTag, TypeMention:
@@ -445,8 +445,8 @@ func (n *Node) UnmarshalJSON(data []byte) error {
 		if a.Tight != nil {
 			n.Attrs.Tight = *a.Tight
 		}
-		n.Attrs.Kind = calloutKindOf(a.Kind)
-		if n.Type == TypeCallout && a.Kind != "" && n.Attrs.Kind == calloutUnknown {
+		n.Attrs.Label = calloutLabelOf(a.Kind)
+		if n.Type == TypeCallout && a.Kind != "" && n.Attrs.Label == calloutUnknown {
 			return fmt.Errorf("unknown callout kind %q", a.Kind)
 		}
 		if a.Language != nil {
@@ -573,8 +573,8 @@ func validateBlocks(nodes []Node, depth int, parent string) error {
 			if depth+1 > MaxNesting {
 				return docErr("nesting deeper than %d", MaxNesting)
 			}
-			if n.Type == TypeCallout && n.Attrs.Kind != CalloutWhy && n.Attrs.Kind != CalloutDecision {
-				return docErr("callout kind %q", n.Attrs.Kind)
+			if n.Type == TypeCallout && n.Attrs.Label != CalloutWhy && n.Attrs.Label != CalloutDecision {
+				return docErr("callout kind %q", n.Attrs.Label)
 			}
 			if err := validateBlocks(n.Content, depth+1, n.Type.String()); err != nil {
 				return err

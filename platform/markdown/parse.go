@@ -284,7 +284,7 @@ func (c *converter) blocks(parent ast.Node, depth int) []Node {
 			}
 			content := c.blocks(n, depth+1)
 			if kind, rest, ok := splitCallout(content); ok {
-				out = append(out, Node{Type: TypeCallout, Attrs: Attrs{Kind: kind}, Content: rest})
+				out = append(out, Node{Type: TypeCallout, Attrs: Attrs{Label: kind}, Content: rest})
 			} else {
 				out = append(out, Node{Type: TypeBlockquote, Content: content})
 			}

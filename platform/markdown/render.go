@@ -423,7 +423,7 @@ func (r *renderer) list(n *Node, alt bool) {
 
 func (r *renderer) callout(n *Node, closeQuote bool) {
 	r.prefix = append(r.prefix, prefix{first: "> ", rest: "> "})
-	label := "**" + calloutLabel(n.Attrs.Kind) + "**"
+	label := "**" + calloutText(n.Attrs.Label) + "**"
 	rest := n.Content
 	if len(rest) > 0 && rest[0].Type == TypeParagraph {
 		out := r.inlineOut(&rest[0], inlineCtx{block: ctxParagraph, noLineStart: true})
