@@ -741,45 +741,17 @@ func linkTail(l *linkAttr, inTable bool) string {
 
 func writeDestination(b *strings.Builder, href string, inTable bool) {
 	balanced := parensBalanced(href)
-	for i := 0; i < len(href); i++ {
-		c := href[i]
-		switch {
-		case c <= ' ' || c == 0x7f:
-			writeCharRef(b, rune(c))
-		case c == '\\' || c == '<' || c == '>':
-			b.WriteByte('\\')
-			b.WriteByte(c)
-		case (c == '(' || c == ')') && !balanced:
-			b.WriteByte('\\')
-			b.WriteByte(c)
-		case c == '&' && entityLike(href[i:]):
-			b.WriteString("\\&")
-		case c == '|' && inTable:
-			b.WriteString("\\|")
-		default:
-			b.WriteByte(c)
-		}
-	}
+	writeEscaped(b, href, inTable,
+		func(c byte) bool { return c <= ' ' || c == 0x7f },
+		func(c byte) bool { return c == '\\' || c == '<' || c == '>' || (c == '(' || c == ')') && !balanced })
 }
 
 // writePointyDestination writes <destination>, for one holding spaces.
 func writePointyDestination(b *strings.Builder, href string, inTable bool) {
 	b.WriteByte('<')
-	for i := 0; i < len(href); i++ {
-		c := href[i]
-		switch {
-		case c < ' ' || c == 0x7f:
-			writeCharRef(b, rune(c))
-		case c == '\\':
-			b.WriteString("\\\\")
-		case c == '&' && entityLike(href[i:]):
-			b.WriteString("\\&")
-		case c == '|' && inTable:
-			b.WriteString("\\|")
-		default:
-			b.WriteByte(c)
-		}
-	}
+	writeEscaped(b, href, inTable,
+		func(c byte) bool { return c < ' ' || c == 0x7f },
+		func(c byte) bool { return c == '\\' })
 	b.WriteByte('>')
 }
 
@@ -803,15 +775,24 @@ func parensBalanced(s string) bool {
 }
 
 func writeTitle(b *strings.Builder, title string, inTable bool) {
-	for i := 0; i < len(title); i++ {
-		c := title[i]
+	writeEscaped(b, title, inTable,
+		func(c byte) bool { return c == '\n' || c == '\r' },
+		func(c byte) bool { return c == '"' || c == '\\' })
+}
+
+// writeEscaped writes s, a link's destination or title: a byte charRef picks as a character
+// reference, a byte backslash picks behind a backslash, and, as everywhere in a link, an
+// entity-like & and (in a table cell) | escaped so that they stay literal.
+func writeEscaped(b *strings.Builder, s string, inTable bool, charRef, backslash func(c byte) bool) {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
 		switch {
-		case c == '\n' || c == '\r':
+		case charRef(c):
 			writeCharRef(b, rune(c))
-		case c == '"' || c == '\\':
+		case backslash(c):
 			b.WriteByte('\\')
 			b.WriteByte(c)
-		case c == '&' && entityLike(title[i:]):
+		case c == '&' && entityLike(s[i:]):
 			b.WriteString("\\&")
 		case c == '|' && inTable:
 			b.WriteString("\\|")
