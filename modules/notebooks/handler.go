@@ -40,8 +40,7 @@ func (h *Handler) get(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	c.JSON(http.StatusOK, toNotebookResponse(n))
-	return nil
+	return httpx.WriteTagged(c, http.StatusOK, n.ETag(), n, httpx.Infallible(toNotebookResponse))
 }
 
 func (h *Handler) create(c *gin.Context) error {
@@ -61,6 +60,5 @@ func (h *Handler) create(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	c.JSON(http.StatusCreated, toNotebookResponse(n))
-	return nil
+	return httpx.WriteTagged(c, http.StatusCreated, n.ETag(), n, httpx.Infallible(toNotebookResponse))
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"folio/platform/etag"
 	"folio/platform/paginate"
 )
 
@@ -37,3 +38,26 @@ func WritePage[V, R any](c *gin.Context, views []V, next *string, toResponse fun
 func Infallible[V, R any](toResponse func(V) R) func(V) (R, error) {
 	return func(v V) (R, error) { return toResponse(v), nil }
 }
+
+// WriteTagged answers like Write, with the resource's ETag header; a GET or HEAD whose
+// If-None-Match matches the ETag gets 304 Not Modified without a body.
+func WriteTagged[V, R any](c *gin.Context, status int, tag string, v V, toResponse func(V) (R, error)) error {
+	if NotModified(c, tag) {
+		return nil
+	}
+	return Write(c, status, v, toResponse)
+}
+
+// NotModified sets the ETag header to tag and reports whether the request is a GET or HEAD whose
+// If-None-Match matches it; then the status is 304 and the caller writes no body.
+func NotModified(c *gin.Context, tag string) bool {
+	c.Header("ETag", tag)
+	if m := c.Request.Method; (m == http.MethodGet || m == http.MethodHead) && etag.NoneMatch(c.GetHeader("If-None-Match"), tag) {
+		c.Status(http.StatusNotModified)
+		return true
+	}
+	return false
+}
+
+// IfMatch returns the request's If-Match header, parsed.
+func IfMatch(c *gin.Context) etag.IfMatch { return etag.ParseIfMatch(c.GetHeader("If-Match")) }

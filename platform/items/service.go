@@ -10,6 +10,7 @@ import (
 	"folio/platform/auditlog"
 	"folio/platform/auth"
 	"folio/platform/db"
+	"folio/platform/etag"
 	"folio/platform/ids"
 	"folio/platform/markdown"
 )
@@ -24,7 +25,7 @@ func (s *Service[Row]) Create(ctx context.Context, p *auth.Principal, notebookID
 	}
 	now := s.clock.Now()
 	c := s.shape.Columns(&row)
-	c.ID, c.NotebookID, c.CreatedByID, c.CreatedAt, c.UpdatedAt = ids.New(), notebookID, p.UserID, now, now
+	c.ID, c.NotebookID, c.CreatedByID, c.CreatedAt, c.UpdatedAt, c.Version = ids.New(), notebookID, p.UserID, now, now, 1
 	s.setDocument(&row, stored, doc)
 	return s.viewAfter(ctx, &row, func(tx *gorm.DB) error {
 		nb, err := s.notebooks.ItemNotebook(ctx, tx, p, notebookID)
@@ -103,6 +104,19 @@ func (s *Service[Row]) Get(ctx context.Context, p *auth.Principal, id string) (V
 	return s.view(ctx, row)
 }
 
+// Read is the answer to a PATCH that changes nothing: the item as Get returns it, provided that
+// ifMatch matches it (no write follows, so there is nothing to race with).
+func (s *Service[Row]) Read(ctx context.Context, p *auth.Principal, id string, ifMatch etag.IfMatch) (View[Row], error) {
+	v, err := s.Get(ctx, p, id)
+	if err != nil {
+		return View[Row]{}, err
+	}
+	if err := ifMatch.Check(s.shape.Columns(&v.Item).ETag()); err != nil {
+		return View[Row]{}, err
+	}
+	return v, nil
+}
+
 // VisibleNotebooks builds the subquery of the ids of the notebooks the caller may see, a fresh one
 // for each statement that embeds it.
 type VisibleNotebooks func() *gorm.DB
@@ -134,11 +148,15 @@ type Change struct {
 	Archived   *bool
 	TargetAt   **time.Time // set to a nil *time.Time to clear
 	FollowUpAt **time.Time
+	// IfMatch is the request's If-Match: checked against the item's ETag under the row's lock,
+	// before anything changes (412 PRECONDITION_FAILED when stale).
+	IfMatch etag.IfMatch
 }
 
 // Update applies a PATCH to the item id in one transaction. The write path, in order:
 //
-//  1. lock the item's row (getInNotebook with lock) and check the principal may use its notebook;
+//  1. lock the item's row (getInNotebook with lock) and check the principal may use its notebook,
+//     then If-Match against the locked row's ETag (a check before the lock would race);
 //  2. a move: check the target notebook, take a slot there, give one back in the old notebook;
 //  3. a new document that differs from the stored one: snapshot the stored one (versions), then
 //     set the new one and what the module derives from it (Shape.Derive);
@@ -161,6 +179,9 @@ func (s *Service[Row]) Update(ctx context.Context, p *auth.Principal, id string,
 			return err
 		}
 		c := s.shape.Columns(&row)
+		if err := change.IfMatch.Check(c.ETag()); err != nil {
+			return err
+		}
 		spaceChanged := false
 		if change.NotebookID != nil && *change.NotebookID != c.NotebookID {
 			target, err := s.notebooks.ItemNotebook(ctx, tx, p, *change.NotebookID)
@@ -224,8 +245,9 @@ func (s *Service[Row]) Update(ctx context.Context, p *auth.Principal, id string,
 }
 
 // Delete removes an item from every read at once; its row stays (soft delete) so that cursors and
-// the audit entries naming it stay valid. Its notebook slot is given back.
-func (s *Service[Row]) Delete(ctx context.Context, p *auth.Principal, id string) error {
+// the audit entries naming it stay valid. Its notebook slot is given back. ifMatch is checked
+// against the locked row's ETag.
+func (s *Service[Row]) Delete(ctx context.Context, p *auth.Principal, id string, ifMatch etag.IfMatch) error {
 	if !ids.Valid(id) {
 		return s.shape.NotFound
 	}
@@ -235,6 +257,9 @@ func (s *Service[Row]) Delete(ctx context.Context, p *auth.Principal, id string)
 			return err
 		}
 		c := s.shape.Columns(&row)
+		if err := ifMatch.Check(c.ETag()); err != nil {
+			return err
+		}
 		now := s.clock.Now()
 		c.DeletedAt, c.UpdatedAt = &now, now
 		if err := s.save(ctx, tx, &row); err != nil {
