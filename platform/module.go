@@ -23,6 +23,7 @@ import (
 	"folio/platform/config"
 	"folio/platform/db"
 	"folio/platform/httpx"
+	"folio/platform/idempotency"
 	"folio/platform/ratelimit"
 )
 
@@ -40,6 +41,9 @@ var Module = fx.Module("platform",
 		func(c config.Config) *auth.Cache { return auth.NewCache(c.KeyCacheTTL) },
 		newGuard,
 		fx.Annotate(func(g *auth.Guard) gin.HandlerFunc { return g.Middleware() }, fx.ResultTags(`group:"apiGuard"`)),
+		idempotency.New,
+		fx.Annotate((*idempotency.Middleware).Handler, fx.ResultTags(`group:"apiAfterGuard"`)),
+		db.AsMigrations(idempotency.Migrations),
 		func(c config.Config) httpx.ServerConfig {
 			return httpx.ServerConfig{Addr: c.HTTPAddr, ShutdownTimeout: c.ShutdownTimeout}
 		},

@@ -116,8 +116,8 @@ func TagList(tags []Tag) []Tag {
 type Tags interface {
 	// Replace makes found the item's tags in the space, inside tx.
 	Replace(ctx context.Context, tx *gorm.DB, spaceID, itemKind, itemID string, found []markdown.Tag) error
-	// ForItems returns the tags of each item, in one query.
-	ForItems(ctx context.Context, itemKind string, itemIDs []string) (map[string][]Tag, error)
+	// ForItems returns the tags of each item, in one query, in tx (nil: outside a transaction).
+	ForItems(ctx context.Context, tx *gorm.DB, itemKind string, itemIDs []string) (map[string][]Tag, error)
 }
 
 // Versions saves a snapshot of an item's document before it is overwritten (the versions module

@@ -87,7 +87,7 @@ func (l *tagLog) Replace(_ context.Context, _ *gorm.DB, spaceID, _, itemID strin
 	return nil
 }
 
-func (l *tagLog) ForItems(_ context.Context, _ string, itemIDs []string) (map[string][]items.Tag, error) {
+func (l *tagLog) ForItems(_ context.Context, _ *gorm.DB, _ string, itemIDs []string) (map[string][]items.Tag, error) {
 	out := map[string][]items.Tag{}
 	for _, id := range itemIDs {
 		out[id] = l.byItem[id]

@@ -46,12 +46,19 @@ func (s *Service[Row]) Create(ctx context.Context, p *auth.Principal, notebookID
 }
 
 // viewAfter runs write in a transaction, then answers with row, which write may have changed,
-// and its tags as committed.
+// and its tags, read at the end of the same transaction: an idempotent request commits after its
+// response is rendered (db.Unit), so another connection would not see them yet.
 func (s *Service[Row]) viewAfter(ctx context.Context, row *Row, write func(tx *gorm.DB) error) (View[Row], error) {
-	if err := db.Transaction(ctx, s.db, write); err != nil {
-		return View[Row]{}, err
-	}
-	return s.view(ctx, *row)
+	var v View[Row]
+	err := db.Transaction(ctx, s.db, func(tx *gorm.DB) error {
+		if err := write(tx); err != nil {
+			return err
+		}
+		var err error
+		v, err = s.view(ctx, tx, *row)
+		return err
+	})
+	return v, err
 }
 
 // setDocument writes a new document and what the module derives from it onto row.
@@ -66,22 +73,22 @@ func (s *Service[Row]) record(ctx context.Context, tx *gorm.DB, p *auth.Principa
 	return s.audit.Record(ctx, tx, p, auditlog.Entry{Action: action, ResourceType: s.shape.Name, ResourceID: id, WorkspaceID: nb.WorkspaceID, NotebookID: &nb.ID})
 }
 
-// view adds the item's tags.
-func (s *Service[Row]) view(ctx context.Context, row Row) (View[Row], error) {
-	views, err := s.withTags(ctx, []Row{row})
+// view adds the item's tags, read in tx (nil: outside a transaction).
+func (s *Service[Row]) view(ctx context.Context, tx *gorm.DB, row Row) (View[Row], error) {
+	views, err := s.withTags(ctx, tx, []Row{row})
 	if err != nil {
 		return View[Row]{}, err
 	}
 	return views[0], nil
 }
 
-// withTags adds their tags to rows, read in one query.
-func (s *Service[Row]) withTags(ctx context.Context, rows []Row) ([]View[Row], error) {
+// withTags adds their tags to rows, read in one query in tx (nil: outside a transaction).
+func (s *Service[Row]) withTags(ctx context.Context, tx *gorm.DB, rows []Row) ([]View[Row], error) {
 	itemIDs := make([]string, len(rows))
 	for i := range rows {
 		itemIDs[i] = s.shape.Columns(&rows[i]).ID
 	}
-	byItem, err := s.tags.ForItems(ctx, s.shape.Name, itemIDs)
+	byItem, err := s.tags.ForItems(ctx, tx, s.shape.Name, itemIDs)
 	if err != nil {
 		return nil, err
 	}
@@ -101,7 +108,7 @@ func (s *Service[Row]) Get(ctx context.Context, p *auth.Principal, id string) (V
 	if err != nil {
 		return View[Row]{}, err
 	}
-	return s.view(ctx, row)
+	return s.view(ctx, nil, row)
 }
 
 // Read is the answer to a PATCH that changes nothing: the item as Get returns it, provided that
@@ -134,7 +141,7 @@ func (s *Service[Row]) List(ctx context.Context, p *auth.Principal, f ListFilter
 	if err != nil {
 		return nil, nil, err
 	}
-	views, err := s.withTags(ctx, rows)
+	views, err := s.withTags(ctx, nil, rows)
 	if err != nil {
 		return nil, nil, err
 	}
