@@ -60,5 +60,6 @@ func (h *Handler) create(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
+	httpx.Location(c, "notebooks", n.ID)
 	return httpx.WriteTagged(c, http.StatusCreated, n.ETag(), n, httpx.Infallible(toNotebookResponse))
 }

@@ -45,6 +45,7 @@ func (h *Handler) suggest(kind string) httpx.HandlerFunc {
 		if err != nil {
 			return err
 		}
+		httpx.Location(c, "suggestions", sg.ID)
 		return httpx.WriteTagged(c, http.StatusCreated, sg.ETag(), sg, toSuggestionResponse)
 	}
 }
