@@ -168,7 +168,11 @@ var methods = []string{"get", "put", "post", "delete", "options", "head", "patch
 //     shared codes and each code's status are in base.yaml's x-folio-errors;
 //   - every response gets the X-Request-Id header, and every 2xx of an authenticated operation the
 //     X-RateLimit-* headers;
-//   - an authenticated POST, PATCH or DELETE takes the session cookie only with X-CSRF-Token.
+//   - an authenticated POST, PATCH or DELETE takes the session cookie only with X-CSRF-Token, takes
+//     the Idempotency-Key header, and its 2xx responses may carry Idempotent-Replayed;
+//   - x-etag: true (an operation answering one resource with an ETag) adds the ETag header to its
+//     2xx responses and, on a GET, the If-None-Match header and the 304 response; x-if-match: true
+//     adds the If-Match header and the PRECONDITION_FAILED error.
 func expandOperations(doc map[string]any) error {
 	cfg, ok := doc["x-folio-errors"].(map[string]any)
 	if !ok {
@@ -211,6 +215,25 @@ func expandOperations(doc map[string]any) error {
 					}
 				}
 			}
+			write := !public && m != "get"
+			etag, _ := op["x-etag"].(bool)
+			ifMatch, _ := op["x-if-match"].(bool)
+			delete(op, "x-etag")
+			delete(op, "x-if-match")
+			if write {
+				addParameter(op, "Idempotency-Key")
+			}
+			if ifMatch {
+				addParameter(op, "If-Match")
+				codes = append(codes, "PRECONDITION_FAILED")
+			}
+			if etag && m == "get" {
+				addParameter(op, "If-None-Match")
+				child(op, "responses")["304"] = map[string]any{
+					"description": "Not Modified: If-None-Match names the current ETag. No body.",
+					"headers":     map[string]any{"ETag": ref("headers", "ETag")},
+				}
+			}
 			own, _ := op["x-errors"].([]any)
 			delete(op, "x-errors")
 			for _, c := range own {
@@ -245,11 +268,23 @@ func expandOperations(doc map[string]any) error {
 					for _, h := range []string{"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"} {
 						headers[h] = ref("headers", h)
 					}
+					if etag {
+						headers["ETag"] = ref("headers", "ETag")
+					}
+					if write {
+						headers["Idempotent-Replayed"] = ref("headers", "Idempotent-Replayed")
+					}
 				}
 			}
 		}
 	}
 	return nil
+}
+
+// addParameter adds the shared parameter name (#/components/parameters/name) to op.
+func addParameter(op map[string]any, name string) {
+	params, _ := op["parameters"].([]any)
+	op["parameters"] = append(params, ref("parameters", name))
 }
 
 // errorResponse is the response of one error status carrying one of codes.
