@@ -2,8 +2,10 @@ package app_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"maps"
 	"net/http"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -84,4 +86,64 @@ func TestRoutesMatchDocument(t *testing.T) {
 	if len(ops) < 20 {
 		t.Errorf("only %d operations found: %v", len(ops), slices.Sorted(maps.Keys(ops)))
 	}
+}
+
+const (
+	tableBegin = "<!-- endpoints: generated from the OpenAPI document by TestReadmeEndpointTable -->"
+	tableEnd   = "<!-- endpoints: end -->"
+)
+
+// endpointTable is README's endpoint table, made from the document: one row per operation
+// (method, path, summary), by path, then GET, POST, PATCH, DELETE.
+func endpointTable(doc map[string]any) string {
+	order := []string{"get", "post", "put", "patch", "delete"}
+	paths := slices.Sorted(maps.Keys(doc["paths"].(map[string]any)))
+	var b strings.Builder
+	b.WriteString("| Method | Path | What it does |\n|---|---|---|\n")
+	for _, path := range paths {
+		item := doc["paths"].(map[string]any)[path].(map[string]any)
+		for _, m := range order {
+			op, ok := item[m].(map[string]any)
+			if !ok {
+				continue
+			}
+			summary, _ := op["summary"].(string)
+			fmt.Fprintf(&b, "| %s | `%s` | %s |\n", strings.ToUpper(m), path, summary)
+		}
+	}
+	return b.String()
+}
+
+// TestReadmeEndpointTable: README's table of endpoints is the document's, so it cannot drift.
+// FOLIO_UPDATE_README=1 rewrites it.
+func TestReadmeEndpointTable(t *testing.T) {
+	_, doc := engineAndDocument(t)
+	for path, item := range doc["paths"].(map[string]any) {
+		for m, op := range item.(map[string]any) {
+			if o, ok := op.(map[string]any); ok && o["summary"] == nil {
+				t.Errorf("%s %s has no summary", strings.ToUpper(m), path)
+			}
+		}
+	}
+	want := endpointTable(doc)
+	raw, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(raw)
+	before, rest, ok1 := strings.Cut(readme, tableBegin+"\n")
+	got, after, ok2 := strings.Cut(rest, tableEnd)
+	if !ok1 || !ok2 {
+		t.Fatalf("README.md has no endpoint table between %q and %q", tableBegin, tableEnd)
+	}
+	if got == want {
+		return
+	}
+	if os.Getenv("FOLIO_UPDATE_README") == "1" {
+		if err := os.WriteFile("../README.md", []byte(before+tableBegin+"\n"+want+tableEnd+after), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	t.Errorf("README.md's endpoint table is not the document's (run with FOLIO_UPDATE_README=1 to rewrite it); want:\n%s", want)
 }
