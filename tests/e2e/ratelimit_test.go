@@ -2,10 +2,8 @@ package e2e
 
 import (
 	"fmt"
-	"net"
 	"net/http"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
@@ -478,7 +476,7 @@ func TestRateLimitRedisShared(t *testing.T) {
 // answering, requests do not hang (each well under a second) and each instance still applies the
 // limit locally (the documented fail-open-to-local behaviour).
 func TestRateLimitRedisUnreachable(t *testing.T) {
-	silent := silentRedis(t)
+	silent := testenv.SilentRedis(t)
 	for _, redisCase := range []struct{ name, url string }{
 		{"connection refused", "redis://127.0.0.1:1/0"},
 		{"never answers", "redis://" + silent + "/0"},
@@ -538,38 +536,4 @@ func TestRateLimitRedisUnreachable(t *testing.T) {
 			})
 		}
 	}
-}
-
-// silentRedis listens on a loopback port, accepts connections and never answers: a Redis that
-// hangs. It returns host:port.
-func silentRedis(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var (
-		mu    sync.Mutex
-		conns []net.Conn
-	)
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() {
-		_ = ln.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			_ = c.Close()
-		}
-	})
-	return ln.Addr().String()
 }
