@@ -325,36 +325,46 @@ type served struct {
 func (s *served) stderr() string { return s.errBuf.String() }
 func (s *served) stdout() string { return s.outBuf.String() }
 
-// startServe starts `folio serve` on a free loopback port and waits until /healthz answers.
-func startServe(t *testing.T, bin string, env []string) *served {
+// freeAddr returns a loopback address whose port nobody listens on (for FOLIO_HTTP_ADDR).
+func freeAddr(t *testing.T) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := ln.Addr().String()
-	_ = ln.Close()
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// startProcess starts cmd; done is closed once it has exited, with Wait's error in *waitErr. A
+// process still running when the test ends is killed.
+func startProcess(t *testing.T, cmd *exec.Cmd, done chan struct{}, waitErr *error) {
+	t.Helper()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { *waitErr = cmd.Wait(); close(done) }()
+	t.Cleanup(func() {
+		select {
+		case <-done:
+		default:
+			_ = cmd.Process.Kill()
+			<-done
+		}
+	})
+}
+
+// startServe starts `folio serve` on a free loopback port and waits until /healthz answers.
+func startServe(t *testing.T, bin string, env []string) *served {
+	t.Helper()
+	addr := freeAddr(t)
 	s := &served{url: "http://" + addr, done: make(chan struct{})}
 	// The default log level (info) and format: the leak check reads everything a real server logs.
 	s.cmd = exec.Command(bin, "serve")
 	s.cmd.Env = folioEnv(append(env, "FOLIO_HTTP_ADDR="+addr))
 	s.cmd.Dir = t.TempDir()
 	s.cmd.Stdout, s.cmd.Stderr = &s.outBuf, &s.errBuf
-	if err := s.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		s.waitErr = s.cmd.Wait()
-		close(s.done)
-	}()
-	t.Cleanup(func() {
-		select {
-		case <-s.done:
-		default:
-			_ = s.cmd.Process.Kill()
-			<-s.done
-		}
-	})
+	startProcess(t, s.cmd, s.done, &s.waitErr)
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		resp, err := http.Get(s.url + "/healthz")
