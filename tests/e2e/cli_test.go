@@ -13,12 +13,12 @@ import (
 	"regexp"
 	"runtime"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"folio/platform/auth"
+	"folio/tests/apitest"
 	"folio/tests/testenv"
 )
 
@@ -319,7 +319,7 @@ type served struct {
 	cmd            *exec.Cmd
 	done           chan struct{}
 	waitErr        error
-	errBuf, outBuf lockedBuffer
+	errBuf, outBuf apitest.Logs // safe for the process's writer goroutines and the test
 }
 
 func (s *served) stderr() string { return s.errBuf.String() }
@@ -408,22 +408,4 @@ func (s *served) stop(t *testing.T) (int, time.Duration) {
 	}
 	t.Fatalf("folio serve: %v", s.waitErr)
 	return -1, took
-}
-
-// lockedBuffer is a bytes.Buffer safe for the process's writer goroutine and the test.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

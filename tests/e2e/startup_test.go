@@ -13,6 +13,7 @@ import (
 	"gorm.io/gorm"
 
 	"folio/platform/db"
+	"folio/tests/apitest"
 	"folio/tests/testenv"
 )
 
@@ -45,7 +46,7 @@ func TestInstancesStartTogether(t *testing.T) {
 			type proc struct {
 				cmd     *exec.Cmd
 				url     string
-				stderr  lockedBuffer
+				stderr  apitest.Logs
 				done    chan struct{}
 				waitErr error
 			}
