@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"maps"
 	"mime"
 	"net/http"
 	"reflect"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -198,7 +200,7 @@ func bindFields(obj map[string]json.RawMessage, dst any) error {
 		known[name] = true
 	}
 	// Unknown fields first, in a stable order, so the message does not depend on map order.
-	for _, name := range sortedKeys(obj) {
+	for _, name := range slices.Sorted(maps.Keys(obj)) {
 		if !known[name] {
 			if serverFields(t)[name] {
 				return apierr.Validation("field %q is set by the server and cannot be sent", name)
@@ -262,17 +264,4 @@ func jsonTypeName(t reflect.Type) string {
 	default:
 		return "an object"
 	}
-}
-
-func sortedKeys(m map[string]json.RawMessage) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	for i := 1; i < len(keys); i++ {
-		for j := i; j > 0 && keys[j] < keys[j-1]; j-- {
-			keys[j], keys[j-1] = keys[j-1], keys[j]
-		}
-	}
-	return keys
 }

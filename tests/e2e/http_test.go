@@ -3,6 +3,7 @@ package e2e
 import (
 	"encoding/json"
 	"io"
+	"maps"
 	"net/http"
 	"regexp"
 	"slices"
@@ -63,14 +64,7 @@ func race(t *testing.T, what string, n int, send func(i int) int, won, lost int)
 }
 
 // fieldNames returns the sorted keys of a JSON object.
-func fieldNames(m map[string]any) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
+func fieldNames(m map[string]any) []string { return slices.Sorted(maps.Keys(m)) }
 
 // wantFields asserts that a JSON object has exactly these fields.
 func wantFields(t testing.TB, m map[string]any, want ...string) {
