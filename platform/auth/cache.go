@@ -43,40 +43,39 @@ func NewCache(ttl time.Duration) *Cache {
 }
 
 func (c *Cache) get(key string, now time.Time) (cacheEntry, bool) {
-	if c.ttl <= 0 {
-		return cacheEntry{}, false
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.entries.get(key, now)
+	return lookup(c, &c.entries, key, now)
 }
 
-func (c *Cache) put(key string, e cacheEntry, now time.Time) {
-	if c.ttl <= 0 {
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.entries.put(key, e, now.Add(c.ttl))
-}
+func (c *Cache) put(key string, e cacheEntry, now time.Time) { store(c, &c.entries, key, e, now) }
 
 // getNegative reports whether the key prefix is known to have no key (or a revoked one).
 func (c *Cache) getNegative(prefix string, now time.Time) (negativeEntry, bool) {
-	if c.ttl <= 0 {
-		return negativeEntry{}, false
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.negative.get(prefix, now)
+	return lookup(c, &c.negative, prefix, now)
 }
 
 func (c *Cache) putNegative(prefix string, revoked bool, now time.Time) {
+	store(c, &c.negative, prefix, negativeEntry{revoked: revoked}, now)
+}
+
+// lookup finds key in m, one of c's maps, under c's lock; with caching off it finds nothing.
+func lookup[V any](c *Cache, m *expiring[V], key string, now time.Time) (V, bool) {
+	if c.ttl <= 0 {
+		var none V
+		return none, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return m.get(key, now)
+}
+
+// store keeps v under key in m, one of c's maps, for c's TTL; with caching off it keeps nothing.
+func store[V any](c *Cache, m *expiring[V], key string, v V, now time.Time) {
 	if c.ttl <= 0 {
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.negative.put(prefix, negativeEntry{revoked: revoked}, now.Add(c.ttl))
+	m.put(key, v, now.Add(c.ttl))
 }
 
 // expiring is one of the cache's maps: an entry is found until it expires, and reaching max
