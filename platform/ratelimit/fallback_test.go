@@ -27,9 +27,7 @@ const slack = 300 * time.Millisecond
 func TestRedisBehindFallback(t *testing.T) {
 	c := redisClient(t)
 	runSuite(t, func(t *testing.T, limit int, window time.Duration) (ratelimit.Limiter, *clock.Fake) {
-		clk := clock.NewFake(suiteStart)
-		r := ratelimit.NewRedis(c, testPrefix(t, c), limit, window)
-		ratelimit.UseClockForTests(r, clk)
+		r, clk := fakeClockRedis(t, c, limit, window)
 		f := ratelimit.NewFallback(r, ratelimit.NewMemory(limit, window, clk), nil,
 			ratelimit.WithTimeout(5*time.Second)) // generous: -race on a loaded machine
 		return f, clk
