@@ -65,7 +65,7 @@ func (h *Handler) get(c *gin.Context) error {
 			return err
 		}
 	}
-	c.JSON(http.StatusOK, noteWithPending{noteResponse: resp, PendingSuggestion: toSuggestionResponse(pending)})
+	c.JSON(http.StatusOK, noteWithPending{noteResponse: resp, PendingSuggestion: pending})
 	return nil
 }
 
