@@ -79,11 +79,12 @@ func (c *Contract) Check(t testing.TB, req *http.Request, reqBody []byte, resp R
 		return
 	}
 	where := fmt.Sprintf("%s %s → %d", req.Method, req.URL.RequestURI(), resp.Status)
-	if code := errorCode(resp.Body); code == "ROUTE_NOT_FOUND" || code == "METHOD_NOT_ALLOWED" {
+	if code := errorCode(resp.Body); code == "ROUTE_NOT_FOUND" || code == "METHOD_NOT_ALLOWED" ||
+		req.Method == http.MethodHead && resp.Status == http.StatusMethodNotAllowed {
 		// The server found no route: the document need not know the path (GET /notebooks/, with
 		// its trailing slash, looks like GET /notebooks/{id} to a path matcher). That the engine's
 		// routes and the document's operations agree is TestRoutesMatchDocument's job.
-		checkUnrouted(t, where, resp)
+		checkUnrouted(t, where, req.Method, resp)
 		return
 	}
 	lookup := req.Method
@@ -92,7 +93,7 @@ func (c *Contract) Check(t testing.TB, req *http.Request, reqBody []byte, resp R
 	}
 	probe := clone(req, lookup, nil)
 	if item, _, _ := paths.FindPath(probe, c.model, nil); item == nil || item.GetOperations().GetOrZero(strings.ToLower(lookup)) == nil {
-		checkUnrouted(t, where, resp)
+		checkUnrouted(t, where, req.Method, resp)
 		return
 	}
 	body := resp.Body
@@ -126,9 +127,13 @@ func (c *Contract) Check(t testing.TB, req *http.Request, reqBody []byte, resp R
 }
 
 // checkUnrouted: a request the document has no operation for must be answered as one.
-func checkUnrouted(t testing.TB, where string, resp Response) {
+func checkUnrouted(t testing.TB, where, method string, resp Response) {
 	t.Helper()
 	code := errorCode(resp.Body)
+	if method == http.MethodHead && len(resp.Body) == 0 {
+		// HEAD has no body to carry the code: the status says it.
+		code = map[int]string{http.StatusNotFound: "ROUTE_NOT_FOUND", http.StatusMethodNotAllowed: "METHOD_NOT_ALLOWED"}[resp.Status]
+	}
 	switch {
 	case resp.Status == http.StatusNotFound && code == "ROUTE_NOT_FOUND",
 		resp.Status == http.StatusMethodNotAllowed && code == "METHOD_NOT_ALLOWED",
