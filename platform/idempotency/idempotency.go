@@ -26,6 +26,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"sync"
@@ -78,7 +79,9 @@ var (
 		"a request with this \"Idempotency-Key\" is still running; retry once it has finished").WithHeader("Retry-After", "1")
 	errInvalidKey = apierr.Validation("header \"Idempotency-Key\" must be 1 to 255 printable ASCII characters, sent once")
 	errLostClaim  = ErrInUse.WithMessage("the claim on this \"Idempotency-Key\" was taken over by a retry; nothing was changed")
-	errSilentFail = apierr.ErrInternal
+	// errSilentFail: a write of the request failed, yet its handler answered 2xx (it swallowed
+	// the error). Nothing is committed; the cause is logged with the request id.
+	errSilentFail = apierr.ErrInternal.Wrap(errors.New("idempotency: a write failed but the handler answered 2xx; rolled back"))
 )
 
 // storedHeaders are the response headers a replay repeats.

@@ -159,45 +159,51 @@ func userOf(t *testing.T, s *apitest.Server, key string) string {
 func TestIdempotencyConcurrent(t *testing.T) {
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		key, nb := ownWorld(t, s)
-		const n, rounds = 12, 6
-		for round := range rounds {
-			before := rowCount(t, s, "notes")
-			idem := fmt.Sprintf("burst-%d", round)
-			body := map[string]any{"content": fmt.Sprintf("burst %d", round), "notebookId": nb}
-			answers := make([]apitest.Response, n)
-			var wg sync.WaitGroup
-			for i := range n {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					answers[i] = withKey(t, s, key, http.MethodPost, "/notes", idem, body)
-				}()
-			}
-			wg.Wait()
-			if got := rowCount(t, s, "notes") - before; got != 1 {
-				t.Fatalf("round %d: %d notes written, want 1", round, got)
-			}
-			var created []apitest.Response
-			for _, r := range answers {
-				switch {
-				case r.Status == http.StatusCreated && r.Header.Get("Idempotent-Replayed") == "":
-					created = append(created, r)
-				case r.Status == http.StatusConflict:
-					apitest.CheckEnvelope(t, r, http.StatusConflict, "IDEMPOTENCY_KEY_IN_USE")
-				case r.Status != http.StatusCreated:
-					t.Fatalf("round %d: %d %s", round, r.Status, r.Body)
-				}
-			}
-			if len(created) != 1 {
-				t.Fatalf("round %d: %d first answers, want 1", round, len(created))
-			}
-			for _, r := range answers {
-				if r.Status == http.StatusCreated && r.Header.Get("Idempotent-Replayed") == "true" {
-					wantReplay(t, r, created[0])
-				}
-			}
+		for round := range 6 {
+			burst(t, []*apitest.Server{s}, 12, key, fmt.Sprintf("burst-%d", round), map[string]any{"content": fmt.Sprintf("burst %d", round), "notebookId": nb})
 		}
 	})
+}
+
+// burst sends n identical POST /notes with one Idempotency-Key at once, spread over servers, and
+// checks that exactly one note was written and that every other answer is that first answer
+// replayed, or 409 IDEMPOTENCY_KEY_IN_USE. It returns the first answer.
+func burst(t *testing.T, servers []*apitest.Server, n int, key, idem string, body map[string]any) apitest.Response {
+	t.Helper()
+	before := rowCount(t, servers[0], "notes")
+	answers := make([]apitest.Response, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			answers[i] = withKey(t, servers[i%len(servers)], key, http.MethodPost, "/notes", idem, body)
+		}()
+	}
+	wg.Wait()
+	if got := rowCount(t, servers[0], "notes") - before; got != 1 {
+		t.Fatalf("%s: %d notes written, want 1", idem, got)
+	}
+	var first []apitest.Response
+	for _, r := range answers {
+		switch {
+		case r.Status == http.StatusConflict:
+			apitest.CheckEnvelope(t, r, http.StatusConflict, "IDEMPOTENCY_KEY_IN_USE")
+		case r.Status != http.StatusCreated:
+			t.Fatalf("%s: %d %s", idem, r.Status, r.Body)
+		case r.Header.Get("Idempotent-Replayed") == "":
+			first = append(first, r)
+		}
+	}
+	if len(first) != 1 {
+		t.Fatalf("%s: %d first answers, want 1", idem, len(first))
+	}
+	for _, r := range answers {
+		if r.Status == http.StatusCreated && r.Header.Get("Idempotent-Replayed") == "true" {
+			wantReplay(t, r, first[0])
+		}
+	}
+	return first[0]
 }
 
 // TestIdempotencyFailureAfterCommit: the server fails after the write and its stored response
@@ -277,5 +283,22 @@ func TestIdempotencyExpiry(t *testing.T) {
 			t.Fatalf("%d records after the sweep, want the fresh one", rows)
 		}
 		wantReplay(t, withKey(t, s, key, http.MethodPost, "/notes", "day", body), again)
+	})
+}
+
+// TestIdempotencyAcrossInstances: two servers on one database share the keys. Identical requests
+// sent to both at once make one write; a retry on either instance gets the stored response.
+func TestIdempotencyAcrossInstances(t *testing.T) {
+	apitest.EachDB(t, func(t *testing.T, kind string) {
+		c := apitest.Config(t, kind)
+		a, b := apitest.StartWith(t, c), apitest.StartWith(t, c)
+		key, nb := ownWorld(t, a)
+		for round := range 4 {
+			idem := fmt.Sprintf("both-%d", round)
+			body := map[string]any{"content": fmt.Sprintf("shared %d", round), "notebookId": nb}
+			first := burst(t, []*apitest.Server{a, b}, 8, key, idem, body)
+			wantReplay(t, withKey(t, a, key, http.MethodPost, "/notes", idem, body), first)
+			wantReplay(t, withKey(t, b, key, http.MethodPost, "/notes", idem, body), first)
+		}
 	})
 }
