@@ -94,3 +94,51 @@ func TestUnit(t *testing.T) {
 		})
 	}
 }
+
+type versioned struct {
+	ID      string `gorm:"primaryKey;size:24"`
+	Version int64  `gorm:"not null;default:1"`
+}
+
+// TestAddVersionColumn: on a table created before the column existed, the step adds it and every
+// existing row reads version 1; on a table created from a model that has it, the step does nothing.
+func TestAddVersionColumn(t *testing.T) {
+	for _, kind := range []string{"sqlite", "postgres"} {
+		t.Run(kind, func(t *testing.T) {
+			opts := db.Options{SQLitePath: filepath.Join(t.TempDir(), "v.db"), MaxOpenConns: 2, MaxIdleConns: 2}
+			if kind == "postgres" {
+				opts.URL = testenv.EmptyPostgresDB(t)
+			}
+			gdb, err := db.Open(opts, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sqlDB, _ := gdb.DB()
+			defer sqlDB.Close()
+			if err := gdb.Exec("CREATE TABLE olds (id VARCHAR(24) PRIMARY KEY)").Error; err != nil {
+				t.Fatal(err)
+			}
+			if err := gdb.Exec("INSERT INTO olds (id) VALUES ('a'), ('b')").Error; err != nil {
+				t.Fatal(err)
+			}
+			if err := gdb.Migrator().CreateTable(&versioned{}); err != nil {
+				t.Fatal(err)
+			}
+			steps := []db.Migrations{{db.AddVersionColumn("200001010000_olds_version", "olds"), db.AddVersionColumn("200001010001_versioneds_version", "versioneds")}}
+			if err := db.Migrate(gdb, steps); err != nil {
+				t.Fatal(err)
+			}
+			var versions []int64
+			if err := gdb.Table("olds").Order("id").Pluck("version", &versions).Error; err != nil || len(versions) != 2 || versions[0] != 1 || versions[1] != 1 {
+				t.Fatalf("versions of existing rows %v, %v", versions, err)
+			}
+			if err := gdb.Exec("INSERT INTO olds (id) VALUES ('c')").Error; err != nil {
+				t.Fatal(err)
+			}
+			var v int64
+			if err := gdb.Table("olds").Where("id = 'c'").Pluck("version", &v).Error; err != nil || v != 1 {
+				t.Fatalf("a new row's version %d, %v", v, err)
+			}
+		})
+	}
+}
