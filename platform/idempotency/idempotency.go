@@ -89,6 +89,8 @@ var storedHeaders = []string{"Content-Type", "ETag", "Location"}
 
 // Hooks let a test act at points of a request's life. Production provides none.
 type Hooks struct {
+	// Claimed runs once the request holds its key, before the handler.
+	Claimed func(c *gin.Context)
 	// AfterCommit runs after the write and its stored response committed and before the response
 	// is written: a failure injected here is a crash between the write and the response.
 	AfterCommit func(c *gin.Context)
@@ -192,6 +194,9 @@ func (m *Middleware) handle(c *gin.Context) {
 	if stored != nil {
 		replay(c, stored)
 		return
+	}
+	if m.hooks.Claimed != nil {
+		m.hooks.Claimed(c)
 	}
 	m.run(c, cl)
 }

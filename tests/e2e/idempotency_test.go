@@ -302,3 +302,41 @@ func TestIdempotencyAcrossInstances(t *testing.T) {
 		}
 	})
 }
+
+// TestIdempotencyLease: while the first request runs, a retry is 409. A request that holds its
+// key past the lease (as if its process had stopped) loses it: a retry then takes the key over and
+// writes, and the first request, when it finally answers, cannot commit (409, nothing written).
+func TestIdempotencyLease(t *testing.T) {
+	apitest.EachDB(t, func(t *testing.T, kind string) {
+		fake := clock.NewFake(time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC))
+		hold, held := make(chan struct{}), make(chan struct{})
+		var holding atomic.Bool
+		hooks := &idempotency.Hooks{Claimed: func(*gin.Context) {
+			if holding.CompareAndSwap(true, false) {
+				close(held)
+				<-hold
+			}
+		}}
+		s := apitest.StartFx(t, kind, nil, apitest.FakeClock(fake), fx.Supply(hooks))
+		key, nb := ownWorld(t, s)
+		body := map[string]any{"content": "slow", "notebookId": nb}
+		before := rowCount(t, s, "notes")
+		holding.Store(true)
+		slow := make(chan apitest.Response)
+		go func() { slow <- withKey(t, s, key, http.MethodPost, "/notes", "slow", body) }()
+		<-held
+		apitest.CheckEnvelope(t, withKey(t, s, key, http.MethodPost, "/notes", "slow", body), http.StatusConflict, "IDEMPOTENCY_KEY_IN_USE")
+		apitest.CheckEnvelope(t, withKey(t, s, key, http.MethodPost, "/notes", "slow", map[string]any{"content": "other", "notebookId": nb}), http.StatusUnprocessableEntity, "IDEMPOTENCY_KEY_REUSED")
+		fake.Advance(idempotency.Lease)
+		retry := apitest.Must(t, withKey(t, s, key, http.MethodPost, "/notes", "slow", body), http.StatusCreated)
+		if retry.Header.Get("Idempotent-Replayed") != "" {
+			t.Fatal("the retry that took the key over was a replay")
+		}
+		close(hold)
+		apitest.CheckEnvelope(t, <-slow, http.StatusConflict, "IDEMPOTENCY_KEY_IN_USE")
+		if got := rowCount(t, s, "notes") - before; got != 1 {
+			t.Fatalf("%d notes written, want 1", got)
+		}
+		wantReplay(t, withKey(t, s, key, http.MethodPost, "/notes", "slow", body), retry)
+	})
+}
