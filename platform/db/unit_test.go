@@ -16,21 +16,31 @@ type unitRow struct {
 	ID string `gorm:"primaryKey;size:24"`
 }
 
+// openEmpty opens an empty database of kind, closed when the test ends.
+func openEmpty(t *testing.T, kind string) *gorm.DB {
+	t.Helper()
+	opts := db.Options{SQLitePath: filepath.Join(t.TempDir(), "t.db"), MaxOpenConns: 4, MaxIdleConns: 4}
+	if kind == "postgres" {
+		opts.URL = testenv.EmptyPostgresDB(t)
+	}
+	gdb, err := db.Open(opts, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if sqlDB, err := gdb.DB(); err == nil {
+			_ = sqlDB.Close()
+		}
+	})
+	return gdb
+}
+
 // TestUnit: within a unit, every Transaction joins one transaction that commits only with the
 // unit (AfterCommit functions after it), rolls back whole, and a write outside it is refused.
 func TestUnit(t *testing.T) {
 	for _, kind := range []string{"sqlite", "postgres"} {
 		t.Run(kind, func(t *testing.T) {
-			opts := db.Options{SQLitePath: filepath.Join(t.TempDir(), "u.db"), MaxOpenConns: 4, MaxIdleConns: 4}
-			if kind == "postgres" {
-				opts.URL = testenv.EmptyPostgresDB(t)
-			}
-			gdb, err := db.Open(opts, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sqlDB, _ := gdb.DB()
-			defer sqlDB.Close()
+			gdb := openEmpty(t, kind)
 			if err := gdb.Migrator().CreateTable(&unitRow{}); err != nil {
 				t.Fatal(err)
 			}
@@ -105,16 +115,7 @@ type versioned struct {
 func TestAddVersionColumn(t *testing.T) {
 	for _, kind := range []string{"sqlite", "postgres"} {
 		t.Run(kind, func(t *testing.T) {
-			opts := db.Options{SQLitePath: filepath.Join(t.TempDir(), "v.db"), MaxOpenConns: 2, MaxIdleConns: 2}
-			if kind == "postgres" {
-				opts.URL = testenv.EmptyPostgresDB(t)
-			}
-			gdb, err := db.Open(opts, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sqlDB, _ := gdb.DB()
-			defer sqlDB.Close()
+			gdb := openEmpty(t, kind)
 			if err := gdb.Exec("CREATE TABLE olds (id VARCHAR(24) PRIMARY KEY)").Error; err != nil {
 				t.Fatal(err)
 			}
