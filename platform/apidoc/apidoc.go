@@ -166,8 +166,9 @@ var methods = []string{"get", "put", "post", "delete", "options", "head", "patch
 //   - its x-errors (the error codes it can answer with beyond those every operation shares) become
 //     one response per status, each naming its codes in an enum of the envelope's error.code; the
 //     shared codes and each code's status are in base.yaml's x-folio-errors;
-//   - every response gets the X-Request-Id header, and every 2xx of an authenticated operation the
-//     X-RateLimit-* headers;
+//   - every response gets the X-Request-Id header, and every response of an authenticated operation
+//     the X-RateLimit-* headers (required on a 2xx; on an error, present once the request was
+//     authenticated);
 //   - an authenticated POST, PATCH or DELETE takes the session cookie only with X-CSRF-Token.
 func expandOperations(doc map[string]any) error {
 	cfg, ok := doc["x-folio-errors"].(map[string]any)
@@ -241,9 +242,18 @@ func expandOperations(doc map[string]any) error {
 				}
 				headers := child(resp, "headers")
 				headers["X-Request-Id"] = ref("headers", "X-Request-Id")
-				if !public && strings.HasPrefix(key, "2") {
-					for _, h := range []string{"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"} {
+				if public {
+					continue
+				}
+				for _, h := range []string{"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"} {
+					if strings.HasPrefix(key, "2") {
 						headers[h] = ref("headers", h)
+					} else if key != "401" && key != "431" {
+						// Errors after authentication carry them too; those before it do not.
+						headers[h] = map[string]any{
+							"description": "As on a success, when the request was authenticated.",
+							"schema":      map[string]any{"type": "integer", "minimum": 0},
+						}
 					}
 				}
 			}
