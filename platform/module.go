@@ -1,6 +1,6 @@
 // Package platform wires what every module shares into one fx module: configuration, logging,
-// the clock, the database and its migrations, the HTTP engine and server, authentication and the
-// rate limiters. Each piece lives in its own package and is usable without fx; this file only
+// the clock, the database and its migrations, the HTTP engine and server, the OpenAPI document,
+// authentication and the rate limiters. Each piece lives in its own package and is usable without fx; this file only
 // connects them.
 package platform
 
@@ -18,11 +18,13 @@ import (
 	"go.uber.org/zap/zapcore"
 	"gorm.io/gorm"
 
+	"folio/platform/apidoc"
 	"folio/platform/auth"
 	"folio/platform/clock"
 	"folio/platform/config"
 	"folio/platform/db"
 	"folio/platform/httpx"
+	"folio/platform/idempotency"
 	"folio/platform/ratelimit"
 )
 
@@ -40,11 +42,17 @@ var Module = fx.Module("platform",
 		func(c config.Config) *auth.Cache { return auth.NewCache(c.KeyCacheTTL) },
 		newGuard,
 		fx.Annotate(func(g *auth.Guard) gin.HandlerFunc { return g.Middleware() }, fx.ResultTags(`group:"apiGuard"`)),
+		idempotency.New,
+		fx.Annotate((*idempotency.Middleware).Handler, fx.ResultTags(`group:"apiAfterGuard"`)),
+		db.AsMigrations(idempotency.Migrations),
 		func(c config.Config) httpx.ServerConfig {
 			return httpx.ServerConfig{Addr: c.HTTPAddr, ShutdownTimeout: c.ShutdownTimeout}
 		},
 		func(c config.Config) httpx.TrustedProxies { return c.TrustedProxies },
 		httpx.AsRoutes(newHealth),
+		// The OpenAPI document, assembled once at start from the modules' parts and served as is.
+		apidoc.New,
+		httpx.AsRoutes(func(d *apidoc.Document) *apidoc.Document { return d }),
 		httpx.NewEngine,
 		newServer,
 	),

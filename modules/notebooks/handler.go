@@ -27,8 +27,7 @@ func (h *Handler) get(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	c.JSON(http.StatusOK, toNotebookResponse(n))
-	return nil
+	return httpx.WriteTagged(c, http.StatusOK, n.ETag(), n, httpx.Infallible(toNotebookResponse))
 }
 
 func (h *Handler) create(c *gin.Context) error {
@@ -48,6 +47,6 @@ func (h *Handler) create(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	c.JSON(http.StatusCreated, toNotebookResponse(n))
-	return nil
+	httpx.Location(c, "notebooks", n.ID)
+	return httpx.WriteTagged(c, http.StatusCreated, n.ETag(), n, httpx.Infallible(toNotebookResponse))
 }

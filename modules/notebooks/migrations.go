@@ -16,5 +16,7 @@ func migrations() db.Migrations {
 			return tx.Exec("CREATE INDEX idx_notebooks_created ON notebooks (created_at DESC, id DESC)").Error
 		},
 		Rollback: func(tx *gorm.DB) error { return tx.Migrator().DropTable(&Notebook{}) },
-	}}
+	},
+		db.AddVersionColumn("202611232300_notebooks_version", "notebooks"),
+	}
 }

@@ -1,6 +1,10 @@
 package notebooks
 
-import "time"
+import (
+	"time"
+
+	"folio/platform/etag"
+)
 
 // Notebook holds notes and tasks. WorkspaceID nil means personal: it belongs to OwnerID alone.
 // For a workspace notebook OwnerID is its creator and access follows workspace membership.
@@ -19,7 +23,13 @@ type Notebook struct {
 	// the wall clock on every UPDATE, including the item count's, which is bookkeeping and not a
 	// change of the notebook.
 	UpdatedAt time.Time `gorm:"autoUpdateTime:false"`
+	// Version is 1 when created; an UPDATE of the notebook's own fields increments it in the same
+	// statement (the item count's bookkeeping does not). Its ETag is made of it.
+	Version int64 `gorm:"not null;default:1"`
 }
+
+// ETag is the notebook's strong ETag (CONTRACT.md section 12).
+func (n Notebook) ETag() string { return etag.Of(n.Version) }
 
 // Colors a notebook may have; the first is the default.
 var Colors = []string{"gray", "red", "orange", "yellow", "green", "teal", "blue", "purple", "pink", "brown"}

@@ -95,7 +95,7 @@ func (s *Service) Create(ctx context.Context, p *auth.Principal, in NewNotebook)
 		}
 	}
 	now := s.clock.Now()
-	n := Notebook{ID: ids.New(), Name: in.Name, Color: in.Color, WorkspaceID: in.WorkspaceID, OwnerID: p.UserID, CreatedAt: now, UpdatedAt: now}
+	n := Notebook{ID: ids.New(), Name: in.Name, Color: in.Color, WorkspaceID: in.WorkspaceID, OwnerID: p.UserID, CreatedAt: now, UpdatedAt: now, Version: 1}
 	err := db.Transaction(ctx, s.db, func(tx *gorm.DB) error {
 		if err := s.store.create(ctx, tx, &n); err != nil {
 			return err

@@ -55,6 +55,12 @@ func (h *Handler) get(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
+	// The ETag is the note's version, read before the pending suggestion: suggesting and rejecting
+	// bump it (Shape.ShowsPending), so a change of either gives a new ETag, and a body is never
+	// older than the ETag it comes with.
+	if httpx.NotModified(c, v.Item.ETag()) {
+		return nil
+	}
 	resp, err := toNoteResponse(v)
 	if err != nil {
 		return err
@@ -65,7 +71,7 @@ func (h *Handler) get(c *gin.Context) error {
 			return err
 		}
 	}
-	c.JSON(http.StatusOK, noteWithPending{noteResponse: resp, PendingSuggestion: pending})
+	httpx.JSON(c, http.StatusOK, noteWithPending{noteResponse: resp, PendingSuggestion: pending})
 	return nil
 }
 
@@ -97,7 +103,8 @@ func (h *Handler) create(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	return httpx.Write(c, http.StatusCreated, v, toNoteResponse)
+	httpx.Location(c, "notes", v.Item.ID)
+	return httpx.WriteTagged(c, http.StatusCreated, v.Item.ETag(), v, toNoteResponse)
 }
 
 func (h *Handler) update(c *gin.Context) error {
@@ -126,9 +133,9 @@ func (h *Handler) update(c *gin.Context) error {
 	if req.Archived.Present {
 		patch.Archived = &req.Archived.Value
 	}
-	v, err := h.svc.Update(c.Request.Context(), auth.FromGin(c), c.Param("id"), patch)
+	v, err := h.svc.Update(c.Request.Context(), auth.FromGin(c), c.Param("id"), patch, httpx.IfMatch(c))
 	if err != nil {
 		return err
 	}
-	return httpx.Write(c, http.StatusOK, v, toNoteResponse)
+	return httpx.WriteTagged(c, http.StatusOK, v.Item.ETag(), v, toNoteResponse)
 }

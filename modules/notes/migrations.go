@@ -20,5 +20,6 @@ func migrations() db.Migrations {
 		Rollback: func(tx *gorm.DB) error { return tx.Migrator().DropTable(&Note{}) },
 	},
 		db.StoreDocumentAsText("202611221210_notes_content_json", "notes", "content"),
+		db.AddVersionColumn("202611232300_notes_version", "notes"),
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"folio/platform/auth"
+	"folio/platform/etag"
 	"folio/platform/items"
 	"folio/platform/markdown"
 	"folio/platform/paginate"
@@ -22,7 +23,9 @@ type Service struct {
 
 // NewService returns the notes service.
 func NewService(store *Store, params items.ServiceParams) *Service {
-	shape := items.Shape[Note]{Name: ItemKind, NotFound: ErrNotFound, Columns: (*Note).ItemColumns, Document: (*Note).document, Derive: (*Note).derive}
+	// A note's GET shows its pending suggestion: ShowsPending makes suggesting and rejecting bump its
+	// version, so its ETag covers pendingSuggestion too.
+	shape := items.Shape[Note]{Name: ItemKind, NotFound: ErrNotFound, Columns: (*Note).ItemColumns, Document: (*Note).document, Derive: (*Note).derive, ShowsPending: true}
 	return &Service{items: items.NewService(shape, params), store: store}
 }
 
@@ -68,17 +71,19 @@ type Patch struct {
 
 // Update applies a PATCH. Content is snapshotted before it is overwritten, in the same
 // transaction; a move needs write access to both notebooks and a free slot in the target.
-func (s *Service) Update(ctx context.Context, p *auth.Principal, id string, patch Patch) (View, error) {
+// ifMatch is checked against the note's ETag under its row's lock.
+func (s *Service) Update(ctx context.Context, p *auth.Principal, id string, patch Patch, ifMatch etag.IfMatch) (View, error) {
 	if patch == (Patch{}) {
 		// Nothing to change: no write, no snapshot, no audit entry, updatedAt unchanged.
-		return s.Get(ctx, p, id)
+		return s.items.Read(ctx, p, id, ifMatch)
 	}
-	change := items.Change{NotebookID: patch.NotebookID, Document: patch.Content, Archived: patch.Archived, TargetAt: patch.TargetAt, FollowUpAt: patch.FollowUpAt}
+	change := items.Change{NotebookID: patch.NotebookID, Document: patch.Content, Archived: patch.Archived, TargetAt: patch.TargetAt, FollowUpAt: patch.FollowUpAt, IfMatch: ifMatch}
 	return s.items.Update(ctx, p, id, change, nil)
 }
 
 // Delete removes a note from every read at once; its row stays (soft delete) so that cursors and
-// the audit log naming it stay valid. Its notebook slot is given back.
-func (s *Service) Delete(ctx context.Context, p *auth.Principal, id string) error {
-	return s.items.Delete(ctx, p, id)
+// the audit log naming it stay valid. Its notebook slot is given back. ifMatch is checked against
+// the note's ETag under its row's lock.
+func (s *Service) Delete(ctx context.Context, p *auth.Principal, id string, ifMatch etag.IfMatch) error {
+	return s.items.Delete(ctx, p, id, ifMatch)
 }

@@ -7,6 +7,7 @@ import (
 
 	"folio/modules/notes"
 	"folio/platform/auth"
+	"folio/platform/etag"
 	"folio/platform/markdown"
 	"folio/tests/apitest"
 	"folio/tests/testenv"
@@ -23,7 +24,7 @@ func TestItemContract(t *testing.T) {
 				return g.Notes.Create(ctx, p, notes.NewNote{NotebookID: notebookID, Content: doc})
 			},
 			Patch: func(ctx context.Context, p *auth.Principal, id string, doc *markdown.Doc, notebookID *string) (notes.View, error) {
-				return g.Notes.Update(ctx, p, id, notes.Patch{Content: doc, NotebookID: notebookID})
+				return g.Notes.Update(ctx, p, id, notes.Patch{Content: doc, NotebookID: notebookID}, etag.IfMatch{})
 			},
 		}
 	})
@@ -44,11 +45,11 @@ func TestNoteFields(t *testing.T) {
 		created := v.Item.UpdatedAt
 
 		g.Clock.Advance(time.Hour)
-		if v, err = g.Notes.Update(ctx, p, v.Item.ID, notes.Patch{}); err != nil || !v.Item.UpdatedAt.Equal(created) {
+		if v, err = g.Notes.Update(ctx, p, v.Item.ID, notes.Patch{}, etag.IfMatch{}); err != nil || !v.Item.UpdatedAt.Equal(created) {
 			t.Fatalf("an empty patch: %+v, %v", v.Item, err)
 		}
 		archived, cleared := true, (*time.Time)(nil)
-		v, err = g.Notes.Update(ctx, p, v.Item.ID, notes.Patch{Content: ptr(apitest.Doc(t, "no decision")), Archived: &archived, TargetAt: &cleared})
+		v, err = g.Notes.Update(ctx, p, v.Item.ID, notes.Patch{Content: ptr(apitest.Doc(t, "no decision")), Archived: &archived, TargetAt: &cleared}, etag.IfMatch{})
 		if err != nil || v.Item.HasDecision || !v.Item.Archived || v.Item.TargetAt != nil || !v.Item.UpdatedAt.Equal(g.Clock.Now()) {
 			t.Fatalf("patched %+v, %v", v.Item, err)
 		}

@@ -61,13 +61,13 @@ func (s *Store) list(ctx context.Context, visible func() *gorm.DB, f items.ListF
 
 // noteColumns are the columns scanNote reads, in its order.
 const noteColumns = "notes.id, notes.notebook_id, notes.content, notes.has_decision, notes.archived, notes.target_at, " +
-	"notes.follow_up_at, notes.created_by_id, notes.created_at, notes.updated_at, notes.deleted_at"
+	"notes.follow_up_at, notes.created_by_id, notes.created_at, notes.updated_at, notes.deleted_at, notes.version"
 
 // scanNote reads a row of noteColumns without reflection (a page is 20 to 100 of them). It is
 // used on PostgreSQL only, whose driver returns timestamps as time.Time.
 func scanNote(rows *sql.Rows) (Note, error) {
 	var n Note
 	err := rows.Scan(&n.ID, &n.NotebookID, &n.Content, &n.HasDecision, &n.Archived, &n.TargetAt, &n.FollowUpAt,
-		&n.CreatedByID, &n.CreatedAt, &n.UpdatedAt, &n.DeletedAt)
+		&n.CreatedByID, &n.CreatedAt, &n.UpdatedAt, &n.DeletedAt, &n.Version)
 	return n, err
 }

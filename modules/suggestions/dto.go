@@ -34,6 +34,14 @@ func toSuggestionResponse(sg Suggestion) (content.Suggestion, error) {
 	return content.Suggestion{ID: sg.ID, Status: sg.Status, OriginalContent: original, SuggestedContent: suggested, Rationale: sg.Rationale, CreatedAt: httpx.Time(sg.CreatedAt)}, nil
 }
 
+// resolvedResponse is the answer to an approve or reject.
+type resolvedResponse struct {
+	OK     bool   `json:"ok"`
+	Status string `json:"status"`
+}
+
+func toResolved(sg Suggestion) resolvedResponse { return resolvedResponse{OK: true, Status: sg.Status} }
+
 func toListItem(sg Suggestion) (listItem, error) {
 	suggested, err := content.Render(sg.SuggestedContent)
 	if err != nil {

@@ -46,12 +46,8 @@ func (h *Handler) suggest(kind string) httpx.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		resp, err := toSuggestionResponse(sg)
-		if err != nil {
-			return err
-		}
-		c.JSON(http.StatusCreated, resp)
-		return nil
+		httpx.Location(c, "suggestions", sg.ID)
+		return httpx.WriteTagged(c, http.StatusCreated, sg.ETag(), sg, toSuggestionResponse)
 	}
 }
 
@@ -63,18 +59,20 @@ func (h *Handler) list(kind string) httpx.HandlerFunc {
 	}
 }
 
+// approve answers with the resolved suggestion's ETag. If-Match carries the item's ETag as the
+// reviewer saw it (CONTRACT.md section 12).
 func (h *Handler) approve(c *gin.Context) error {
-	if err := h.svc.Approve(c.Request.Context(), auth.FromGin(c), c.Param("id")); err != nil {
+	sg, err := h.svc.Approve(c.Request.Context(), auth.FromGin(c), c.Param("id"), httpx.IfMatch(c))
+	if err != nil {
 		return err
 	}
-	c.JSON(http.StatusOK, gin.H{"ok": true, "status": StatusApproved})
-	return nil
+	return httpx.WriteTagged(c, http.StatusOK, sg.ETag(), sg, httpx.Infallible(toResolved))
 }
 
 func (h *Handler) reject(c *gin.Context) error {
-	if err := h.svc.Reject(c.Request.Context(), auth.FromGin(c), c.Param("id")); err != nil {
+	sg, err := h.svc.Reject(c.Request.Context(), auth.FromGin(c), c.Param("id"))
+	if err != nil {
 		return err
 	}
-	c.JSON(http.StatusOK, gin.H{"ok": true, "status": StatusRejected})
-	return nil
+	return httpx.WriteTagged(c, http.StatusOK, sg.ETag(), sg, httpx.Infallible(toResolved))
 }

@@ -17,5 +17,7 @@ func migrations() db.Migrations {
 			return tx.Exec("CREATE UNIQUE INDEX idx_suggestions_one_pending ON suggestions (item_kind, item_id) WHERE status = 'PENDING'").Error
 		},
 		Rollback: func(tx *gorm.DB) error { return tx.Migrator().DropTable(&Suggestion{}) },
-	}}
+	},
+		db.AddVersionColumn("202611232300_suggestions_version", "suggestions"),
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"folio/platform/db"
+	"folio/platform/etag"
 )
 
 // Statuses of a suggestion. PENDING is the only state with a way out.
@@ -28,4 +29,10 @@ type Suggestion struct {
 	CreatedAt        time.Time
 	ResolvedAt       *time.Time
 	ResolvedByID     *string `gorm:"size:24"`
+	// Version is 1 when suggested; superseding or resolving increments it in the same UPDATE. Its
+	// ETag is made of it.
+	Version int64 `gorm:"not null;default:1"`
 }
+
+// ETag is the suggestion's strong ETag (CONTRACT.md section 12).
+func (sg Suggestion) ETag() string { return etag.Of(sg.Version) }

@@ -15,6 +15,7 @@ import (
 	"folio/platform/clock"
 	"folio/platform/content"
 	"folio/platform/db"
+	"folio/platform/etag"
 	"folio/platform/ids"
 	"folio/platform/items"
 	"folio/platform/markdown"
@@ -97,8 +98,12 @@ func (s *Service) Suggest(ctx context.Context, p *auth.Principal, kind, itemID s
 			return err
 		}
 		sg = Suggestion{ID: ids.New(), ItemKind: kind, ItemID: item.ID, Status: StatusPending, OriginalContent: original,
-			SuggestedContent: suggested, Rationale: rationale, CreatedByID: p.UserID, CreatedAt: now}
+			SuggestedContent: suggested, Rationale: rationale, CreatedByID: p.UserID, CreatedAt: now, Version: 1}
 		if err := s.store.create(ctx, tx, &sg); err != nil {
+			return err
+		}
+		// The item's pending suggestion changed: a note's ETag must change with it.
+		if err := target.Touch(ctx, tx, item); err != nil {
 			return err
 		}
 		return s.record(ctx, tx, p, kind+".suggest", item)
@@ -112,32 +117,36 @@ func (s *Service) record(ctx context.Context, tx *gorm.DB, p *auth.Principal, ac
 
 // Approve applies a PENDING suggestion: in one transaction, a snapshot of the item's current
 // content, the suggested content (tags, hasDecision and updatedAt follow as for a PATCH), the
-// APPROVED status and the audit entry.
-func (s *Service) Approve(ctx context.Context, p *auth.Principal, id string) error {
-	return s.resolve(ctx, p, id, StatusApproved)
+// APPROVED status and the audit entry. ifMatch carries the ETag of the item as the reviewer saw
+// it: checked under the item's lock, a stale one is 412 and the suggestion stays PENDING. It
+// returns the suggestion as resolved.
+func (s *Service) Approve(ctx context.Context, p *auth.Principal, id string, ifMatch etag.IfMatch) (Suggestion, error) {
+	return s.resolve(ctx, p, id, StatusApproved, ifMatch)
 }
 
-// Reject marks a PENDING suggestion REJECTED; the content is unchanged.
-func (s *Service) Reject(ctx context.Context, p *auth.Principal, id string) error {
-	return s.resolve(ctx, p, id, StatusRejected)
+// Reject marks a PENDING suggestion REJECTED; the content is unchanged. It returns the suggestion
+// as resolved.
+func (s *Service) Reject(ctx context.Context, p *auth.Principal, id string) (Suggestion, error) {
+	return s.resolve(ctx, p, id, StatusRejected, etag.IfMatch{})
 }
 
 // resolveVerbs are the audit verbs of the resolving statuses: note.approve, task.reject, ...
 var resolveVerbs = map[string]string{StatusApproved: "approve", StatusRejected: "reject"}
 
-func (s *Service) resolve(ctx context.Context, p *auth.Principal, id, status string) error {
+func (s *Service) resolve(ctx context.Context, p *auth.Principal, id, status string, ifMatch etag.IfMatch) (Suggestion, error) {
 	if !ids.Valid(id) {
-		return ErrNotFound
+		return Suggestion{}, ErrNotFound
 	}
 	first, err := s.store.get(ctx, nil, id, false)
 	if err != nil {
-		return err
+		return Suggestion{}, err
 	}
 	target, ok := s.targets[first.ItemKind]
 	if !ok {
-		return ErrNotFound
+		return Suggestion{}, ErrNotFound
 	}
-	return db.Transaction(ctx, s.db, func(tx *gorm.DB) error {
+	var sg Suggestion
+	err = db.Transaction(ctx, s.db, func(tx *gorm.DB) error {
 		item, err := target.Lock(ctx, tx, p, first.ItemID)
 		if err != nil {
 			// A suggestion of an item the caller cannot reach, or of a deleted item, is not found.
@@ -147,12 +156,16 @@ func (s *Service) resolve(ctx context.Context, p *auth.Principal, id, status str
 			}
 			return err
 		}
-		sg, err := s.store.get(ctx, tx, id, true)
+		sg, err = s.store.get(ctx, tx, id, true)
 		if err != nil {
 			return err
 		}
 		if sg.Status != StatusPending {
 			return ErrAlreadyResolved
+		}
+		// After the state check: a resolved suggestion is 409 whatever the item's ETag.
+		if err := ifMatch.Check(item.ETag); err != nil {
+			return err
 		}
 		verb := resolveVerbs[status]
 		if status == StatusApproved {
@@ -163,18 +176,27 @@ func (s *Service) resolve(ctx context.Context, p *auth.Principal, id, status str
 			if err := target.Replace(ctx, tx, p, item, doc, items.ReasonSuggestion, item.Kind+"."+verb); err != nil {
 				return err
 			}
-		} else if err := s.record(ctx, tx, p, item.Kind+"."+verb, item); err != nil {
-			return err
+		} else {
+			if err := s.record(ctx, tx, p, item.Kind+"."+verb, item); err != nil {
+				return err
+			}
+			// The pending suggestion is gone and the content stays: a note's ETag must change.
+			if err := target.Touch(ctx, tx, item); err != nil {
+				return err
+			}
 		}
-		resolved, err := s.store.resolve(ctx, tx, id, status, p.UserID, s.clock.Now())
+		now := s.clock.Now()
+		resolved, err := s.store.resolve(ctx, tx, id, status, p.UserID, now)
 		if err != nil {
 			return err
 		}
 		if !resolved {
 			return ErrAlreadyResolved
 		}
+		sg.Status, sg.ResolvedAt, sg.ResolvedByID, sg.Version = status, &now, &p.UserID, sg.Version+1
 		return nil
 	})
+	return sg, err
 }
 
 // List returns a page of an item's suggestions, newest first.

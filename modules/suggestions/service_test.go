@@ -10,6 +10,7 @@ import (
 	"folio/modules/suggestions"
 	"folio/modules/tasks"
 	"folio/platform/auth"
+	"folio/platform/etag"
 	"folio/platform/items"
 	"folio/platform/markdown"
 	"folio/platform/paginate"
@@ -83,11 +84,11 @@ func TestStateMachine(t *testing.T) {
 		if err != nil || pending == nil || pending.ID != second.ID {
 			t.Fatalf("pending %+v, %v", pending, err)
 		}
-		apitest.WantErr(t, g.Suggestions.Approve(ctx, annP, first.ID), suggestions.ErrAlreadyResolved)
+		apitest.WantErr(t, errOf(g.Suggestions.Approve(ctx, annP, first.ID, etag.IfMatch{})), suggestions.ErrAlreadyResolved)
 
 		// Reject: the content stays.
-		apitest.WantErr(t, g.Suggestions.Reject(ctx, annP, "zzzzzzzzzzzzzzzzzzzzzzzz"), suggestions.ErrNotFound)
-		if err := g.Suggestions.Reject(ctx, annP, second.ID); err != nil {
+		apitest.WantErr(t, errOf(g.Suggestions.Reject(ctx, annP, "zzzzzzzzzzzzzzzzzzzzzzzz")), suggestions.ErrNotFound)
+		if _, err := g.Suggestions.Reject(ctx, annP, second.ID); err != nil {
 			t.Fatal(err)
 		}
 		if content() != original || statuses()[second.ID] != suggestions.StatusRejected {
@@ -96,12 +97,12 @@ func TestStateMachine(t *testing.T) {
 		if pending, err := g.Suggestions.PendingFor(ctx, notes.ItemKind, id); err != nil || pending != nil {
 			t.Fatalf("pending after reject %+v, %v", pending, err)
 		}
-		apitest.WantErr(t, g.Suggestions.Approve(ctx, annP, second.ID), suggestions.ErrAlreadyResolved)
+		apitest.WantErr(t, errOf(g.Suggestions.Approve(ctx, annP, second.ID, etag.IfMatch{})), suggestions.ErrAlreadyResolved)
 
 		// Approve: the suggested content replaces the note's, tags follow, the old one is kept.
 		third := suggest("third proposal #new")
 		g.Clock.Advance(time.Second)
-		if err := g.Suggestions.Approve(ctx, annP, third.ID); err != nil {
+		if _, err := g.Suggestions.Approve(ctx, annP, third.ID, etag.IfMatch{}); err != nil {
 			t.Fatal(err)
 		}
 		if want := markdown.Render(apitest.Doc(t, "third proposal #new")); content() != want {
@@ -118,7 +119,7 @@ func TestStateMachine(t *testing.T) {
 		if doc, err := markdown.Decode(snaps[0].Document); err != nil || markdown.Render(doc) != original {
 			t.Fatalf("the snapshot holds %q, want %q (%v)", markdown.Render(doc), original, err)
 		}
-		apitest.WantErr(t, g.Suggestions.Reject(ctx, annP, third.ID), suggestions.ErrAlreadyResolved)
+		apitest.WantErr(t, errOf(g.Suggestions.Reject(ctx, annP, third.ID)), suggestions.ErrAlreadyResolved)
 		want := map[string]string{first.ID: suggestions.StatusSuperseded, second.ID: suggestions.StatusRejected, third.ID: suggestions.StatusApproved}
 		if got := statuses(); len(got) != 3 || got[first.ID] != want[first.ID] || got[second.ID] != want[second.ID] || got[third.ID] != want[third.ID] {
 			t.Fatalf("statuses %v, want %v", got, want)
@@ -150,16 +151,19 @@ func TestReach(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		apitest.WantErr(t, g.Suggestions.Approve(ctx, carlP, sg.ID), suggestions.ErrNotFound)
-		apitest.WantErr(t, g.Suggestions.Reject(ctx, otherKey, sg.ID), suggestions.ErrNotFound)
+		apitest.WantErr(t, errOf(g.Suggestions.Approve(ctx, carlP, sg.ID, etag.IfMatch{})), suggestions.ErrNotFound)
+		apitest.WantErr(t, errOf(g.Suggestions.Reject(ctx, otherKey, sg.ID)), suggestions.ErrNotFound)
 		_, _, err = g.Suggestions.List(ctx, carlP, tasks.ItemKind, task.Item.ID, paginate.Params{Limit: 10})
 		apitest.WantErr(t, err, tasks.ErrNotFound)
 
-		if err := g.Tasks.Delete(ctx, annP, task.Item.ID); err != nil {
+		if err := g.Tasks.Delete(ctx, annP, task.Item.ID, etag.IfMatch{}); err != nil {
 			t.Fatal(err)
 		}
-		apitest.WantErr(t, g.Suggestions.Approve(ctx, annP, sg.ID), suggestions.ErrNotFound)
+		apitest.WantErr(t, errOf(g.Suggestions.Approve(ctx, annP, sg.ID, etag.IfMatch{})), suggestions.ErrNotFound)
 		_, err = g.Suggestions.Suggest(ctx, annP, tasks.ItemKind, task.Item.ID, apitest.Doc(t, "again"), "")
 		apitest.WantErr(t, err, tasks.ErrNotFound)
 	})
 }
+
+// errOf is the error of a call that also returns a value.
+func errOf[T any](_ T, err error) error { return err }

@@ -29,7 +29,7 @@ func (s *Store) get(ctx context.Context, tx *gorm.DB, id string, lock bool) (Sug
 func (s *Store) supersedePending(ctx context.Context, tx *gorm.DB, kind, itemID, by string, at time.Time) error {
 	return tx.WithContext(ctx).Model(&Suggestion{}).
 		Where("item_kind = ? AND item_id = ? AND status = ?", kind, itemID, StatusPending).
-		Updates(map[string]any{"status": StatusSuperseded, "resolved_at": at, "resolved_by_id": by}).Error
+		Updates(map[string]any{"status": StatusSuperseded, "resolved_at": at, "resolved_by_id": by, "version": gorm.Expr("version + 1")}).Error
 }
 
 func (s *Store) create(ctx context.Context, tx *gorm.DB, sg *Suggestion) error {
@@ -39,7 +39,7 @@ func (s *Store) create(ctx context.Context, tx *gorm.DB, sg *Suggestion) error {
 // resolve moves a PENDING suggestion to status; false when it was not PENDING any more.
 func (s *Store) resolve(ctx context.Context, tx *gorm.DB, id, status, by string, at time.Time) (bool, error) {
 	res := tx.WithContext(ctx).Model(&Suggestion{}).Where("id = ? AND status = ?", id, StatusPending).
-		Updates(map[string]any{"status": status, "resolved_at": at, "resolved_by_id": by})
+		Updates(map[string]any{"status": status, "resolved_at": at, "resolved_by_id": by, "version": gorm.Expr("version + 1")})
 	return res.RowsAffected == 1, res.Error
 }
 

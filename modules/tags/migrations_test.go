@@ -96,7 +96,7 @@ func TestHashedIdentityMigration(t *testing.T) {
 			if err := gdb.Transaction(func(tx *gorm.DB) error { return svc.Replace(ctx, tx, "space1", "note", "note1", found) }); err != nil {
 				t.Fatalf("replace after the migration: %v", err)
 			}
-			byItem, err := svc.ForItems(ctx, "note", []string{"note1"})
+			byItem, err := svc.ForItems(ctx, nil, "note", []string{"note1"})
 			if err != nil {
 				t.Fatal(err)
 			}

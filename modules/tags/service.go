@@ -84,8 +84,11 @@ func (s *Service) Replace(ctx context.Context, tx *gorm.DB, spaceID, itemKind, i
 }
 
 // ForItems returns the tags of each item, ordered by kind (TAG, then PERSON) and then by name,
-// in one query.
-func (s *Service) ForItems(ctx context.Context, itemKind string, itemIDs []string) (map[string][]items.Tag, error) {
+// in one query, in tx (nil: outside a transaction).
+func (s *Service) ForItems(ctx context.Context, tx *gorm.DB, itemKind string, itemIDs []string) (map[string][]items.Tag, error) {
+	if tx == nil {
+		tx = s.db
+	}
 	out := make(map[string][]items.Tag, len(itemIDs))
 	if len(itemIDs) == 0 {
 		return out, nil
@@ -94,7 +97,7 @@ func (s *Service) ForItems(ctx context.Context, itemKind string, itemIDs []strin
 	// Rows scanned by hand: this runs on every read of a note or a list, and GORM's Scan renders
 	// the statement with its values for its logger (regular expressions) and fills the struct
 	// through reflection, which cost more than the query's own round trip.
-	cur, err := s.db.WithContext(ctx).Table("item_tags it").
+	cur, err := tx.WithContext(ctx).Table("item_tags it").
 		Select("it.item_id, t.id, t.name, t.kind").
 		Joins("JOIN tags t ON t.id = it.tag_id").
 		Where("it.item_kind = ? AND it.item_id IN ?", itemKind, itemIDs).

@@ -30,7 +30,7 @@ func TestReplaceAndForItems(t *testing.T) {
 			t.Helper()
 			var byItem map[string][]items.Tag
 			var err error
-			if reads := g.SQL.Reads(func() { byItem, err = g.Tags.ForItems(ctx, "note", ids) }); reads != 1 {
+			if reads := g.SQL.Reads(func() { byItem, err = g.Tags.ForItems(ctx, nil, "note", ids) }); reads != 1 {
 				t.Errorf("ForItems of %d items: %d SQL reads, want 1", len(ids), reads)
 			}
 			if err != nil {
@@ -79,7 +79,7 @@ func TestReplaceAndForItems(t *testing.T) {
 		equal("note2 after note1's second Replace", names(byItem["note2"]), "TAG:Budget", "PERSON:ann")
 		replace("space1", "note2")
 		equal("note2 without tags", names(forItems("note2")["note2"]))
-		if got, err := g.Tags.ForItems(ctx, "task", []string{"note1"}); err != nil || len(got["note1"]) != 0 {
+		if got, err := g.Tags.ForItems(ctx, nil, "task", []string{"note1"}); err != nil || len(got["note1"]) != 0 {
 			t.Fatalf("the tags of note1 as a task: %v, %v", got, err)
 		}
 	})

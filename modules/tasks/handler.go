@@ -49,7 +49,7 @@ func (h *Handler) get(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	return httpx.Write(c, http.StatusOK, v, toTaskResponse)
+	return httpx.WriteTagged(c, http.StatusOK, v.Item.ETag(), v, toTaskResponse)
 }
 
 // parseNotes validates optional, nullable task notes: absent or null is empty.
@@ -103,7 +103,8 @@ func (h *Handler) create(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	return httpx.Write(c, http.StatusCreated, v, toTaskResponse)
+	httpx.Location(c, "tasks", v.Item.ID)
+	return httpx.WriteTagged(c, http.StatusCreated, v.Item.ETag(), v, toTaskResponse)
 }
 
 func (h *Handler) update(c *gin.Context) error {
@@ -138,9 +139,9 @@ func (h *Handler) update(c *gin.Context) error {
 	if req.NotebookID.Present {
 		patch.NotebookID = &req.NotebookID.Value
 	}
-	v, err := h.svc.Update(c.Request.Context(), auth.FromGin(c), c.Param("id"), patch)
+	v, err := h.svc.Update(c.Request.Context(), auth.FromGin(c), c.Param("id"), patch, httpx.IfMatch(c))
 	if err != nil {
 		return err
 	}
-	return httpx.Write(c, http.StatusOK, v, toTaskResponse)
+	return httpx.WriteTagged(c, http.StatusOK, v.Item.ETag(), v, toTaskResponse)
 }

@@ -18,5 +18,6 @@ func migrations() db.Migrations {
 		Rollback: func(tx *gorm.DB) error { return tx.Migrator().DropTable(&Task{}) },
 	},
 		db.StoreDocumentAsText("202611221500_tasks_notes_json", "tasks", "notes"),
+		db.AddVersionColumn("202611232300_tasks_version", "tasks"),
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"folio/platform/auth"
+	"folio/platform/etag"
 	"folio/platform/items"
 	"folio/platform/markdown"
 	"folio/platform/paginate"
@@ -137,15 +138,16 @@ func (p Patch) Validate() error {
 
 // Update applies a PATCH. The notes are snapshotted before they are overwritten, in the same
 // transaction; a move needs write access to both notebooks and a free slot in the target.
-func (s *Service) Update(ctx context.Context, p *auth.Principal, id string, patch Patch) (View, error) {
+// ifMatch is checked against the task's ETag under its row's lock.
+func (s *Service) Update(ctx context.Context, p *auth.Principal, id string, patch Patch, ifMatch etag.IfMatch) (View, error) {
 	if err := patch.Validate(); err != nil {
 		return View{}, err
 	}
 	if patch == (Patch{}) {
 		// Nothing to change: no write, no snapshot, no audit entry, updatedAt unchanged.
-		return s.Get(ctx, p, id)
+		return s.items.Read(ctx, p, id, ifMatch)
 	}
-	change := items.Change{NotebookID: patch.NotebookID, Document: patch.Notes, Archived: patch.Archived, TargetAt: patch.TargetAt, FollowUpAt: patch.FollowUpAt}
+	change := items.Change{NotebookID: patch.NotebookID, Document: patch.Notes, Archived: patch.Archived, TargetAt: patch.TargetAt, FollowUpAt: patch.FollowUpAt, IfMatch: ifMatch}
 	return s.items.Update(ctx, p, id, change, func(t *Task) { applyFields(t, patch) })
 }
 
@@ -166,6 +168,7 @@ func applyFields(t *Task, patch Patch) {
 }
 
 // Delete removes a task from every read at once (soft delete) and gives its notebook slot back.
-func (s *Service) Delete(ctx context.Context, p *auth.Principal, id string) error {
-	return s.items.Delete(ctx, p, id)
+// ifMatch is checked against the task's ETag under its row's lock.
+func (s *Service) Delete(ctx context.Context, p *auth.Principal, id string, ifMatch etag.IfMatch) error {
+	return s.items.Delete(ctx, p, id, ifMatch)
 }

@@ -8,6 +8,7 @@ import (
 	"folio/modules/tasks"
 	"folio/platform/apierr"
 	"folio/platform/auth"
+	"folio/platform/etag"
 	"folio/platform/markdown"
 	"folio/platform/paginate"
 	"folio/tests/apitest"
@@ -25,7 +26,7 @@ func TestItemContract(t *testing.T) {
 				return g.Tasks.Create(ctx, p, tasks.NewTask{Title: "a task", NotebookID: notebookID, Notes: doc})
 			},
 			Patch: func(ctx context.Context, p *auth.Principal, id string, doc *markdown.Doc, notebookID *string) (tasks.View, error) {
-				return g.Tasks.Update(ctx, p, id, tasks.Patch{Notes: doc, NotebookID: notebookID})
+				return g.Tasks.Update(ctx, p, id, tasks.Patch{Notes: doc, NotebookID: notebookID}, etag.IfMatch{})
 			},
 		}
 	})
@@ -62,7 +63,7 @@ func TestTaskFields(t *testing.T) {
 
 		g.Clock.Advance(time.Minute)
 		title, status := "renamed", "IN_PROGRESS"
-		v, err = g.Tasks.Update(ctx, p, v.Item.ID, tasks.Patch{Title: &title, Status: &status})
+		v, err = g.Tasks.Update(ctx, p, v.Item.ID, tasks.Patch{Title: &title, Status: &status}, etag.IfMatch{})
 		if err != nil || v.Item.Title != "renamed" || v.Item.Status != "IN_PROGRESS" || v.Item.Priority != "MEDIUM" || !v.Item.UpdatedAt.Equal(g.Clock.Now()) {
 			t.Fatalf("updated %+v, %v", v.Item, err)
 		}
@@ -70,9 +71,9 @@ func TestTaskFields(t *testing.T) {
 			t.Fatalf("a title change took snapshots %+v (%v)", snaps, err)
 		}
 		blank, unknown := "", "WAITING"
-		_, err = g.Tasks.Update(ctx, p, v.Item.ID, tasks.Patch{Title: &blank})
+		_, err = g.Tasks.Update(ctx, p, v.Item.ID, tasks.Patch{Title: &blank}, etag.IfMatch{})
 		apitest.WantErr(t, err, tasks.ErrTitle)
-		_, err = g.Tasks.Update(ctx, p, v.Item.ID, tasks.Patch{Status: &unknown})
+		_, err = g.Tasks.Update(ctx, p, v.Item.ID, tasks.Patch{Status: &unknown}, etag.IfMatch{})
 		apitest.WantErr(t, err, tasks.ErrStatus)
 
 		list := func(status string) []string {

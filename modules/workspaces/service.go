@@ -167,8 +167,9 @@ func (s *Service) Invite(ctx context.Context, p *auth.Principal, workspaceID, em
 	})
 	if err == nil && created {
 		// A key of the new member may be restricted to this workspace and cached with the verdict
-		// NOT_WORKSPACE_MEMBER (it was removed before): forget every cached verdict.
-		s.authCache.Purge()
+		// NOT_WORKSPACE_MEMBER (it was removed before): forget every cached verdict, once the
+		// membership is committed.
+		db.AfterCommit(ctx, s.authCache.Purge)
 	}
 	return m, created, err
 }
@@ -218,8 +219,9 @@ func (s *Service) Remove(ctx context.Context, p *auth.Principal, workspaceID, us
 		return s.store.removeMember(ctx, tx, workspaceID, userID)
 	})
 	if err == nil {
-		// Keys of the removed user may be restricted to this workspace: forget every cached verdict.
-		s.authCache.Purge()
+		// Keys of the removed user may be restricted to this workspace: forget every cached verdict,
+		// once the removal is committed.
+		db.AfterCommit(ctx, s.authCache.Purge)
 	}
 	return err
 }

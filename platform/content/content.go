@@ -31,6 +31,7 @@ type Item struct {
 	NotebookID  string
 	WorkspaceID *string
 	Content     markdown.Doc
+	ETag        string // the item's ETag as loaded (an approval's If-Match is checked against it)
 }
 
 // Target is one kind of item whose content can be proposed and replaced.
@@ -48,6 +49,10 @@ type Target interface {
 	// snapshot of the previous content (with the given reason), tags, hasDecision, updatedAt and
 	// the audit entry named action (e.g. "note.approve"). The row must be locked by Lock first.
 	Replace(ctx context.Context, tx *gorm.DB, p *auth.Principal, item Item, doc markdown.Doc, reason, action string) error
+	// Touch records inside tx that the item's pending suggestion changed (suggested, superseded or
+	// rejected) without a change of its own fields: an item whose single read shows the pending
+	// suggestion gets a new version, and so a new ETag. The row must be locked by Lock first.
+	Touch(ctx context.Context, tx *gorm.DB, item Item) error
 }
 
 // Suggestion is a suggestion on the wire, its documents rendered: the suggestions module's answer

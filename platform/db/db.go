@@ -82,6 +82,9 @@ func Open(opts Options, log *zap.Logger) (*gorm.DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
 	}
+	if err := guardUnitWrites(gdb); err != nil {
+		return nil, err
+	}
 	sqlDB, err := gdb.DB()
 	if err != nil {
 		return nil, err
@@ -107,8 +110,13 @@ func ForUpdate(tx *gorm.DB) *gorm.DB {
 	return tx
 }
 
-// Transaction runs fn in a transaction on gdb bound to ctx.
+// Transaction runs fn in a transaction on gdb bound to ctx. When ctx carries a Unit (an
+// idempotent request), fn runs in the unit's transaction instead, which the unit's owner commits
+// once the response is known (see Unit).
 func Transaction(ctx context.Context, gdb *gorm.DB, fn func(tx *gorm.DB) error) error {
+	if u := unitFrom(ctx); u != nil {
+		return u.join(ctx, gdb, fn)
+	}
 	return gdb.WithContext(ctx).Transaction(fn)
 }
 

@@ -65,3 +65,21 @@ func StoreDocumentAsText(id, table, column string) *gormigrate.Migration {
 		Rollback: func(tx *gorm.DB) error { return alter(tx, "jsonb") },
 	}
 }
+
+// AddVersionColumn is a migration step that adds the version counter an ETag is made of
+// (`version BIGINT NOT NULL DEFAULT 1`: every existing row starts at version 1) to table. A
+// database created after the column joined the model already has it from the table's first step,
+// which creates the table from the model; the step then has nothing to do. table is written into
+// the SQL as it is: pass a constant.
+func AddVersionColumn(id, table string) *gormigrate.Migration {
+	return &gormigrate.Migration{
+		ID: id,
+		Migrate: func(tx *gorm.DB) error {
+			if tx.Migrator().HasColumn(table, "version") {
+				return nil
+			}
+			return tx.Exec(fmt.Sprintf("ALTER TABLE %s ADD COLUMN version BIGINT NOT NULL DEFAULT 1", table)).Error
+		},
+		Rollback: func(tx *gorm.DB) error { return tx.Migrator().DropColumn(table, "version") },
+	}
+}

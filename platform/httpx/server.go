@@ -17,9 +17,11 @@ import (
 // EngineParams are what the engine is built from.
 type EngineParams struct {
 	fx.In
-	Logger         *zap.Logger
-	Routes         []Routes          `group:"routes"`
-	APIGuard       []gin.HandlerFunc `group:"apiGuard"`
+	Logger   *zap.Logger
+	Routes   []Routes          `group:"routes"`
+	APIGuard []gin.HandlerFunc `group:"apiGuard"`
+	// APIAfterGuard run after the guard, on authenticated requests (the idempotency middleware).
+	APIAfterGuard  []gin.HandlerFunc `group:"apiAfterGuard"`
 	TrustedProxies TrustedProxies
 }
 
@@ -45,7 +47,7 @@ func NewEngine(p EngineParams) (*gin.Engine, error) {
 	e.NoRoute(func(c *gin.Context) { WriteError(c, apierr.ErrRouteNotFound) })
 	e.NoMethod(func(c *gin.Context) { WriteError(c, apierr.ErrMethodNotAllow) })
 
-	api := e.Group(APIBase, p.APIGuard...)
+	api := e.Group(APIBase, append(append([]gin.HandlerFunc{}, p.APIGuard...), p.APIAfterGuard...)...)
 	r := Router{Public: e, API: api}
 	for _, routes := range p.Routes {
 		routes.Register(r)
@@ -137,7 +139,7 @@ type Health struct{ DB Pinger }
 
 // Register implements Routes.
 func (h Health) Register(r Router) {
-	r.Public.GET("/healthz", func(c *gin.Context) { c.JSON(http.StatusOK, gin.H{"status": "ok"}) })
+	r.Public.GET("/healthz", func(c *gin.Context) { JSON(c, http.StatusOK, gin.H{"status": "ok"}) })
 	r.Public.GET("/readyz", func(c *gin.Context) {
 		ctx, cancel := context.WithTimeout(c.Request.Context(), 2*time.Second)
 		defer cancel()
@@ -145,6 +147,6 @@ func (h Health) Register(r Router) {
 			WriteError(c, apierr.ErrUnavailable.WithMessage("the database does not answer").Wrap(err))
 			return
 		}
-		c.JSON(http.StatusOK, gin.H{"status": "ready"})
+		JSON(c, http.StatusOK, gin.H{"status": "ready"})
 	})
 }

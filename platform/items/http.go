@@ -7,6 +7,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"folio/platform/auth"
+	"folio/platform/etag"
 	"folio/platform/httpx"
 	"folio/platform/paginate"
 )
@@ -29,13 +30,14 @@ func ListFromGin(c *gin.Context) (ListFilter, paginate.Params, error) {
 	return f, page, nil
 }
 
-// DeleteHandler answers DELETE on an item with {"ok": true} once remove has deleted it.
-func DeleteHandler(remove func(ctx context.Context, p *auth.Principal, id string) error) gin.HandlerFunc {
+// DeleteHandler answers DELETE on an item with {"ok": true} once remove has deleted it; the
+// request's If-Match goes to remove, which checks it under the row's lock.
+func DeleteHandler(remove func(ctx context.Context, p *auth.Principal, id string, ifMatch etag.IfMatch) error) gin.HandlerFunc {
 	return httpx.Handle(func(c *gin.Context) error {
-		if err := remove(c.Request.Context(), auth.FromGin(c), c.Param("id")); err != nil {
+		if err := remove(c.Request.Context(), auth.FromGin(c), c.Param("id"), httpx.IfMatch(c)); err != nil {
 			return err
 		}
-		c.JSON(http.StatusOK, httpx.OK)
+		httpx.JSON(c, http.StatusOK, httpx.OK)
 		return nil
 	})
 }

@@ -23,6 +23,7 @@ import (
 	"folio/platform/auth"
 	"folio/platform/clock"
 	"folio/platform/db"
+	"folio/platform/etag"
 	"folio/platform/markdown"
 )
 
@@ -40,6 +41,10 @@ type Shape[Row any] struct {
 	// Derive, when not nil, sets the columns a module computes from the document (a note's
 	// hasDecision) whenever the document is written.
 	Derive func(row *Row, doc markdown.Doc)
+	// ShowsPending says that a single read of the item shows its pending suggestion (a note's
+	// pendingSuggestion): then suggesting and rejecting bump the item's version too, so that its
+	// ETag changes whenever what a GET shows does (see Target's Touch).
+	ShowsPending bool
 }
 
 // Columns are the columns every item row has besides its document. Notes and tasks embed it (GORM
@@ -59,7 +64,13 @@ type Columns struct {
 	// DeletedAt is set by a delete: the row stays so that cursors and audit entries naming it stay
 	// valid; every read filters it out.
 	DeletedAt *time.Time
+	// Version counts the row's writes: 1 when created, incremented by every UPDATE of the row, in
+	// that UPDATE (the row is locked when it is read for the write). The item's ETag is made of it.
+	Version int64 `gorm:"not null;default:1"`
 }
+
+// ETag is the item's strong ETag (CONTRACT.md section 12).
+func (c *Columns) ETag() string { return etag.Of(c.Version) }
 
 // ItemColumns returns c; embedded in a row type, it is the row's Shape.Columns.
 func (c *Columns) ItemColumns() *Columns { return c }
@@ -105,8 +116,8 @@ func TagList(tags []Tag) []Tag {
 type Tags interface {
 	// Replace makes found the item's tags in the space, inside tx.
 	Replace(ctx context.Context, tx *gorm.DB, spaceID, itemKind, itemID string, found []markdown.Tag) error
-	// ForItems returns the tags of each item, in one query.
-	ForItems(ctx context.Context, itemKind string, itemIDs []string) (map[string][]Tag, error)
+	// ForItems returns the tags of each item, in one query, in tx (nil: outside a transaction).
+	ForItems(ctx context.Context, tx *gorm.DB, itemKind string, itemIDs []string) (map[string][]Tag, error)
 }
 
 // Versions saves a snapshot of an item's document before it is overwritten (the versions module

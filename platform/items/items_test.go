@@ -15,6 +15,7 @@ import (
 	"folio/platform/auth"
 	"folio/platform/clock"
 	"folio/platform/db"
+	"folio/platform/etag"
 	"folio/platform/ids"
 	"folio/platform/items"
 	"folio/platform/markdown"
@@ -86,7 +87,7 @@ func (l *tagLog) Replace(_ context.Context, _ *gorm.DB, spaceID, _, itemID strin
 	return nil
 }
 
-func (l *tagLog) ForItems(_ context.Context, _ string, itemIDs []string) (map[string][]items.Tag, error) {
+func (l *tagLog) ForItems(_ context.Context, _ *gorm.DB, _ string, itemIDs []string) (map[string][]items.Tag, error) {
 	out := map[string][]items.Tag{}
 	for _, id := range itemIDs {
 		out[id] = l.byItem[id]
@@ -310,7 +311,7 @@ func TestDeleteIsSoftAndGivesTheSlotBack(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t)
 	w := f.create(t, "team", "gone soon").Item
-	if err := f.svc.Delete(ctx, f.p, w.ID); err != nil {
+	if err := f.svc.Delete(ctx, f.p, w.ID, etag.IfMatch{}); err != nil {
 		t.Fatal(err)
 	}
 	if f.nbs.count["team"] != 0 || f.audit.actions[len(f.audit.actions)-1] != "widget.delete "+w.ID+" in team" {
@@ -323,7 +324,7 @@ func TestDeleteIsSoftAndGivesTheSlotBack(t *testing.T) {
 	if _, err := f.svc.Get(ctx, f.p, w.ID); !errors.Is(err, errWidgetNotFound) {
 		t.Fatalf("Get after Delete: %v", err)
 	}
-	if err := f.svc.Delete(ctx, f.p, w.ID); !errors.Is(err, errWidgetNotFound) {
+	if err := f.svc.Delete(ctx, f.p, w.ID, etag.IfMatch{}); !errors.Is(err, errWidgetNotFound) {
 		t.Fatalf("second Delete: %v", err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"folio/platform/auditlog"
 	"folio/platform/auth"
 	"folio/platform/db"
+	"folio/platform/etag"
 	"folio/platform/ids"
 	"folio/platform/markdown"
 )
@@ -24,7 +25,7 @@ func (s *Service[Row]) Create(ctx context.Context, p *auth.Principal, notebookID
 	}
 	now := s.clock.Now()
 	c := s.shape.Columns(&row)
-	c.ID, c.NotebookID, c.CreatedByID, c.CreatedAt, c.UpdatedAt = ids.New(), notebookID, p.UserID, now, now
+	c.ID, c.NotebookID, c.CreatedByID, c.CreatedAt, c.UpdatedAt, c.Version = ids.New(), notebookID, p.UserID, now, now, 1
 	s.setDocument(&row, stored, doc)
 	return s.viewAfter(ctx, &row, func(tx *gorm.DB) error {
 		nb, err := s.notebooks.ItemNotebook(ctx, tx, p, notebookID)
@@ -45,12 +46,19 @@ func (s *Service[Row]) Create(ctx context.Context, p *auth.Principal, notebookID
 }
 
 // viewAfter runs write in a transaction, then answers with row, which write may have changed,
-// and its tags as committed.
+// and its tags, read at the end of the same transaction: an idempotent request commits after its
+// response is rendered (db.Unit), so another connection would not see them yet.
 func (s *Service[Row]) viewAfter(ctx context.Context, row *Row, write func(tx *gorm.DB) error) (View[Row], error) {
-	if err := db.Transaction(ctx, s.db, write); err != nil {
-		return View[Row]{}, err
-	}
-	return s.view(ctx, *row)
+	var v View[Row]
+	err := db.Transaction(ctx, s.db, func(tx *gorm.DB) error {
+		if err := write(tx); err != nil {
+			return err
+		}
+		var err error
+		v, err = s.view(ctx, tx, *row)
+		return err
+	})
+	return v, err
 }
 
 // setDocument writes a new document and what the module derives from it onto row.
@@ -65,22 +73,22 @@ func (s *Service[Row]) record(ctx context.Context, tx *gorm.DB, p *auth.Principa
 	return s.audit.Record(ctx, tx, p, auditlog.Entry{Action: action, ResourceType: s.shape.Name, ResourceID: id, WorkspaceID: nb.WorkspaceID, NotebookID: &nb.ID})
 }
 
-// view adds the item's tags.
-func (s *Service[Row]) view(ctx context.Context, row Row) (View[Row], error) {
-	views, err := s.withTags(ctx, []Row{row})
+// view adds the item's tags, read in tx (nil: outside a transaction).
+func (s *Service[Row]) view(ctx context.Context, tx *gorm.DB, row Row) (View[Row], error) {
+	views, err := s.withTags(ctx, tx, []Row{row})
 	if err != nil {
 		return View[Row]{}, err
 	}
 	return views[0], nil
 }
 
-// withTags adds their tags to rows, read in one query.
-func (s *Service[Row]) withTags(ctx context.Context, rows []Row) ([]View[Row], error) {
+// withTags adds their tags to rows, read in one query in tx (nil: outside a transaction).
+func (s *Service[Row]) withTags(ctx context.Context, tx *gorm.DB, rows []Row) ([]View[Row], error) {
 	itemIDs := make([]string, len(rows))
 	for i := range rows {
 		itemIDs[i] = s.shape.Columns(&rows[i]).ID
 	}
-	byItem, err := s.tags.ForItems(ctx, s.shape.Name, itemIDs)
+	byItem, err := s.tags.ForItems(ctx, tx, s.shape.Name, itemIDs)
 	if err != nil {
 		return nil, err
 	}
@@ -100,7 +108,20 @@ func (s *Service[Row]) Get(ctx context.Context, p *auth.Principal, id string) (V
 	if err != nil {
 		return View[Row]{}, err
 	}
-	return s.view(ctx, row)
+	return s.view(ctx, nil, row)
+}
+
+// Read is the answer to a PATCH that changes nothing: the item as Get returns it, provided that
+// ifMatch matches it (no write follows, so there is nothing to race with).
+func (s *Service[Row]) Read(ctx context.Context, p *auth.Principal, id string, ifMatch etag.IfMatch) (View[Row], error) {
+	v, err := s.Get(ctx, p, id)
+	if err != nil {
+		return View[Row]{}, err
+	}
+	if err := ifMatch.Check(s.shape.Columns(&v.Item).ETag()); err != nil {
+		return View[Row]{}, err
+	}
+	return v, nil
 }
 
 // VisibleNotebooks builds the subquery of the ids of the notebooks the caller may see, a fresh one
@@ -120,7 +141,7 @@ func (s *Service[Row]) List(ctx context.Context, p *auth.Principal, f ListFilter
 	if err != nil {
 		return nil, nil, err
 	}
-	views, err := s.withTags(ctx, rows)
+	views, err := s.withTags(ctx, nil, rows)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -134,11 +155,15 @@ type Change struct {
 	Archived   *bool
 	TargetAt   **time.Time // set to a nil *time.Time to clear
 	FollowUpAt **time.Time
+	// IfMatch is the request's If-Match: checked against the item's ETag under the row's lock,
+	// before anything changes (412 PRECONDITION_FAILED when stale).
+	IfMatch etag.IfMatch
 }
 
 // Update applies a PATCH to the item id in one transaction. The write path, in order:
 //
-//  1. lock the item's row (getInNotebook with lock) and check the principal may use its notebook;
+//  1. lock the item's row (getInNotebook with lock) and check the principal may use its notebook,
+//     then If-Match against the locked row's ETag (a check before the lock would race);
 //  2. a move: check the target notebook, take a slot there, give one back in the old notebook;
 //  3. a new document that differs from the stored one: snapshot the stored one (versions), then
 //     set the new one and what the module derives from it (Shape.Derive);
@@ -161,6 +186,9 @@ func (s *Service[Row]) Update(ctx context.Context, p *auth.Principal, id string,
 			return err
 		}
 		c := s.shape.Columns(&row)
+		if err := change.IfMatch.Check(c.ETag()); err != nil {
+			return err
+		}
 		spaceChanged := false
 		if change.NotebookID != nil && *change.NotebookID != c.NotebookID {
 			target, err := s.notebooks.ItemNotebook(ctx, tx, p, *change.NotebookID)
@@ -224,8 +252,9 @@ func (s *Service[Row]) Update(ctx context.Context, p *auth.Principal, id string,
 }
 
 // Delete removes an item from every read at once; its row stays (soft delete) so that cursors and
-// the audit entries naming it stay valid. Its notebook slot is given back.
-func (s *Service[Row]) Delete(ctx context.Context, p *auth.Principal, id string) error {
+// the audit entries naming it stay valid. Its notebook slot is given back. ifMatch is checked
+// against the locked row's ETag.
+func (s *Service[Row]) Delete(ctx context.Context, p *auth.Principal, id string, ifMatch etag.IfMatch) error {
 	if !ids.Valid(id) {
 		return s.shape.NotFound
 	}
@@ -235,6 +264,9 @@ func (s *Service[Row]) Delete(ctx context.Context, p *auth.Principal, id string)
 			return err
 		}
 		c := s.shape.Columns(&row)
+		if err := ifMatch.Check(c.ETag()); err != nil {
+			return err
+		}
 		now := s.clock.Now()
 		c.DeletedAt, c.UpdatedAt = &now, now
 		if err := s.save(ctx, tx, &row); err != nil {

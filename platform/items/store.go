@@ -53,7 +53,15 @@ func (s *Service[Row]) create(ctx context.Context, tx *gorm.DB, row *Row) error 
 	return tx.WithContext(ctx).Create(row).Error
 }
 
-// save writes every column of row but those that never change.
+// save writes every column of row but those that never change, and the next version. The row was
+// read under its lock in this transaction, so the version read plus one is the row's next one.
 func (s *Service[Row]) save(ctx context.Context, tx *gorm.DB, row *Row) error {
+	s.shape.Columns(row).Version++
 	return tx.WithContext(ctx).Select("*").Omit("id", "created_at", "created_by_id").Updates(row).Error
+}
+
+// touch increments the version of the item id alone (its row is locked by the caller's transaction).
+func (s *Service[Row]) touch(ctx context.Context, tx *gorm.DB, id string) error {
+	var row Row
+	return tx.WithContext(ctx).Model(&row).Where("id = ?", id).UpdateColumn("version", gorm.Expr("version + 1")).Error
 }

@@ -42,7 +42,15 @@ func (t target[Row]) load(ctx context.Context, tx *gorm.DB, p *auth.Principal, i
 	if err != nil {
 		return content.Item{}, err
 	}
-	return content.Item{Kind: s.shape.Name, ID: c.ID, NotebookID: nb.ID, WorkspaceID: nb.WorkspaceID, Content: doc}, nil
+	return content.Item{Kind: s.shape.Name, ID: c.ID, NotebookID: nb.ID, WorkspaceID: nb.WorkspaceID, Content: doc, ETag: c.ETag()}, nil
+}
+
+// Touch bumps the item's version when a read of it shows its pending suggestion (Shape.ShowsPending).
+func (t target[Row]) Touch(ctx context.Context, tx *gorm.DB, item content.Item) error {
+	if !t.s.shape.ShowsPending {
+		return nil
+	}
+	return t.s.touch(ctx, tx, item.ID)
 }
 
 // Replace snapshots the stored document whatever doc is; only a PATCH skips an unchanged one.

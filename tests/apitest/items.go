@@ -10,6 +10,7 @@ import (
 	"folio/platform/apierr"
 	"folio/platform/auth"
 	"folio/platform/config"
+	"folio/platform/etag"
 	"folio/platform/items"
 	"folio/platform/markdown"
 	"folio/platform/paginate"
@@ -28,7 +29,7 @@ type ItemService[Row any] struct {
 	NotFound *apierr.Error // the kind's 404
 	Service  interface {
 		Get(ctx context.Context, p *auth.Principal, id string) (items.View[Row], error)
-		Delete(ctx context.Context, p *auth.Principal, id string) error
+		Delete(ctx context.Context, p *auth.Principal, id string, ifMatch etag.IfMatch) error
 	}
 	Create func(ctx context.Context, p *auth.Principal, notebookID string, doc markdown.Doc) (items.View[Row], error)
 	// Patch replaces the item's document (a note's content, a task's notes) and moves it to
@@ -188,7 +189,10 @@ type itemOpsOf struct {
 func itemOps[Row any](a ItemService[Row], view func(items.View[Row]) item) itemOpsOf {
 	wrap := func(v items.View[Row], err error) (item, error) { return view(v), err }
 	return itemOpsOf{
-		Kind: a.Kind, NotFound: a.NotFound, Delete: a.Service.Delete,
+		Kind: a.Kind, NotFound: a.NotFound,
+		Delete: func(ctx context.Context, p *auth.Principal, id string) error {
+			return a.Service.Delete(ctx, p, id, etag.IfMatch{})
+		},
 		Create: func(ctx context.Context, p *auth.Principal, notebookID string, doc markdown.Doc) (item, error) {
 			return wrap(a.Create(ctx, p, notebookID, doc))
 		},

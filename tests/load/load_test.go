@@ -107,7 +107,7 @@ func newClient(s *apitest.Server, key string, conc int) *Client {
 func (c *Client) Close() { c.http.CloseIdleConnections() }
 
 // do sends one request and reads the whole response.
-func (c *Client) do(method, path string, body []byte, buf *bytes.Buffer) (int, error) {
+func (c *Client) do(method, path string, body []byte, idemKey string, buf *bytes.Buffer) (int, error) {
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
@@ -117,6 +117,9 @@ func (c *Client) do(method, path string, body []byte, buf *bytes.Buffer) (int, e
 		return 0, err
 	}
 	req.Header.Set("Authorization", "Bearer "+c.key)
+	if idemKey != "" {
+		req.Header.Set("Idempotency-Key", idemKey)
+	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
@@ -137,7 +140,12 @@ type Target struct {
 	Status int // the status every response must have
 	Conc   int // client goroutines; 0 means the run's concurrency
 	Req    func(i int) (path string, body []byte)
+	// Idempotent requests carry an Idempotency-Key never sent before (so each one writes).
+	Idempotent bool
 }
+
+// idemSeq numbers the Idempotency-Keys of a test binary's run.
+var idemSeq atomic.Int64
 
 // Result is one measured run.
 type Result struct {
@@ -195,8 +203,12 @@ func drive(c *Client, conc, n int, tgt Target, deadline time.Time) Result {
 					break
 				}
 				path, body := tgt.Req(i)
+				var idemKey string
+				if tgt.Idempotent {
+					idemKey = fmt.Sprintf("load-%d", idemSeq.Add(1))
+				}
 				t0 := time.Now()
-				status, err := c.do(tgt.Method, path, body, &buf)
+				status, err := c.do(tgt.Method, path, body, idemKey, &buf)
 				lat = append(lat, time.Since(t0))
 				if err != nil || status != tgt.Status {
 					errs.Add(1)
@@ -240,6 +252,8 @@ func Targets(d Seeded) []Target {
 				return "/notes?notebookId=" + d.CallerNotebooks[i%len(d.CallerNotebooks)], nil
 			}},
 		{Name: "create", Method: http.MethodPost, Status: http.StatusCreated,
+			Req: func(i int) (string, []byte) { return "/notes", create(i) }},
+		{Name: "create-idempotent", Method: http.MethodPost, Status: http.StatusCreated, Idempotent: true,
 			Req: func(i int) (string, []byte) { return "/notes", create(i) }},
 	}
 }
@@ -346,7 +360,7 @@ func BenchmarkNotesAPI(b *testing.B) {
 func checkShape(t testing.TB, c *Client, d Seeded) {
 	t.Helper()
 	var buf bytes.Buffer
-	status, err := c.do(http.MethodGet, "/notes", nil, &buf)
+	status, err := c.do(http.MethodGet, "/notes", nil, "", &buf)
 	if err != nil || status != http.StatusOK {
 		t.Fatalf("GET /notes: %d %v: %s", status, err, buf.String())
 	}

@@ -1,0 +1,145 @@
+package db_test
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"testing"
+
+	"gorm.io/gorm"
+
+	"folio/platform/db"
+	"folio/tests/testenv"
+)
+
+type unitRow struct {
+	ID string `gorm:"primaryKey;size:24"`
+}
+
+// openEmpty opens an empty database of kind, closed when the test ends.
+func openEmpty(t *testing.T, kind string) *gorm.DB {
+	t.Helper()
+	opts := db.Options{SQLitePath: filepath.Join(t.TempDir(), "t.db"), MaxOpenConns: 4, MaxIdleConns: 4}
+	if kind == "postgres" {
+		opts.URL = testenv.EmptyPostgresDB(t)
+	}
+	gdb, err := db.Open(opts, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if sqlDB, err := gdb.DB(); err == nil {
+			_ = sqlDB.Close()
+		}
+	})
+	return gdb
+}
+
+// TestUnit: within a unit, every Transaction joins one transaction that commits only with the
+// unit (AfterCommit functions after it), rolls back whole, and a write outside it is refused.
+func TestUnit(t *testing.T) {
+	for _, kind := range []string{"sqlite", "postgres"} {
+		t.Run(kind, func(t *testing.T) {
+			gdb := openEmpty(t, kind)
+			if err := gdb.Migrator().CreateTable(&unitRow{}); err != nil {
+				t.Fatal(err)
+			}
+			count := func() (n int64) {
+				if err := gdb.Model(&unitRow{}).Count(&n).Error; err != nil {
+					t.Fatal(err)
+				}
+				return n
+			}
+			insert := func(id string) func(tx *gorm.DB) error {
+				return func(tx *gorm.DB) error { return tx.Create(&unitRow{ID: id}).Error }
+			}
+
+			ctx, u := db.WithUnit(context.Background())
+			after := 0
+			if err := db.Transaction(ctx, gdb, insert("a")); err != nil {
+				t.Fatal(err)
+			}
+			if err := db.Transaction(ctx, gdb, insert("b")); err != nil {
+				t.Fatal(err)
+			}
+			db.AfterCommit(ctx, func() { after++ })
+			if count() != 0 || after != 0 {
+				t.Fatal("a unit's write is visible before its commit")
+			}
+			// A write that does not go through Transaction is refused while the unit is open.
+			if err := gdb.WithContext(ctx).Create(&unitRow{ID: "stray"}).Error; err == nil {
+				t.Fatal("a write outside the unit's transaction was accepted")
+			}
+			if err := u.Commit(); err != nil {
+				t.Fatal(err)
+			}
+			if count() != 2 || after != 1 {
+				t.Fatalf("after commit: %d rows, AfterCommit ran %d times", count(), after)
+			}
+
+			// A failed part rolls the whole unit back; later parts are refused; AfterCommit never runs.
+			ctx, u = db.WithUnit(context.Background())
+			after = 0
+			_ = db.Transaction(ctx, gdb, insert("c"))
+			db.AfterCommit(ctx, func() { after++ })
+			boom := errors.New("boom")
+			if err := db.Transaction(ctx, gdb, func(*gorm.DB) error { return boom }); !errors.Is(err, boom) {
+				t.Fatalf("failed part: %v", err)
+			}
+			if err := db.Transaction(ctx, gdb, insert("d")); err == nil {
+				t.Fatal("a part after a failed one ran")
+			}
+			if err := u.Commit(); err == nil {
+				t.Fatal("a failed unit committed")
+			}
+			u.Rollback()
+			if count() != 2 || after != 0 {
+				t.Fatalf("after rollback: %d rows, AfterCommit ran %d times", count(), after)
+			}
+			// Without a unit, AfterCommit runs at once.
+			db.AfterCommit(context.Background(), func() { after++ })
+			if after != 1 {
+				t.Fatal("AfterCommit without a unit did not run")
+			}
+		})
+	}
+}
+
+type versioned struct {
+	ID      string `gorm:"primaryKey;size:24"`
+	Version int64  `gorm:"not null;default:1"`
+}
+
+// TestAddVersionColumn: on a table created before the column existed, the step adds it and every
+// existing row reads version 1; on a table created from a model that has it, the step does nothing.
+func TestAddVersionColumn(t *testing.T) {
+	for _, kind := range []string{"sqlite", "postgres"} {
+		t.Run(kind, func(t *testing.T) {
+			gdb := openEmpty(t, kind)
+			if err := gdb.Exec("CREATE TABLE olds (id VARCHAR(24) PRIMARY KEY)").Error; err != nil {
+				t.Fatal(err)
+			}
+			if err := gdb.Exec("INSERT INTO olds (id) VALUES ('a'), ('b')").Error; err != nil {
+				t.Fatal(err)
+			}
+			if err := gdb.Migrator().CreateTable(&versioned{}); err != nil {
+				t.Fatal(err)
+			}
+			steps := []db.Migrations{{db.AddVersionColumn("200001010000_olds_version", "olds"), db.AddVersionColumn("200001010001_versioneds_version", "versioneds")}}
+			if err := db.Migrate(gdb, steps); err != nil {
+				t.Fatal(err)
+			}
+			var versions []int64
+			if err := gdb.Table("olds").Order("id").Pluck("version", &versions).Error; err != nil || len(versions) != 2 || versions[0] != 1 || versions[1] != 1 {
+				t.Fatalf("versions of existing rows %v, %v", versions, err)
+			}
+			if err := gdb.Exec("INSERT INTO olds (id) VALUES ('c')").Error; err != nil {
+				t.Fatal(err)
+			}
+			var v int64
+			if err := gdb.Table("olds").Where("id = 'c'").Pluck("version", &v).Error; err != nil || v != 1 {
+				t.Fatalf("a new row's version %d, %v", v, err)
+			}
+		})
+	}
+}
