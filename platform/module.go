@@ -17,6 +17,7 @@ import (
 	"go.uber.org/zap/zapcore"
 	"gorm.io/gorm"
 
+	"folio/platform/apiref"
 	"folio/platform/auth"
 	"folio/platform/clock"
 	"folio/platform/config"
@@ -45,6 +46,7 @@ var Module = fx.Module("platform",
 		func(c config.Config) httpx.TrustedProxies { return c.TrustedProxies },
 		func(c config.Config) httpx.CORSOrigins { return c.CORSOrigins },
 		httpx.AsRoutes(newHealth),
+		httpx.AsRoutes(apiref.New),
 		httpx.NewEngine,
 		newServer,
 	),
