@@ -1,6 +1,6 @@
 // Package platform wires what every module shares into one fx module: configuration, logging,
-// the clock, the database and its migrations, the HTTP engine and server, authentication and the
-// rate limiters. Each piece lives in its own package and is usable without fx; this file only
+// the clock, the database and its migrations, the HTTP engine and server, the OpenAPI document,
+// authentication and the rate limiters. Each piece lives in its own package and is usable without fx; this file only
 // connects them.
 package platform
 
@@ -17,6 +17,7 @@ import (
 	"go.uber.org/zap/zapcore"
 	"gorm.io/gorm"
 
+	"folio/platform/apidoc"
 	"folio/platform/apiref"
 	"folio/platform/auth"
 	"folio/platform/clock"
@@ -46,6 +47,9 @@ var Module = fx.Module("platform",
 		func(c config.Config) httpx.TrustedProxies { return c.TrustedProxies },
 		func(c config.Config) httpx.CORSOrigins { return c.CORSOrigins },
 		httpx.AsRoutes(newHealth),
+		// The OpenAPI document, assembled once at start from the modules' parts and served as is.
+		apidoc.New,
+		httpx.AsRoutes(func(d *apidoc.Document) *apidoc.Document { return d }),
 		httpx.AsRoutes(apiref.New),
 		httpx.NewEngine,
 		newServer,

@@ -3,12 +3,20 @@
 package audit
 
 import (
+	_ "embed"
+
 	"go.uber.org/fx"
 
+	"folio/platform/apidoc"
 	"folio/platform/auditlog"
 	"folio/platform/db"
 	"folio/platform/httpx"
 )
+
+// openapiYAML is the module's part of the OpenAPI document: its routes, beside its handler.
+//
+//go:embed openapi.yaml
+var openapiYAML []byte
 
 // Module wires the audit module.
 var Module = fx.Module("audit",
@@ -18,6 +26,7 @@ var Module = fx.Module("audit",
 		NewService,
 		func(s *Service) auditlog.Recorder { return s },
 		httpx.AsRoutes(NewHandler),
+		apidoc.AsPart("audit", openapiYAML),
 		db.AsMigrations(migrations),
 	),
 )

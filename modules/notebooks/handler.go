@@ -40,7 +40,7 @@ func (h *Handler) get(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	c.JSON(http.StatusOK, toNotebookResponse(n))
+	httpx.JSON(c, http.StatusOK, toNotebookResponse(n))
 	return nil
 }
 
@@ -61,6 +61,7 @@ func (h *Handler) create(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	c.JSON(http.StatusCreated, toNotebookResponse(n))
+	httpx.Location(c, "notebooks", n.ID)
+	httpx.JSON(c, http.StatusCreated, toNotebookResponse(n))
 	return nil
 }

@@ -3,15 +3,23 @@
 package notebooks
 
 import (
+	_ "embed"
+
 	"go.uber.org/fx"
 
 	"folio/modules/workspaces"
+	"folio/platform/apidoc"
 	"folio/platform/auditlog"
 	"folio/platform/auth"
 	"folio/platform/db"
 	"folio/platform/httpx"
 	"folio/platform/items"
 )
+
+// openapiYAML is the module's part of the OpenAPI document: its routes, beside its handler.
+//
+//go:embed openapi.yaml
+var openapiYAML []byte
 
 // Module wires the notebooks module.
 var Module = fx.Module("notebooks",
@@ -21,6 +29,7 @@ var Module = fx.Module("notebooks",
 		NewAccess,
 		NewService,
 		httpx.AsRoutes(NewHandler),
+		apidoc.AsPart("notebooks", openapiYAML),
 		db.AsMigrations(migrations),
 		auditlog.DeclareResourceType(ResourceType),
 		func(a *Access) auth.RestrictionChecker { return a },

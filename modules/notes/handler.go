@@ -65,7 +65,7 @@ func (h *Handler) get(c *gin.Context) error {
 			return err
 		}
 	}
-	c.JSON(http.StatusOK, noteWithPending{noteResponse: resp, PendingSuggestion: toSuggestionResponse(pending)})
+	httpx.JSON(c, http.StatusOK, noteWithPending{noteResponse: resp, PendingSuggestion: toSuggestionResponse(pending)})
 	return nil
 }
 
@@ -97,6 +97,7 @@ func (h *Handler) create(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
+	httpx.Location(c, "notes", v.Item.ID)
 	return httpx.Write(c, http.StatusCreated, v, toNoteResponse)
 }
 

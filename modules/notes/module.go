@@ -4,13 +4,21 @@
 package notes
 
 import (
+	_ "embed"
+
 	"go.uber.org/fx"
 
+	"folio/platform/apidoc"
 	"folio/platform/auditlog"
 	"folio/platform/content"
 	"folio/platform/db"
 	"folio/platform/httpx"
 )
+
+// openapiYAML is the module's part of the OpenAPI document: its routes, beside its handler.
+//
+//go:embed openapi.yaml
+var openapiYAML []byte
 
 // Module wires the notes module.
 var Module = fx.Module("notes",
@@ -20,6 +28,7 @@ var Module = fx.Module("notes",
 		NewService,
 		content.AsTarget(NewTarget),
 		httpx.AsRoutes(NewHandler),
+		apidoc.AsPart("notes", openapiYAML),
 		db.AsMigrations(migrations),
 		auditlog.DeclareResourceType(ItemKind),
 	),

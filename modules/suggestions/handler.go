@@ -49,7 +49,8 @@ func (h *Handler) suggest(kind string) httpx.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		c.JSON(http.StatusCreated, resp)
+		httpx.Location(c, "suggestions", sg.ID)
+		httpx.JSON(c, http.StatusCreated, resp)
 		return nil
 	}
 }
@@ -72,7 +73,7 @@ func (h *Handler) approve(c *gin.Context) error {
 	if err := h.svc.Approve(c.Request.Context(), auth.FromGin(c), c.Param("id")); err != nil {
 		return err
 	}
-	c.JSON(http.StatusOK, gin.H{"ok": true, "status": StatusApproved})
+	httpx.JSON(c, http.StatusOK, gin.H{"ok": true, "status": StatusApproved})
 	return nil
 }
 
@@ -80,6 +81,6 @@ func (h *Handler) reject(c *gin.Context) error {
 	if err := h.svc.Reject(c.Request.Context(), auth.FromGin(c), c.Param("id")); err != nil {
 		return err
 	}
-	c.JSON(http.StatusOK, gin.H{"ok": true, "status": StatusRejected})
+	httpx.JSON(c, http.StatusOK, gin.H{"ok": true, "status": StatusRejected})
 	return nil
 }

@@ -5,12 +5,20 @@
 package suggestions
 
 import (
+	_ "embed"
+
 	"go.uber.org/fx"
 
+	"folio/platform/apidoc"
 	"folio/platform/content"
 	"folio/platform/db"
 	"folio/platform/httpx"
 )
+
+// openapiYAML is the module's part of the OpenAPI document: its routes, beside its handler.
+//
+//go:embed openapi.yaml
+var openapiYAML []byte
 
 // Module wires the suggestions module.
 var Module = fx.Module("suggestions",
@@ -20,6 +28,7 @@ var Module = fx.Module("suggestions",
 		NewService,
 		func(s *Service) content.Pending { return s },
 		httpx.AsRoutes(NewHandler),
+		apidoc.AsPart("suggestions", openapiYAML),
 		db.AsMigrations(migrations),
 	),
 )

@@ -103,6 +103,7 @@ func (h *Handler) create(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
+	httpx.Location(c, "tasks", v.Item.ID)
 	return httpx.Write(c, http.StatusCreated, v, toTaskResponse)
 }
 

@@ -4,13 +4,21 @@
 package tasks
 
 import (
+	_ "embed"
+
 	"go.uber.org/fx"
 
+	"folio/platform/apidoc"
 	"folio/platform/auditlog"
 	"folio/platform/content"
 	"folio/platform/db"
 	"folio/platform/httpx"
 )
+
+// openapiYAML is the module's part of the OpenAPI document: its routes, beside its handler.
+//
+//go:embed openapi.yaml
+var openapiYAML []byte
 
 // Module wires the tasks module.
 var Module = fx.Module("tasks",
@@ -20,6 +28,7 @@ var Module = fx.Module("tasks",
 		NewService,
 		content.AsTarget(NewTarget),
 		httpx.AsRoutes(NewHandler),
+		apidoc.AsPart("tasks", openapiYAML),
 		db.AsMigrations(migrations),
 		auditlog.DeclareResourceType(ItemKind),
 	),

@@ -49,7 +49,8 @@ func (h *Handler) create(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	c.JSON(http.StatusCreated, toWorkspaceResponse(v))
+	httpx.Location(c, "workspaces", v.Workspace.ID)
+	httpx.JSON(c, http.StatusCreated, toWorkspaceResponse(v))
 	return nil
 }
 
@@ -69,8 +70,9 @@ func (h *Handler) invite(c *gin.Context) error {
 	status := http.StatusOK
 	if created {
 		status = http.StatusCreated
+		httpx.Location(c, "workspaces", m.WorkspaceID, "members", m.UserID)
 	}
-	c.JSON(status, membershipResponse{WorkspaceID: m.WorkspaceID, UserID: m.UserID, Role: m.Role})
+	httpx.JSON(c, status, membershipResponse{WorkspaceID: m.WorkspaceID, UserID: m.UserID, Role: m.Role})
 	return nil
 }
 
@@ -78,6 +80,6 @@ func (h *Handler) remove(c *gin.Context) error {
 	if err := h.svc.Remove(c.Request.Context(), auth.FromGin(c), c.Param("id"), c.Param("userId")); err != nil {
 		return err
 	}
-	c.JSON(http.StatusOK, httpx.OK)
+	httpx.JSON(c, http.StatusOK, httpx.OK)
 	return nil
 }

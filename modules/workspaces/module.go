@@ -3,12 +3,20 @@
 package workspaces
 
 import (
+	_ "embed"
+
 	"go.uber.org/fx"
 
 	"folio/modules/accounts"
+	"folio/platform/apidoc"
 	"folio/platform/db"
 	"folio/platform/httpx"
 )
+
+// openapiYAML is the module's part of the OpenAPI document: its routes, beside its handler.
+//
+//go:embed openapi.yaml
+var openapiYAML []byte
 
 // Module wires the workspaces module.
 var Module = fx.Module("workspaces",
@@ -17,6 +25,7 @@ var Module = fx.Module("workspaces",
 	fx.Provide(
 		NewService,
 		httpx.AsRoutes(NewHandler),
+		apidoc.AsPart("workspaces", openapiYAML),
 		db.AsMigrations(migrations),
 		// The accounts module's directory is this module's user directory.
 		func(d *accounts.Directory) UserDirectory { return d },

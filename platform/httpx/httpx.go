@@ -140,5 +140,6 @@ func WriteError(c *gin.Context, err error) {
 		c.Header(k, v)
 	}
 	c.Set(ctxErrCode, ae.Code)
-	c.AbortWithStatusJSON(ae.Status, envelope{Error: envelopeBody{Code: ae.Code, Message: ae.Message, RequestID: RequestID(c)}})
+	c.Abort()
+	JSON(c, ae.Status, envelope{Error: envelopeBody{Code: ae.Code, Message: ae.Message, RequestID: RequestID(c)}})
 }

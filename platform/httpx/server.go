@@ -146,7 +146,7 @@ type Health struct{ DB Pinger }
 
 // Register implements Routes.
 func (h Health) Register(r Router) {
-	r.Public.GET("/healthz", func(c *gin.Context) { c.JSON(http.StatusOK, gin.H{"status": "ok"}) })
+	r.Public.GET("/healthz", func(c *gin.Context) { JSON(c, http.StatusOK, gin.H{"status": "ok"}) })
 	r.Public.GET("/readyz", func(c *gin.Context) {
 		ctx, cancel := context.WithTimeout(c.Request.Context(), 2*time.Second)
 		defer cancel()
@@ -154,6 +154,6 @@ func (h Health) Register(r Router) {
 			WriteError(c, apierr.ErrUnavailable.WithMessage("the database does not answer").Wrap(err))
 			return
 		}
-		c.JSON(http.StatusOK, gin.H{"status": "ready"})
+		JSON(c, http.StatusOK, gin.H{"status": "ready"})
 	})
 }

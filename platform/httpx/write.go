@@ -1,12 +1,36 @@
 package httpx
 
 import (
+	"bytes"
+	"encoding/json"
 	"net/http"
+	"strings"
 
 	"github.com/gin-gonic/gin"
 
 	"folio/platform/paginate"
 )
+
+// JSON writes v as the JSON body of the response. It does not escape <, > and & as \u003c...
+// (CONTRACT.md section 11): Markdown is full of `>`, and a client reading curl output should see
+// it as written. Every JSON body of the API is written here.
+func JSON(c *gin.Context, status int, v any) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		WriteError(c, err)
+		return
+	}
+	// Encode ends the value with a newline; the body is the value alone, as json.Marshal writes it.
+	c.Data(status, "application/json; charset=utf-8", bytes.TrimSuffix(b.Bytes(), []byte("\n")))
+}
+
+// Location sets the Location header of a 201 to the created resource's path under the API base:
+// Location(c, "notes", id) gives /api/v1/notes/<id> (CONTRACT.md section 11).
+func Location(c *gin.Context, segments ...string) {
+	c.Header("Location", APIBase+"/"+strings.Join(segments, "/"))
+}
 
 // Write answers with status and v converted by toResponse, which can fail (a stored document is
 // rendered); wrap a conversion that cannot fail with Infallible.
@@ -15,7 +39,7 @@ func Write[V, R any](c *gin.Context, status int, v V, toResponse func(V) (R, err
 	if err != nil {
 		return err
 	}
-	c.JSON(status, resp)
+	JSON(c, status, resp)
 	return nil
 }
 
@@ -29,7 +53,7 @@ func WritePage[V, R any](c *gin.Context, views []V, next *string, toResponse fun
 			return err
 		}
 	}
-	c.JSON(http.StatusOK, paginate.Page[R]{Data: data, NextCursor: next})
+	JSON(c, http.StatusOK, paginate.Page[R]{Data: data, NextCursor: next})
 	return nil
 }
 

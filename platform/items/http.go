@@ -35,7 +35,7 @@ func DeleteHandler(remove func(ctx context.Context, p *auth.Principal, id string
 		if err := remove(c.Request.Context(), auth.FromGin(c), c.Param("id")); err != nil {
 			return err
 		}
-		c.JSON(http.StatusOK, httpx.OK)
+		httpx.JSON(c, http.StatusOK, httpx.OK)
 		return nil
 	})
 }

@@ -22,6 +22,7 @@ import (
 
 	"folio/app"
 	"folio/modules/accounts"
+	"folio/platform/apidoc"
 	"folio/platform/auth"
 	"folio/platform/config"
 	"folio/platform/db"
@@ -41,6 +42,8 @@ type Server struct {
 	Config   config.Config
 	client   *http.Client
 	sql      *testenv.SQLCounter
+	// Contract validates every exchange under /api/v1 against the served OpenAPI document.
+	Contract *Contract
 }
 
 // Option changes the configuration of a test server.
@@ -95,8 +98,10 @@ func StartWith(t testing.TB, c config.Config, extra ...fx.Option) *Server {
 	t.Helper()
 	s := &Server{Config: c, client: &http.Client{Timeout: 30 * time.Second}}
 	var srv *httpx.Server
-	run(t, app.Serve(append(extra, fx.Replace(c), fx.Populate(&srv, &s.Accounts, &s.DB, &s.Cache))...))
+	var doc *apidoc.Document
+	run(t, app.Serve(append(extra, fx.Replace(c), fx.Populate(&srv, &s.Accounts, &s.DB, &s.Cache, &doc))...))
 	s.URL = "http://" + srv.Addr()
+	s.Contract = ContractFor(t, doc.JSON)
 	s.sql = testenv.CountSQL(s.DB)
 	return s
 }
@@ -224,18 +229,22 @@ type Request struct {
 func (s *Server) Do(t testing.TB, r Request) Response {
 	t.Helper()
 	var body io.Reader
+	var sent []byte
 	switch b := r.Body.(type) {
 	case nil:
 	case string:
-		body = strings.NewReader(b)
+		sent = []byte(b)
 	case []byte:
-		body = bytes.NewReader(b)
+		sent = b
 	default:
 		raw, err := json.Marshal(b)
 		if err != nil {
 			t.Fatal(err)
 		}
-		body = bytes.NewReader(raw)
+		sent = raw
+	}
+	if r.Body != nil {
+		body = bytes.NewReader(sent)
 	}
 	url := s.URL + httpx.APIBase + r.Path
 	if strings.HasPrefix(r.Path, "//") {
@@ -263,7 +272,9 @@ func (s *Server) Do(t testing.TB, r Request) Response {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Response{Status: resp.StatusCode, Header: resp.Header, Body: raw}
+	out := Response{Status: resp.StatusCode, Header: resp.Header, Body: raw}
+	s.Contract.Check(t, req, sent, out)
+	return out
 }
 
 // Get, Post, Patch and Delete are shorthands for Do.

@@ -58,13 +58,15 @@ func rawDo(t *testing.T, s *apitest.Server, method, path string, header map[stri
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Held to the OpenAPI document like every exchange of apitest.Server.Do.
+	s.Contract.Check(t, req, nil, apitest.Response{Status: resp.StatusCode, Header: resp.Header, Body: body})
 	return rawResponse{Status: resp.StatusCode, Header: resp.Header, Body: body}
 }
 
 // headVaries are the response headers whose value may differ between two requests in a row (not
-// their presence): the request id, the clock, the rate limit's count, and the settings UI's fresh
-// CSRF cookie. Content-Length and Transfer-Encoding are framing, checked apart.
-var headVaries = []string{"Date", "X-Request-Id", "X-Ratelimit-Remaining", "X-Ratelimit-Reset", "Ratelimit", "Set-Cookie", "Content-Length", "Transfer-Encoding"}
+// their presence): the request id, the clock, the rate limit's count, the settings UI's fresh
+// CSRF cookie and the docs page's fresh CSP nonce. Content-Length and Transfer-Encoding are framing, checked apart.
+var headVaries = []string{"Date", "X-Request-Id", "X-Ratelimit-Remaining", "X-Ratelimit-Reset", "Ratelimit", "Set-Cookie", "Content-Security-Policy", "Content-Length", "Transfer-Encoding"}
 
 // TestHeadOnEveryGet: every GET route of the engine has a HEAD route, and for every GET route
 // (parameters filled with real ids where it has them) HEAD answers the same status and the same

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"os"
@@ -12,9 +13,6 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
-	"go.uber.org/fx"
-
-	"folio/platform/httpx"
 
 	"folio/platform/apiref"
 	"folio/tests/apitest"
@@ -56,7 +54,7 @@ func operationSummaries(t *testing.T, s *apitest.Server) []string {
 // an exception). It keeps a screenshot, tests/output/web/docs.png.
 func TestBrowserDocs(t *testing.T) {
 	ctx, logs := chromium(t)
-	s := apitest.StartWith(t, apitest.Config(t, "sqlite"), fx.Provide(httpx.AsRoutes(func() stubDoc { return stubDoc{} })))
+	s := apitest.Start(t, "sqlite")
 	summaries := operationSummaries(t, s)
 
 	if err := chromedp.Do(ctx, chromedp.Navigate(s.URL+apiref.Path)); err != nil {
@@ -68,8 +66,6 @@ func TestBrowserDocs(t *testing.T) {
 		chromedp.WithPollingTimeout(30*time.Second))); err != nil {
 		t.Fatalf("the reference did not render (%v); console: %v", err, logs.all())
 	}
-	dbg, _ := chromedp.Run(ctx, chromedp.Evaluate[any](`[...document.querySelectorAll('style')].map(s => [s.nonce, s.getAttribute('data-styled'), s.textContent.length, s.textContent.slice(0,100), s.sheet ? s.sheet.cssRules.length : -1])`))
-	t.Logf("DEBUG styles: %v", dbg)
 	want, _ := json.Marshal(summaries)
 	missing, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](string(want)+`.filter(s => !document.body.innerText.includes(s))`))
 	if err != nil {
@@ -78,7 +74,15 @@ func TestBrowserDocs(t *testing.T) {
 	if len(missing) > 0 {
 		t.Fatalf("operations missing from the page: %q", missing)
 	}
-	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	// Open the notes group of the menu, so the screenshot shows operations.
+	click, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := chromedp.Do(click, chromedp.Click(chromedp.CSS(`#redoc [role="menuitem"][aria-label="notes"]`), chromedp.NodeVisible), chromedp.Sleep(300*time.Millisecond)); err != nil {
+		t.Fatalf("open a menu group: %v", err)
+	}
+	// The visible window (the menu and the first operations): the whole page is tens of thousands
+	// of pixels tall.
+	png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
 	if err != nil {
 		t.Fatalf("screenshot: %v", err)
 	}
