@@ -167,7 +167,7 @@ var methods = []string{"get", "put", "post", "delete", "options", "head", "patch
 //     one response per status, each naming its codes in an enum of the envelope's error.code; the
 //     shared codes and each code's status are in base.yaml's x-folio-errors;
 //   - every response gets the X-Request-Id header, and every 2xx of an authenticated operation the
-//     X-RateLimit-* headers;
+//     X-RateLimit-* headers and the IETF draft's RateLimit and RateLimit-Policy;
 //   - an authenticated POST, PATCH or DELETE takes the session cookie only with X-CSRF-Token.
 func expandOperations(doc map[string]any) error {
 	cfg, ok := doc["x-folio-errors"].(map[string]any)
@@ -242,7 +242,7 @@ func expandOperations(doc map[string]any) error {
 				headers := child(resp, "headers")
 				headers["X-Request-Id"] = ref("headers", "X-Request-Id")
 				if !public && strings.HasPrefix(key, "2") {
-					for _, h := range []string{"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"} {
+					for _, h := range []string{"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "RateLimit", "RateLimit-Policy"} {
 						headers[h] = ref("headers", h)
 					}
 				}
