@@ -1,6 +1,8 @@
 package audit
 
 import (
+	"context"
+
 	"github.com/gin-gonic/gin"
 
 	"folio/platform/auth"
@@ -20,17 +22,12 @@ func (h *Handler) Register(r httpx.Router) {
 }
 
 func (h *Handler) list(c *gin.Context) error {
-	page, err := paginate.FromGin(c, true)
-	if err != nil {
-		return err
-	}
 	f := Filter{APIKeyID: c.Query("apiKeyId")} // an empty id filter is no filter, like an empty cursor
 	if rt, ok := c.GetQuery("resourceType"); ok {
 		f.ResourceType = &rt // an enum: "" is not one of its values (as for status and archived)
 	}
-	rows, next, err := h.svc.List(c.Request.Context(), auth.FromGin(c), f, page)
-	if err != nil {
-		return err
-	}
-	return httpx.WritePage(c, rows, next, httpx.Infallible(toEntryResponse))
+	// The audit log's ids are integers: its cursor is one.
+	return auth.WriteList(c, true, func(ctx context.Context, p *auth.Principal, page paginate.Params) ([]Entry, *string, error) {
+		return h.svc.List(ctx, p, f, page)
+	}, httpx.Infallible(toEntryResponse))
 }

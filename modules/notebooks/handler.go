@@ -7,7 +7,6 @@ import (
 
 	"folio/platform/auth"
 	"folio/platform/httpx"
-	"folio/platform/paginate"
 )
 
 // Handler serves the notebook endpoints.
@@ -18,21 +17,9 @@ func NewHandler(svc *Service) *Handler { return &Handler{svc: svc} }
 
 // Register implements httpx.Routes.
 func (h *Handler) Register(r httpx.Router) {
-	r.API.GET("/notebooks", httpx.Handle(h.list))
+	r.API.GET("/notebooks", auth.ListHandler(false, h.svc.List, httpx.Infallible(toNotebookResponse)))
 	r.API.GET("/notebooks/:id", httpx.Handle(h.get))
 	r.API.POST("/notebooks", httpx.Handle(h.create))
-}
-
-func (h *Handler) list(c *gin.Context) error {
-	page, err := paginate.FromGin(c, false)
-	if err != nil {
-		return err
-	}
-	rows, next, err := h.svc.List(c.Request.Context(), auth.FromGin(c), page)
-	if err != nil {
-		return err
-	}
-	return httpx.WritePage(c, rows, next, httpx.Infallible(toNotebookResponse))
 }
 
 func (h *Handler) get(c *gin.Context) error {

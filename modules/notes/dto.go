@@ -23,15 +23,6 @@ type patchRequest struct {
 	httpx.Echoes[noteResponse]                        // its other fields are "set by the server"
 }
 
-type suggestionResponse struct {
-	ID               string `json:"id"`
-	Status           string `json:"status"`
-	OriginalContent  string `json:"originalContent"`
-	SuggestedContent string `json:"suggestedContent"`
-	Rationale        string `json:"rationale"`
-	CreatedAt        string `json:"createdAt"`
-}
-
 type noteResponse struct {
 	ID          string      `json:"id"`
 	Content     string      `json:"content"`
@@ -48,7 +39,7 @@ type noteResponse struct {
 // noteWithPending is the single-note GET, the only response with pendingSuggestion.
 type noteWithPending struct {
 	noteResponse
-	PendingSuggestion *suggestionResponse `json:"pendingSuggestion"`
+	PendingSuggestion *content.Suggestion `json:"pendingSuggestion"` // null when there is none
 }
 
 func toNoteResponse(v View) (noteResponse, error) {
@@ -62,11 +53,4 @@ func toNoteResponse(v View) (noteResponse, error) {
 		TargetAt: httpx.TimePtr(n.TargetAt), FollowUpAt: httpx.TimePtr(n.FollowUpAt), Tags: items.TagList(v.Tags),
 		CreatedAt: httpx.Time(n.CreatedAt), UpdatedAt: httpx.Time(n.UpdatedAt),
 	}, nil
-}
-
-func toSuggestionResponse(s *content.Suggestion) *suggestionResponse {
-	if s == nil {
-		return nil
-	}
-	return &suggestionResponse{ID: s.ID, Status: s.Status, OriginalContent: s.OriginalContent, SuggestedContent: s.SuggestedContent, Rationale: s.Rationale, CreatedAt: httpx.Time(s.CreatedAt)}
 }

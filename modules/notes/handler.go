@@ -65,7 +65,7 @@ func (h *Handler) get(c *gin.Context) error {
 			return err
 		}
 	}
-	httpx.JSON(c, http.StatusOK, noteWithPending{noteResponse: resp, PendingSuggestion: toSuggestionResponse(pending)})
+	httpx.JSON(c, http.StatusOK, noteWithPending{noteResponse: resp, PendingSuggestion: pending})
 	return nil
 }
 

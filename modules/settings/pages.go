@@ -26,14 +26,22 @@ const (
 
 // --- signed out: sign-up and sign-in ---------------------------------------------------------
 
-func (w *Handler) signupPage(c *gin.Context) {
+// signedOutPage starts a signed-out page (sign-up, sign-in) titled title; a browser that has a
+// session is sent to its keys instead (false).
+func (w *Handler) signedOutPage(c *gin.Context, title string) (authView, bool) {
 	if w.hasSession(c) {
 		c.Redirect(http.StatusSeeOther, "/settings/keys")
-		return
+		return authView{}, false
 	}
-	v := authView{view: w.base(nil, "Create your account", "")}
+	v := authView{view: w.base(nil, title, "")}
 	v.CSRF = w.preSessionToken(c)
-	w.render(c, http.StatusOK, "signup", v)
+	return v, true
+}
+
+func (w *Handler) signupPage(c *gin.Context) {
+	if v, ok := w.signedOutPage(c, "Create your account"); ok {
+		w.render(c, http.StatusOK, "signup", v)
+	}
 }
 
 func (w *Handler) signup(c *gin.Context) {
@@ -95,12 +103,10 @@ func (w *Handler) signup(c *gin.Context) {
 }
 
 func (w *Handler) signinPage(c *gin.Context) {
-	if w.hasSession(c) {
-		c.Redirect(http.StatusSeeOther, "/settings/keys")
+	v, ok := w.signedOutPage(c, "Sign in")
+	if !ok {
 		return
 	}
-	v := authView{view: w.base(nil, "Sign in", "")}
-	v.CSRF = w.preSessionToken(c)
 	switch {
 	case c.Query("signedout") != "":
 		v.Notice = "You have signed out."

@@ -163,6 +163,14 @@ func placeLabel(p auth.Place) string {
 	return p.Name
 }
 
+// placeOr is the label of the place id in places, or gone when the user no longer has it.
+func placeOr(places map[string]auth.Place, id, gone string) string {
+	if p, ok := places[id]; ok {
+		return placeLabel(p)
+	}
+	return gone
+}
+
 // keyRows turns keys into rows, resolving restrictions to names through the user's places.
 func keyRows(keys []accounts.APIKey, workspaces, notebooks []auth.Place) (active, inactive []keyRow) {
 	ws := map[string]auth.Place{}
@@ -187,19 +195,9 @@ func keyRows(keys []accounts.APIKey, workspaces, notebooks []auth.Place) (active
 		}
 		switch {
 		case k.WorkspaceID != nil:
-			r.Restriction = "workspace"
-			if p, ok := ws[*k.WorkspaceID]; ok {
-				r.Access = "Workspace: " + placeLabel(p)
-			} else {
-				r.Access = "Workspace: one you no longer belong to"
-			}
+			r.Restriction, r.Access = "workspace", "Workspace: "+placeOr(ws, *k.WorkspaceID, "one you no longer belong to")
 		case k.NotebookID != nil:
-			r.Restriction = "notebook"
-			if p, ok := nbs[*k.NotebookID]; ok {
-				r.Access = "Notebook: " + placeLabel(p)
-			} else {
-				r.Access = "Notebook: one you can no longer reach"
-			}
+			r.Restriction, r.Access = "notebook", "Notebook: "+placeOr(nbs, *k.NotebookID, "one you can no longer reach")
 		}
 		if k.RevokedAt != nil {
 			r.Status = "Revoked"

@@ -8,17 +8,7 @@ import (
 type suggestRequest struct {
 	Content                          string                 `json:"content" binding:"required" markdown:"true"`
 	Rationale                        httpx.Optional[string] `json:"rationale" nullable:"true"`
-	httpx.Echoes[suggestionResponse]                        // its other fields are "set by the server"
-}
-
-// suggestionResponse is the answer to a suggest: it includes originalContent.
-type suggestionResponse struct {
-	ID               string `json:"id"`
-	Status           string `json:"status"`
-	OriginalContent  string `json:"originalContent"`
-	SuggestedContent string `json:"suggestedContent"`
-	Rationale        string `json:"rationale"`
-	CreatedAt        string `json:"createdAt"`
+	httpx.Echoes[content.Suggestion]                        // its other fields are "set by the server"
 }
 
 // listItem is a suggestion in GET /notes/:id/suggestions: originalContent is omitted.
@@ -30,16 +20,18 @@ type listItem struct {
 	CreatedAt        string `json:"createdAt"`
 }
 
-func toSuggestionResponse(sg Suggestion) (suggestionResponse, error) {
+// toSuggestionResponse is a suggestion on the wire (it includes originalContent): the answer to a
+// suggest, and an item's pendingSuggestion (PendingFor).
+func toSuggestionResponse(sg Suggestion) (content.Suggestion, error) {
 	original, err := content.Render(sg.OriginalContent)
 	if err != nil {
-		return suggestionResponse{}, err
+		return content.Suggestion{}, err
 	}
 	suggested, err := content.Render(sg.SuggestedContent)
 	if err != nil {
-		return suggestionResponse{}, err
+		return content.Suggestion{}, err
 	}
-	return suggestionResponse{ID: sg.ID, Status: sg.Status, OriginalContent: original, SuggestedContent: suggested, Rationale: sg.Rationale, CreatedAt: httpx.Time(sg.CreatedAt)}, nil
+	return content.Suggestion{ID: sg.ID, Status: sg.Status, OriginalContent: original, SuggestedContent: suggested, Rationale: sg.Rationale, CreatedAt: httpx.Time(sg.CreatedAt)}, nil
 }
 
 func toListItem(sg Suggestion) (listItem, error) {

@@ -1,6 +1,7 @@
 package suggestions
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/gin-gonic/gin"
@@ -57,15 +58,9 @@ func (h *Handler) suggest(kind string) httpx.HandlerFunc {
 
 func (h *Handler) list(kind string) httpx.HandlerFunc {
 	return func(c *gin.Context) error {
-		page, err := paginate.FromGin(c, false)
-		if err != nil {
-			return err
-		}
-		rows, next, err := h.svc.List(c.Request.Context(), auth.FromGin(c), kind, c.Param("id"), page)
-		if err != nil {
-			return err
-		}
-		return httpx.WritePage(c, rows, next, toListItem)
+		return auth.WriteList(c, false, func(ctx context.Context, p *auth.Principal, page paginate.Params) ([]Suggestion, *string, error) {
+			return h.svc.List(ctx, p, kind, c.Param("id"), page)
+		}, toListItem)
 	}
 }
 

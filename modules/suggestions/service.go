@@ -192,13 +192,9 @@ func (s *Service) PendingFor(ctx context.Context, kind, itemID string) (*content
 	if err != nil || sg == nil {
 		return nil, err
 	}
-	original, err := content.Render(sg.OriginalContent)
+	resp, err := toSuggestionResponse(*sg)
 	if err != nil {
 		return nil, err
 	}
-	suggested, err := content.Render(sg.SuggestedContent)
-	if err != nil {
-		return nil, err
-	}
-	return &content.Suggestion{ID: sg.ID, Status: sg.Status, OriginalContent: original, SuggestedContent: suggested, Rationale: sg.Rationale, CreatedAt: sg.CreatedAt}, nil
+	return &resp, nil
 }

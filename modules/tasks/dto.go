@@ -7,28 +7,28 @@ import (
 )
 
 type createRequest struct {
-	Title                      string                 `json:"title" binding:"required"`
-	NotebookID                 string                 `json:"notebookId" binding:"required"`
-	Notes                      httpx.Optional[string] `json:"notes" nullable:"true" markdown:"true"`
-	Status                     httpx.Optional[string] `json:"status"`
-	Priority                   httpx.Optional[string] `json:"priority"`
-	DueAt                      httpx.Optional[string] `json:"dueAt" nullable:"true"`
-	TargetAt                   httpx.Optional[string] `json:"targetAt" nullable:"true"`
-	FollowUpAt                 httpx.Optional[string] `json:"followUpAt" nullable:"true"`
-	httpx.Echoes[taskResponse]                        // its other fields are "set by the server"
+	Title                      string `json:"title" binding:"required"`
+	NotebookID                 string `json:"notebookId" binding:"required"`
+	optionalFields                    // httpx.Bind reads them in this place, as the request's own
+	httpx.Echoes[taskResponse]        // its other fields are "set by the server"
 }
 
 type patchRequest struct {
 	Title                      httpx.Optional[string] `json:"title"`
-	Notes                      httpx.Optional[string] `json:"notes" nullable:"true" markdown:"true"`
-	Status                     httpx.Optional[string] `json:"status"`
-	Priority                   httpx.Optional[string] `json:"priority"`
-	DueAt                      httpx.Optional[string] `json:"dueAt" nullable:"true"`
-	TargetAt                   httpx.Optional[string] `json:"targetAt" nullable:"true"`
-	FollowUpAt                 httpx.Optional[string] `json:"followUpAt" nullable:"true"`
+	optionalFields                                    // httpx.Bind reads them in this place, as the request's own
 	Archived                   httpx.Optional[bool]   `json:"archived"`
 	NotebookID                 httpx.Optional[string] `json:"notebookId"`
 	httpx.Echoes[taskResponse]                        // its other fields are "set by the server"
+}
+
+// optionalFields are the fields a create and a PATCH of a task take alike: each may be left out.
+type optionalFields struct {
+	Notes      httpx.Optional[string] `json:"notes" nullable:"true" markdown:"true"`
+	Status     httpx.Optional[string] `json:"status"`
+	Priority   httpx.Optional[string] `json:"priority"`
+	DueAt      httpx.Optional[string] `json:"dueAt" nullable:"true"`
+	TargetAt   httpx.Optional[string] `json:"targetAt" nullable:"true"`
+	FollowUpAt httpx.Optional[string] `json:"followUpAt" nullable:"true"`
 }
 
 type taskResponse struct {

@@ -7,7 +7,6 @@ import (
 
 	"folio/platform/auth"
 	"folio/platform/httpx"
-	"folio/platform/paginate"
 )
 
 // Handler serves the workspace endpoints.
@@ -18,22 +17,10 @@ func NewHandler(svc *Service) *Handler { return &Handler{svc: svc} }
 
 // Register implements httpx.Routes.
 func (h *Handler) Register(r httpx.Router) {
-	r.API.GET("/workspaces", httpx.Handle(h.list))
+	r.API.GET("/workspaces", auth.ListHandler(false, h.svc.List, httpx.Infallible(toWorkspaceResponse)))
 	r.API.POST("/workspaces", httpx.Handle(h.create))
 	r.API.POST("/workspaces/:id/members", httpx.Handle(h.invite))
 	r.API.DELETE("/workspaces/:id/members/:userId", httpx.Handle(h.remove))
-}
-
-func (h *Handler) list(c *gin.Context) error {
-	page, err := paginate.FromGin(c, false)
-	if err != nil {
-		return err
-	}
-	views, next, err := h.svc.List(c.Request.Context(), auth.FromGin(c), page)
-	if err != nil {
-		return err
-	}
-	return httpx.WritePage(c, views, next, httpx.Infallible(toWorkspaceResponse))
 }
 
 func (h *Handler) create(c *gin.Context) error {

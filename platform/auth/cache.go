@@ -15,15 +15,14 @@ import (
 // out (see Guard.authenticate: failures are checked, not refused unseen, over the failure limit).
 type Cache struct {
 	ttl      time.Duration
-	mu       sync.Mutex
-	entries  map[string]cacheEntry
-	negative map[string]negativeEntry
+	mu       sync.Mutex // guards both maps
+	entries  expiring[cacheEntry]
+	negative expiring[negativeEntry]
 }
 
 // negativeEntry is a cached "no such key" or "revoked" (revocation is permanent).
 type negativeEntry struct {
 	revoked bool
-	expires time.Time
 }
 
 const negativeMaxEntries = 10_000
@@ -34,82 +33,97 @@ type cacheEntry struct {
 	sessionCSRF    string
 	sessionExpires time.Time // a cached session is refused from this instant on, like an uncached one
 	secretHash     []byte
-	expires        time.Time
 }
 
 const cacheMaxEntries = 50_000
 
 // NewCache returns a cache whose entries live ttl (0 disables caching).
 func NewCache(ttl time.Duration) *Cache {
-	return &Cache{ttl: ttl, entries: map[string]cacheEntry{}, negative: map[string]negativeEntry{}}
+	return &Cache{ttl: ttl, entries: expiring[cacheEntry]{max: cacheMaxEntries}, negative: expiring[negativeEntry]{max: negativeMaxEntries}}
 }
 
 func (c *Cache) get(key string, now time.Time) (cacheEntry, bool) {
-	if c.ttl <= 0 {
-		return cacheEntry{}, false
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	e, ok := c.entries[key]
-	if !ok || now.After(e.expires) {
-		return cacheEntry{}, false
-	}
-	return e, true
+	return lookup(c, &c.entries, key, now)
 }
 
-func (c *Cache) put(key string, e cacheEntry, now time.Time) {
-	if c.ttl <= 0 {
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(c.entries) >= cacheMaxEntries {
-		// Entries are cheap to rebuild; dropping them all keeps memory bounded without bookkeeping.
-		c.entries = map[string]cacheEntry{}
-	}
-	e.expires = now.Add(c.ttl)
-	c.entries[key] = e
-}
+func (c *Cache) put(key string, e cacheEntry, now time.Time) { store(c, &c.entries, key, e, now) }
 
 // getNegative reports whether the key prefix is known to have no key (or a revoked one).
-func (c *Cache) getNegative(prefix string, now time.Time) (e negativeEntry, ok bool) {
-	if c.ttl <= 0 {
-		return negativeEntry{}, false
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	e, ok = c.negative[prefix]
-	if !ok || now.After(e.expires) {
-		return negativeEntry{}, false
-	}
-	return e, true
+func (c *Cache) getNegative(prefix string, now time.Time) (negativeEntry, bool) {
+	return lookup(c, &c.negative, prefix, now)
 }
 
 func (c *Cache) putNegative(prefix string, revoked bool, now time.Time) {
+	store(c, &c.negative, prefix, negativeEntry{revoked: revoked}, now)
+}
+
+// lookup finds key in m, one of c's maps, under c's lock; with caching off it finds nothing.
+func lookup[V any](c *Cache, m *expiring[V], key string, now time.Time) (V, bool) {
+	if c.ttl <= 0 {
+		var none V
+		return none, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return m.get(key, now)
+}
+
+// store keeps v under key in m, one of c's maps, for c's TTL; with caching off it keeps nothing.
+func store[V any](c *Cache, m *expiring[V], key string, v V, now time.Time) {
 	if c.ttl <= 0 {
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(c.negative) >= negativeMaxEntries {
-		c.negative = map[string]negativeEntry{}
-	}
-	c.negative[prefix] = negativeEntry{revoked: revoked, expires: now.Add(c.ttl)}
+	m.put(key, v, now.Add(c.ttl))
 }
+
+// expiring is one of the cache's maps: an entry is found until it expires, and reaching max
+// entries drops them all (entries are cheap to rebuild; this keeps memory bounded without
+// bookkeeping). The Cache's mutex guards it.
+type expiring[V any] struct {
+	max     int
+	entries map[string]expiringEntry[V]
+}
+
+type expiringEntry[V any] struct {
+	v       V
+	expires time.Time
+}
+
+func (m *expiring[V]) get(key string, now time.Time) (V, bool) {
+	e, ok := m.entries[key]
+	if !ok || now.After(e.expires) {
+		var none V
+		return none, false
+	}
+	return e.v, true
+}
+
+func (m *expiring[V]) put(key string, v V, expires time.Time) {
+	if m.entries == nil || len(m.entries) >= m.max {
+		m.entries = map[string]expiringEntry[V]{}
+	}
+	m.entries[key] = expiringEntry[V]{v: v, expires: expires}
+}
+
+func (m *expiring[V]) delete(key string) { delete(m.entries, key) }
+
+func (m *expiring[V]) clear() { m.entries = nil }
 
 // InvalidateKey drops a key (by its 8-character prefix) from this instance's cache.
 func (c *Cache) InvalidateKey(prefix string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	delete(c.entries, "k:"+prefix)
-	delete(c.negative, prefix)
+	c.entries.delete("k:" + prefix)
+	c.negative.delete(prefix)
 }
 
 // InvalidateSession drops a session (by the hash of its token) from this instance's cache.
 func (c *Cache) InvalidateSession(tokenHash []byte) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	delete(c.entries, "s:"+string(tokenHash))
+	c.entries.delete("s:" + string(tokenHash))
 }
 
 // Purge empties this instance's cache, e.g. after a membership change that may affect any key's
@@ -117,6 +131,6 @@ func (c *Cache) InvalidateSession(tokenHash []byte) {
 func (c *Cache) Purge() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.entries = map[string]cacheEntry{}
-	c.negative = map[string]negativeEntry{}
+	c.entries.clear()
+	c.negative.clear()
 }

@@ -15,7 +15,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"gorm.io/gorm"
@@ -51,14 +50,15 @@ type Target interface {
 	Replace(ctx context.Context, tx *gorm.DB, p *auth.Principal, item Item, doc markdown.Doc, reason, action string) error
 }
 
-// Suggestion is a suggestion as the notes module shows it in pendingSuggestion.
+// Suggestion is a suggestion on the wire, its documents rendered: the suggestions module's answer
+// to a suggest, and an item's pendingSuggestion in the notes module.
 type Suggestion struct {
-	ID               string
-	Status           string
-	OriginalContent  string
-	SuggestedContent string
-	Rationale        string
-	CreatedAt        time.Time
+	ID               string `json:"id"`
+	Status           string `json:"status"`
+	OriginalContent  string `json:"originalContent"`
+	SuggestedContent string `json:"suggestedContent"`
+	Rationale        string `json:"rationale"`
+	CreatedAt        string `json:"createdAt"`
 }
 
 // Pending finds the pending suggestion of an item (provided by the suggestions module).

@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"maps"
 	"mime"
 	"net/http"
 	"reflect"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -182,31 +184,32 @@ func jsonProblem(err error) string {
 	return "malformed"
 }
 
+// bindFields fills dst's fields in their declared order. The fields of an embedded struct (a set
+// two requests share) count as dst's own, in their place, as encoding/json sees them.
 func bindFields(obj map[string]json.RawMessage, dst any) error {
 	v := reflect.ValueOf(dst).Elem()
 	t := v.Type()
-	known := map[string]int{}
-	for i := 0; i < t.NumField(); i++ {
-		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
-		if name != "" && name != "-" {
-			known[name] = i
+	var fields []reflect.StructField
+	known := map[string]bool{}
+	for _, sf := range reflect.VisibleFields(t) {
+		name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
+		if sf.Anonymous || name == "" || name == "-" {
+			continue
 		}
+		fields = append(fields, sf)
+		known[name] = true
 	}
 	// Unknown fields first, in a stable order, so the message does not depend on map order.
-	for _, name := range sortedKeys(obj) {
-		if _, ok := known[name]; !ok {
+	for _, name := range slices.Sorted(maps.Keys(obj)) {
+		if !known[name] {
 			if serverFields(t)[name] {
 				return apierr.Validation("field %q is set by the server and cannot be sent", name)
 			}
 			return apierr.Validation("unknown field %q", name)
 		}
 	}
-	for i := 0; i < t.NumField(); i++ {
-		sf := t.Field(i)
+	for _, sf := range fields {
 		name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
-		if name == "" || name == "-" {
-			continue
-		}
 		required := sf.Tag.Get("binding") == "required"
 		raw, present := obj[name]
 		isNull := present && string(bytes.TrimSpace(raw)) == "null"
@@ -218,7 +221,7 @@ func bindFields(obj map[string]json.RawMessage, dst any) error {
 				continue
 			}
 		}
-		fv := v.Field(i)
+		fv := v.FieldByIndex(sf.Index)
 		target := fv.Addr().Interface()
 		if opt, ok := target.(optional); ok {
 			if isNull {
@@ -261,17 +264,4 @@ func jsonTypeName(t reflect.Type) string {
 	default:
 		return "an object"
 	}
-}
-
-func sortedKeys(m map[string]json.RawMessage) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	for i := 1; i < len(keys); i++ {
-		for j := i; j > 0 && keys[j] < keys[j-1]; j-- {
-			keys[j], keys[j-1] = keys[j-1], keys[j]
-		}
-	}
-	return keys
 }

@@ -15,17 +15,23 @@ import (
 
 // bindTarget exercises every kind of field Bind supports.
 type bindTarget struct {
-	Name     string                    `json:"name" binding:"required"`
-	Count    int                       `json:"count"`
-	Done     bool                      `json:"done"`
-	Labels   []string                  `json:"labels"`
-	Ref      httpx.Optional[string]    `json:"ref" nullable:"true"`
-	Archived httpx.Optional[bool]      `json:"archived"`
-	Due      httpx.Optional[string]    `json:"dueAt" nullable:"true"`
-	Ptr      *string                   `json:"ptr"`
-	Ignored  string                    `json:"-"`
-	Meta     httpx.Optional[[]float64] `json:"meta"`
+	Name     string                 `json:"name" binding:"required"`
+	Count    int                    `json:"count"`
+	Done     bool                   `json:"done"`
+	Labels   []string               `json:"labels"`
+	Ref      httpx.Optional[string] `json:"ref" nullable:"true"`
+	Archived httpx.Optional[bool]   `json:"archived"`
+	bindShared
+	Ignored string                    `json:"-"`
+	Meta    httpx.Optional[[]float64] `json:"meta"`
 	httpx.Echoes[echoedResponse]
+}
+
+// bindShared is a set of fields embedded in bindTarget, as two requests share one: Bind reads them
+// as bindTarget's own, in their place.
+type bindShared struct {
+	Due httpx.Optional[string] `json:"dueAt" nullable:"true"`
+	Ptr *string                `json:"ptr"`
 }
 
 // echoedResponse is what bindTarget's client reads back: its fields that bindTarget lacks are

@@ -1,9 +1,10 @@
 package markdown
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -25,15 +26,6 @@ func loadTricky(tb testing.TB) map[string]string {
 	return out
 }
 
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
 // TestTrickyCases runs every property, and the HTML oracle, over the
 // hand-written cases.
 func TestTrickyCases(t *testing.T) {
@@ -41,7 +33,7 @@ func TestTrickyCases(t *testing.T) {
 	if len(cases) < 60 {
 		t.Fatalf("only %d tricky cases", len(cases))
 	}
-	for _, name := range sortedKeys(cases) {
+	for _, name := range slices.Sorted(maps.Keys(cases)) {
 		s := cases[name]
 		if msg := checkMarkdown(s); msg != "" {
 			t.Errorf("%s: %q\n%s", name, s, msg)
@@ -62,7 +54,7 @@ func FuzzRoundTrip(f *testing.F) {
 		f.Add(ex.Markdown)
 	}
 	cases := loadTricky(f)
-	for _, name := range sortedKeys(cases) {
+	for _, name := range slices.Sorted(maps.Keys(cases)) {
 		f.Add(cases[name])
 	}
 	f.Fuzz(func(t *testing.T, s string) {

@@ -118,19 +118,8 @@ func checkMarkdown(s string) string {
 	if c := Canonical(d1); !docEqual(c, d1) {
 		return fmt.Sprintf("Parse output not canonical:\n%s\ncanonical:\n%s", dump(d1), dump(c))
 	}
-	r1 := Render(d1)
-	d2, err := Parse(r1)
-	if err != nil {
-		return fmt.Sprintf("rendered output rejected: %v\nrendered: %q", err, r1)
-	}
-	if !docEqual(d1, d2) {
-		return fmt.Sprintf("round trip differs\nrendered: %q\nfirst:\n%s\nsecond:\n%s", r1, dump(d1), dump(d2))
-	}
-	if r2 := Render(d2); r2 != r1 {
-		return fmt.Sprintf("not a fixed point\nfirst:  %q\nsecond: %q", r1, r2)
-	}
-	if !reflect.DeepEqual(d1.Tags(), d2.Tags()) {
-		return "tags differ"
+	if msg := checkRendered(d1, Render(d1)); msg != "" {
+		return msg
 	}
 	if msg := textSurvives(s, d1); msg != "" {
 		return msg
@@ -220,17 +209,23 @@ func checkTree(d Doc) string {
 	if rc := Render(c); rc != r {
 		return fmt.Sprintf("Render(d) != Render(Canonical(d))\n%q\n%q", r, rc)
 	}
+	return checkRendered(c, r)
+}
+
+// checkRendered checks r, the rendering of the canonical document d: it parses back to d, renders
+// to itself, and keeps d's tags. It returns a description of the first failure, or "".
+func checkRendered(d Doc, r string) string {
 	d2, err := Parse(r)
 	if err != nil {
 		return fmt.Sprintf("rendered output rejected: %v\nrendered: %q", err, r)
 	}
-	if !docEqual(c, d2) {
-		return fmt.Sprintf("Parse(Render(d)) != Canonical(d)\nrendered: %q\ncanonical:\n%s\nparsed:\n%s", r, dump(c), dump(d2))
+	if !docEqual(d, d2) {
+		return fmt.Sprintf("round trip differs: Parse(Render(d)) != d\nrendered: %q\nd:\n%s\nparsed:\n%s", r, dump(d), dump(d2))
 	}
 	if r2 := Render(d2); r2 != r {
 		return fmt.Sprintf("not a fixed point\nfirst:  %q\nsecond: %q", r, r2)
 	}
-	if !reflect.DeepEqual(c.Tags(), d2.Tags()) {
+	if !reflect.DeepEqual(d.Tags(), d2.Tags()) {
 		return "tags differ"
 	}
 	return ""

@@ -321,15 +321,8 @@ func (r *renderer) code(n *Node) {
 		info = " " + info // or it would lengthen the fence
 	}
 	r.writeLine(f + info)
-	text := n.Text
-	for text != "" {
-		i := strings.IndexByte(text, '\n')
-		if i < 0 {
-			r.writeLine(text)
-			break
-		}
-		r.writeLine(text[:i])
-		text = text[i+1:]
+	if n.Text != "" { // an empty block has no line between its fences
+		r.writeLines(strings.TrimSuffix(n.Text, "\n")) // the closing fence ends the last line
 	}
 	r.writeLine(f)
 }

@@ -3,7 +3,6 @@ package ratelimit_test
 import (
 	"context"
 	"errors"
-	"net"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -15,6 +14,7 @@ import (
 
 	"folio/platform/clock"
 	"folio/platform/ratelimit"
+	"folio/tests/testenv"
 )
 
 const fallbackTimeout = 200 * time.Millisecond
@@ -27,9 +27,7 @@ const slack = 300 * time.Millisecond
 func TestRedisBehindFallback(t *testing.T) {
 	c := redisClient(t)
 	runSuite(t, func(t *testing.T, limit int, window time.Duration) (ratelimit.Limiter, *clock.Fake) {
-		clk := clock.NewFake(suiteStart)
-		r := ratelimit.NewRedis(c, testPrefix(t, c), limit, window)
-		ratelimit.UseClockForTests(r, clk)
+		r, clk := fakeClockRedis(t, c, limit, window)
 		f := ratelimit.NewFallback(r, ratelimit.NewMemory(limit, window, clk), nil,
 			ratelimit.WithTimeout(5*time.Second)) // generous: -race on a loaded machine
 		return f, clk
@@ -64,7 +62,7 @@ func TestFallbackWhenRedisIsUnreachable(t *testing.T) {
 func TestFallbackWhenRedisHangs(t *testing.T) {
 	// A server that accepts connections and never answers. The client keeps its default
 	// options: it ignores context deadlines and would wait its own ReadTimeout (seconds).
-	addr := silentServer(t)
+	addr := testenv.SilentRedis(t)
 	c := redis.NewClient(&redis.Options{Addr: addr})
 	defer c.Close()
 	f := ratelimit.NewFallback(
@@ -252,37 +250,4 @@ func mustAllowWithin(t *testing.T, l ratelimit.Limiter, allowed bool, within tim
 	if d := timedAllow(t, l, "u", within); d.Allowed != allowed {
 		t.Fatalf("Allow = %+v, want Allowed=%v", d, allowed)
 	}
-}
-
-// silentServer listens on a free local port, accepts connections and never writes.
-func silentServer(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var (
-		mu    sync.Mutex
-		conns []net.Conn
-	)
-	go func() {
-		for {
-			conn, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, conn)
-			mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() {
-		_ = ln.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			_ = c.Close()
-		}
-	})
-	return ln.Addr().String()
 }

@@ -53,11 +53,17 @@ func testPrefix(t testing.TB, c *redis.Client) string {
 func TestRedis(t *testing.T) {
 	c := redisClient(t)
 	runSuite(t, func(t *testing.T, limit int, window time.Duration) (ratelimit.Limiter, *clock.Fake) {
-		clk := clock.NewFake(suiteStart)
-		r := ratelimit.NewRedis(c, testPrefix(t, c), limit, window)
-		ratelimit.UseClockForTests(r, clk)
-		return r, clk
+		return fakeClockRedis(t, c, limit, window)
 	})
+}
+
+// fakeClockRedis is a Redis limiter under its own key prefix whose script is given the fake
+// clock's time instead of reading the server's.
+func fakeClockRedis(t *testing.T, c *redis.Client, limit int, window time.Duration) (*ratelimit.Redis, *clock.Fake) {
+	clk := clock.NewFake(suiteStart)
+	r := ratelimit.NewRedis(c, testPrefix(t, c), limit, window)
+	ratelimit.UseClockForTests(r, clk)
+	return r, clk
 }
 
 // TestRedisUsesServerClock runs the production path, where the script reads TIME: the

@@ -225,18 +225,20 @@ func runSuite(t *testing.T, newLimiter newLimiterFunc) {
 
 func allow(t *testing.T, l ratelimit.Limiter, key string) ratelimit.Decision {
 	t.Helper()
-	d, err := l.Allow(context.Background(), key)
-	if err != nil {
-		t.Fatalf("Allow(%q): %v", key, err)
-	}
-	return d
+	return decide(t, "Allow", l.Allow, key)
 }
 
 func peek(t *testing.T, l ratelimit.Limiter, key string) ratelimit.Decision {
 	t.Helper()
-	d, err := l.Peek(context.Background(), key)
+	return decide(t, "Peek", l.Peek, key)
+}
+
+// decide asks the limiter (its method named what) about key; an error fails the test.
+func decide(t *testing.T, what string, ask func(context.Context, string) (ratelimit.Decision, error), key string) ratelimit.Decision {
+	t.Helper()
+	d, err := ask(context.Background(), key)
 	if err != nil {
-		t.Fatalf("Peek(%q): %v", key, err)
+		t.Fatalf("%s(%q): %v", what, key, err)
 	}
 	return d
 }

@@ -12,8 +12,8 @@ import (
 	"folio/platform"
 )
 
-// Logs is everything a test server logged, as its JSON lines. It is safe for the server's
-// goroutines and the test at once.
+// Logs is everything a test server (or a process the test runs) logged, as its JSON lines. It is
+// safe for the server's goroutines and the test at once.
 type Logs struct {
 	mu sync.Mutex
 	b  bytes.Buffer

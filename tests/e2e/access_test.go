@@ -15,15 +15,6 @@ func TestAccessMatrix(t *testing.T) {
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		w := newWorld(t, s)
 		dan := s.NewUser(t, "Dan Temp")
-		const (
-			ok      = "200"
-			created = "201"
-			scope   = "403 INSUFFICIENT_SCOPE"
-			nbMis   = "403 KEY_NOTEBOOK_MISMATCH"
-			wsMis   = "403 KEY_WORKSPACE_MISMATCH"
-			notMem  = "403 NOT_WORKSPACE_MEMBER"
-			nbGone  = "404 NOTEBOOK_NOT_FOUND"
-		)
 		rows := []matrixRow{
 			{name: "list notebooks", method: "GET", req: fixed("/notebooks", nil),
 				want: map[string]string{"read": ok, "write": scope, "rw": ok, "ws": ok, "wsRead": ok, "nbTeam": ok, "nbPersonal": ok, "carl": ok, "bob": ok}},

@@ -13,12 +13,12 @@ import (
 	"regexp"
 	"runtime"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"folio/platform/auth"
+	"folio/tests/apitest"
 	"folio/tests/testenv"
 )
 
@@ -319,42 +319,52 @@ type served struct {
 	cmd            *exec.Cmd
 	done           chan struct{}
 	waitErr        error
-	errBuf, outBuf lockedBuffer
+	errBuf, outBuf apitest.Logs // safe for the process's writer goroutines and the test
 }
 
 func (s *served) stderr() string { return s.errBuf.String() }
 func (s *served) stdout() string { return s.outBuf.String() }
 
-// startServe starts `folio serve` on a free loopback port and waits until /healthz answers.
-func startServe(t *testing.T, bin string, env []string) *served {
+// freeAddr returns a loopback address whose port nobody listens on (for FOLIO_HTTP_ADDR).
+func freeAddr(t *testing.T) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := ln.Addr().String()
-	_ = ln.Close()
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// startProcess starts cmd; done is closed once it has exited, with Wait's error in *waitErr. A
+// process still running when the test ends is killed.
+func startProcess(t *testing.T, cmd *exec.Cmd, done chan struct{}, waitErr *error) {
+	t.Helper()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { *waitErr = cmd.Wait(); close(done) }()
+	t.Cleanup(func() {
+		select {
+		case <-done:
+		default:
+			_ = cmd.Process.Kill()
+			<-done
+		}
+	})
+}
+
+// startServe starts `folio serve` on a free loopback port and waits until /healthz answers.
+func startServe(t *testing.T, bin string, env []string) *served {
+	t.Helper()
+	addr := freeAddr(t)
 	s := &served{url: "http://" + addr, done: make(chan struct{})}
 	// The default log level (info) and format: the leak check reads everything a real server logs.
 	s.cmd = exec.Command(bin, "serve")
 	s.cmd.Env = folioEnv(append(env, "FOLIO_HTTP_ADDR="+addr))
 	s.cmd.Dir = t.TempDir()
 	s.cmd.Stdout, s.cmd.Stderr = &s.outBuf, &s.errBuf
-	if err := s.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		s.waitErr = s.cmd.Wait()
-		close(s.done)
-	}()
-	t.Cleanup(func() {
-		select {
-		case <-s.done:
-		default:
-			_ = s.cmd.Process.Kill()
-			<-s.done
-		}
-	})
+	startProcess(t, s.cmd, s.done, &s.waitErr)
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		resp, err := http.Get(s.url + "/healthz")
@@ -398,22 +408,4 @@ func (s *served) stop(t *testing.T) (int, time.Duration) {
 	}
 	t.Fatalf("folio serve: %v", s.waitErr)
 	return -1, took
-}
-
-// lockedBuffer is a bytes.Buffer safe for the process's writer goroutine and the test.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

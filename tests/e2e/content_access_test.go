@@ -45,6 +45,35 @@ func textField(kind string) string {
 	return "notes"
 }
 
+// textWrite is a request that writes Markdown: a create, a PATCH or a suggestion on a note or a task.
+type textWrite struct {
+	name, method, path, field string
+	extra                     map[string]any // the rest of the body
+}
+
+// textWrites are every request that writes Markdown, on Ann's note and task (paths) in her
+// personal notebook.
+func textWrites(w *world, note, task string) []textWrite {
+	return []textWrite{
+		{"create note", "POST", "/notes", "content", map[string]any{"notebookId": w.annNB}},
+		{"patch note", "PATCH", note, "content", nil},
+		{"create task", "POST", "/tasks", "notes", map[string]any{"title": "t", "notebookId": w.annNB}},
+		{"patch task", "PATCH", task, "notes", nil},
+		{"suggest on a note", "POST", note + "/suggest", "content", nil},
+		{"suggest on a task", "POST", task + "/suggest", "content", nil},
+	}
+}
+
+// send sends text in the request's Markdown field, as Ann.
+func (tw textWrite) send(t *testing.T, s *apitest.Server, w *world, text string) apitest.Response {
+	t.Helper()
+	body := map[string]any{tw.field: text}
+	for k, v := range tw.extra {
+		body[k] = v
+	}
+	return s.Do(t, apitest.Request{Method: tw.method, Path: tw.path, Key: w.annRW, Body: body})
+}
+
 // notFoundCode is the 404 code of a kind.
 func notFoundCode(kind string) string { return strings.ToUpper(kind) + "_NOT_FOUND" }
 
@@ -54,28 +83,9 @@ func notFoundCode(kind string) string { return strings.ToUpper(kind) + "_NOT_FOU
 // body) is KEY_NOTEBOOK_MISMATCH / KEY_WORKSPACE_MISMATCH; an item fetched by its own id outside
 // the key's reach is the kind's 404; scope comes before the request's shape, the shape before
 // access.
-func TestContentAccessMatrix(t *testing.T) {
-	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
-		w := newWorld(t, s)
-		for _, kind := range []string{"note", "task"} {
-			t.Run(kind, func(t *testing.T) {
-				runMatrix(t, s, w, contentMatrix(s, w, kind))
-			})
-		}
-	})
-}
+func TestContentAccessMatrix(t *testing.T) { runKindMatrices(t, contentMatrix) }
 
 func contentMatrix(s *apitest.Server, w *world, kind string) []matrixRow {
-	const (
-		ok      = "200"
-		created = "201"
-		scope   = "403 INSUFFICIENT_SCOPE"
-		nbMis   = "403 KEY_NOTEBOOK_MISMATCH"
-		wsMis   = "403 KEY_WORKSPACE_MISMATCH"
-		nbGone  = "404 NOTEBOOK_NOT_FOUND"
-		bad     = "400 VALIDATION_ERROR"
-		missing = "400 MISSING_FIELD"
-	)
 	gone := "404 " + notFoundCode(kind)
 	base := "/" + kind + "s"
 	var personal, team, carls string
@@ -644,25 +654,9 @@ func TestContentSizes(t *testing.T) {
 		task := "/tasks/" + newContent(t, s, w.annRW, "task", w.annNB, "short")
 		for _, ch := range []string{"a", "é", "€", "😀"} {
 			exact, over := strings.Repeat(ch, 100_000), strings.Repeat(ch, 100_001)
-			for _, tc := range []struct {
-				name, method, path, field string
-				extra                     map[string]any
-			}{
-				{"create note", "POST", "/notes", "content", map[string]any{"notebookId": w.annNB}},
-				{"patch note", "PATCH", note, "content", nil},
-				{"create task", "POST", "/tasks", "notes", map[string]any{"title": "t", "notebookId": w.annNB}},
-				{"patch task", "PATCH", task, "notes", nil},
-				{"suggest on a note", "POST", note + "/suggest", "content", nil},
-				{"suggest on a task", "POST", task + "/suggest", "content", nil},
-			} {
+			for _, tc := range textWrites(w, note, task) {
 				t.Run(tc.name+" "+ch, func(t *testing.T) {
-					send := func(text string) apitest.Response {
-						body := map[string]any{tc.field: text}
-						for k, v := range tc.extra {
-							body[k] = v
-						}
-						return s.Do(t, apitest.Request{Method: tc.method, Path: tc.path, Key: w.annRW, Body: body})
-					}
+					send := func(text string) apitest.Response { return tc.send(t, s, w, text) }
 					wantErr(t, send(over), http.StatusBadRequest, "VALIDATION_ERROR", tc.field)
 					r := send(exact)
 					if r.Status != http.StatusOK && r.Status != http.StatusCreated {

@@ -23,25 +23,8 @@ func TestContentStoredLength(t *testing.T) {
 		w := newWorld(t, s)
 		note := "/notes/" + newContent(t, s, w.annRW, "note", w.annNB, "short")
 		task := "/tasks/" + newContent(t, s, w.annRW, "task", w.annNB, "short")
-		targets := []struct {
-			name, method, path, field string
-			extra                     map[string]any
-		}{
-			{"create note", "POST", "/notes", "content", map[string]any{"notebookId": w.annNB}},
-			{"patch note", "PATCH", note, "content", nil},
-			{"create task", "POST", "/tasks", "notes", map[string]any{"title": "t", "notebookId": w.annNB}},
-			{"patch task", "PATCH", task, "notes", nil},
-			{"suggest on a note", "POST", note + "/suggest", "content", nil},
-			{"suggest on a task", "POST", task + "/suggest", "content", nil},
-		}
-		for _, tc := range targets {
-			send := func(t *testing.T, text string) apitest.Response {
-				body := map[string]any{tc.field: text}
-				for k, v := range tc.extra {
-					body[k] = v
-				}
-				return s.Do(t, apitest.Request{Method: tc.method, Path: tc.path, Key: w.annRW, Body: body})
-			}
+		for _, tc := range textWrites(w, note, task) {
+			send := func(t *testing.T, text string) apitest.Response { return tc.send(t, s, w, text) }
 			t.Run(tc.name+": reference-link bomb", func(t *testing.T) {
 				wantErr(t, send(t, bomb), http.StatusBadRequest, "VALIDATION_ERROR",
 					`"`+tc.field+`"`, "100,000 characters once stored", "reference link", "line 3")

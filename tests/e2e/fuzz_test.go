@@ -73,7 +73,6 @@ func newFuzzTarget(tb testing.TB, name string) *fuzzTarget {
 	carlNB := apitest.Must(tb, s.Post(tb, carlRW, "/notebooks", map[string]any{"name": "Carl personal"}), 201).Str(tb, "id")
 	sess := s.OpenSession(tb, ann)
 
-	bearer := func(k string) map[string]string { return map[string]string{"Authorization": "Bearer " + k} }
 	ft := &fuzzTarget{name: name, s: s}
 	ft.headers[credNone] = map[string]string{}
 	ft.headers[credRW] = bearer(annRW)

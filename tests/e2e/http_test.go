@@ -3,6 +3,7 @@ package e2e
 import (
 	"encoding/json"
 	"io"
+	"maps"
 	"net/http"
 	"regexp"
 	"slices"
@@ -41,15 +42,29 @@ func wantErr(t testing.TB, r apitest.Response, status int, code string, mentions
 	}
 }
 
-// fieldNames returns the sorted keys of a JSON object.
-func fieldNames(m map[string]any) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
+// race sends n requests at once (send(i) sends the i-th and returns its status) and returns how
+// many got the status won; a status other than won and lost is an error naming what was raced.
+func race(t *testing.T, what string, n int, send func(i int) int, won, lost int) int {
+	t.Helper()
+	statuses := make(chan int, n)
+	for i := range n {
+		go func() { statuses <- send(i) }()
 	}
-	sort.Strings(out)
-	return out
+	wins := 0
+	for range n {
+		switch st := <-statuses; st {
+		case won:
+			wins++
+		case lost:
+		default:
+			t.Errorf("concurrent %s answered %d", what, st)
+		}
+	}
+	return wins
 }
+
+// fieldNames returns the sorted keys of a JSON object.
+func fieldNames(m map[string]any) []string { return slices.Sorted(maps.Keys(m)) }
 
 // wantFields asserts that a JSON object has exactly these fields.
 func wantFields(t testing.TB, m map[string]any, want ...string) {

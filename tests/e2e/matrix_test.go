@@ -27,6 +27,21 @@ func matrixKeys(w *world) map[string]string {
 	}
 }
 
+// The outcomes a matrix cell expects (matrixRow.want), shared by every matrix.
+const (
+	ok       = "200"
+	created  = "201"
+	bad      = "400 VALIDATION_ERROR"
+	missing  = "400 MISSING_FIELD"
+	scope    = "403 INSUFFICIENT_SCOPE"
+	nbMis    = "403 KEY_NOTEBOOK_MISMATCH"
+	wsMis    = "403 KEY_WORKSPACE_MISMATCH"
+	notMem   = "403 NOT_WORKSPACE_MEMBER"
+	nbGone   = "404 NOTEBOOK_NOT_FOUND"
+	sgGone   = "404 SUGGESTION_NOT_FOUND"
+	resolved = "409 SUGGESTION_ALREADY_RESOLVED"
+)
+
 // matrixRow is one request sent by every principal. want gives the expected outcome per column
 // ("200", "201", "403 CODE", "404 CODE", "400 CODE"); a column it leaves out must get 401
 // UNAUTHENTICATED, so a row that forgets an authenticated principal fails.
@@ -53,6 +68,20 @@ type matrixReq struct {
 // fixed is a request that is the same in every cell.
 func fixed(path string, body any) func(t *testing.T) matrixReq {
 	return func(t *testing.T) matrixReq { return matrixReq{path: path, body: body} }
+}
+
+// runKindMatrices runs, on each database, the matrix that build makes for each item kind (note,
+// task) in one fixture world.
+func runKindMatrices(t *testing.T, build func(s *apitest.Server, w *world, kind string) []matrixRow) {
+	t.Helper()
+	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
+		w := newWorld(t, s)
+		for _, kind := range []string{"note", "task"} {
+			t.Run(kind, func(t *testing.T) {
+				runMatrix(t, s, w, build(s, w, kind))
+			})
+		}
+	})
 }
 
 // runMatrix sends every row with every principal. A refused cell must be a well-formed error

@@ -85,22 +85,19 @@ func TestDatabaseOutage(t *testing.T) {
 		apitest.Must(t, s.Get(t, "", "//readyz"), 200)
 	}
 
-	t.Run("connections refused", func(t *testing.T) {
-		fresh := prepare(t)
-		proxy.cut(false)
-		t.Cleanup(proxy.restore)
-		outage(t, fresh)
-		proxy.restore()
-		up(t)
-	})
-	t.Run("connections dropped as they open", func(t *testing.T) {
-		fresh := prepare(t)
-		proxy.cut(true)
-		t.Cleanup(proxy.restore)
-		outage(t, fresh)
-		proxy.restore()
-		up(t)
-	})
+	for _, tc := range []struct {
+		name string
+		drop bool // proxy.cut's argument
+	}{{"connections refused", false}, {"connections dropped as they open", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			fresh := prepare(t)
+			proxy.cut(tc.drop)
+			t.Cleanup(proxy.restore)
+			outage(t, fresh)
+			proxy.restore()
+			up(t)
+		})
+	}
 	t.Run("the server refuses the database and terminates its backends", func(t *testing.T) {
 		admin := testenv.PostgresAdminURL(t)
 		fresh := prepare(t)

@@ -2,10 +2,8 @@ package e2e
 
 import (
 	"fmt"
-	"net"
 	"net/http"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
@@ -287,38 +285,30 @@ func TestAuthFailureLimit(t *testing.T) {
 			_, otherSecret, _ := auth.NewKey()
 			wrongSecret := "svc_live_" + apitest.KeyPrefix(t, valid) + "_" + otherSecret
 
-			from := func(addr string, h map[string]string) apitest.Request {
-				hh := map[string]string{"X-Forwarded-For": addr}
-				for k, v := range h {
-					hh[k] = v
-				}
-				return apitest.Request{Method: "GET", Path: "/notebooks", Header: hh}
-			}
-			bearer := func(k string) map[string]string { return map[string]string{"Authorization": "Bearer " + k} }
 			const guesser, neighbour = "203.0.113.7", "203.0.113.8"
 			steps := []struct {
 				name   string
 				req    apitest.Request
 				status int
 			}{
-				{"no credentials (not a failure)", from(guesser, nil), 401},
-				{"no credentials (not a failure)", from(guesser, nil), 401},
-				{"no credentials (not a failure)", from(guesser, nil), 401},
-				{"no credentials (not a failure)", from(guesser, nil), 401},
-				{"failure 1: unknown key", from(guesser, bearer(unknown)), 401},
-				{"failure 2: right prefix, wrong secret", from(guesser, bearer(wrongSecret)), 401},
-				{"valid key between failures (not a failure, not blocked)", from(guesser, bearer(valid)), 200},
-				{"no credentials again (not a failure)", from(guesser, nil), 401},
-				{"failure 3: unknown session cookie", from(guesser, apitest.SessionHeader("guessed-token", "")), 401},
-				{"over the limit: a valid key is accepted", from(guesser, bearer(valid)), 200},
-				{"over the limit: a valid session is accepted", from(guesser, apitest.SessionHeader(sess.Token, "")), 200},
-				{"over the limit: a wrong secret gets 429", from(guesser, bearer(wrongSecret)), 429},
-				{"over the limit: an unknown key gets 429", from(guesser, bearer(unknown)), 429},
-				{"over the limit: an unknown session gets 429", from(guesser, apitest.SessionHeader("guessed-again", "")), 429},
-				{"over the limit: a malformed header gets 429", from(guesser, map[string]string{"Authorization": "Basic x"}), 429},
-				{"over the limit: no credentials is still 401", from(guesser, nil), 401},
-				{"another address is not blocked", from(neighbour, bearer(valid)), 200},
-				{"another address gets its own 401s", from(neighbour, bearer(unknown)), 401},
+				{"no credentials (not a failure)", forwardedFor(guesser, nil), 401},
+				{"no credentials (not a failure)", forwardedFor(guesser, nil), 401},
+				{"no credentials (not a failure)", forwardedFor(guesser, nil), 401},
+				{"no credentials (not a failure)", forwardedFor(guesser, nil), 401},
+				{"failure 1: unknown key", forwardedFor(guesser, bearer(unknown)), 401},
+				{"failure 2: right prefix, wrong secret", forwardedFor(guesser, bearer(wrongSecret)), 401},
+				{"valid key between failures (not a failure, not blocked)", forwardedFor(guesser, bearer(valid)), 200},
+				{"no credentials again (not a failure)", forwardedFor(guesser, nil), 401},
+				{"failure 3: unknown session cookie", forwardedFor(guesser, apitest.SessionHeader("guessed-token", "")), 401},
+				{"over the limit: a valid key is accepted", forwardedFor(guesser, bearer(valid)), 200},
+				{"over the limit: a valid session is accepted", forwardedFor(guesser, apitest.SessionHeader(sess.Token, "")), 200},
+				{"over the limit: a wrong secret gets 429", forwardedFor(guesser, bearer(wrongSecret)), 429},
+				{"over the limit: an unknown key gets 429", forwardedFor(guesser, bearer(unknown)), 429},
+				{"over the limit: an unknown session gets 429", forwardedFor(guesser, apitest.SessionHeader("guessed-again", "")), 429},
+				{"over the limit: a malformed header gets 429", forwardedFor(guesser, map[string]string{"Authorization": "Basic x"}), 429},
+				{"over the limit: no credentials is still 401", forwardedFor(guesser, nil), 401},
+				{"another address is not blocked", forwardedFor(neighbour, bearer(valid)), 200},
+				{"another address gets its own 401s", forwardedFor(neighbour, bearer(unknown)), 401},
 			}
 			for i, st := range steps {
 				r := s.Do(t, st.req)
@@ -336,9 +326,9 @@ func TestAuthFailureLimit(t *testing.T) {
 			}
 			// Refused attempts are not counted either: the block ends when the three failures leave.
 			fake.Advance(time.Minute - time.Nanosecond)
-			checkLimited(t, s.Do(t, from(guesser, bearer(wrongSecret))))
+			checkLimited(t, s.Do(t, forwardedFor(guesser, bearer(wrongSecret))))
 			fake.Advance(time.Nanosecond)
-			apitest.CheckEnvelope(t, s.Do(t, from(guesser, bearer(wrongSecret))), 401, "UNAUTHENTICATED")
+			apitest.CheckEnvelope(t, s.Do(t, forwardedFor(guesser, bearer(wrongSecret))), 401, "UNAUTHENTICATED")
 		})
 	}
 
@@ -374,34 +364,26 @@ func TestAuthFailureLimitBehindProxy(t *testing.T) {
 			u := s.NewUser(t, "Pia Proxied")
 			valid := s.NewKey(t, u, auth.ScopeRead)
 			sess := s.OpenSession(t, u)
-			via := func(client string, h map[string]string) apitest.Request {
-				hh := map[string]string{"X-Forwarded-For": client}
-				for k, v := range h {
-					hh[k] = v
-				}
-				return apitest.Request{Method: "GET", Path: "/notebooks", Header: hh}
-			}
-			bearer := func(k string) map[string]string { return map[string]string{"Authorization": "Bearer " + k} }
 			const guesser, victim = "203.0.113.66", "198.51.100.10"
 
 			for i := range 25 {
 				bad, _, _ := auth.NewKey()
-				r := s.Do(t, via(guesser, bearer(bad)))
+				r := s.Do(t, forwardedFor(guesser, bearer(bad)))
 				if i < 20 {
 					apitest.CheckEnvelope(t, r, 401, "UNAUTHENTICATED")
 				} else {
 					checkLimited(t, r)
 				}
 			}
-			apitest.Must(t, s.Do(t, via(victim, bearer(valid))), 200)
-			apitest.Must(t, s.Do(t, via(victim, apitest.SessionHeader(sess.Token, ""))), 200)
+			apitest.Must(t, s.Do(t, forwardedFor(victim, bearer(valid))), 200)
+			apitest.Must(t, s.Do(t, forwardedFor(victim, apitest.SessionHeader(sess.Token, ""))), 200)
 			apitest.Must(t, s.Do(t, apitest.Request{Method: "GET", Path: "/notebooks", Key: valid}), 200) // no header at all
 			// Guessing stays limited for this address.
 			bad, _, _ := auth.NewKey()
-			checkLimited(t, s.Do(t, via(guesser, bearer(bad))))
-			checkLimited(t, s.Do(t, via(victim, bearer(bad))))
+			checkLimited(t, s.Do(t, forwardedFor(guesser, bearer(bad))))
+			checkLimited(t, s.Do(t, forwardedFor(victim, bearer(bad))))
 			// The same bad key again is answered from the negative cache: no database lookup.
-			if n := s.SQLReads(func() { checkLimited(t, s.Do(t, via(guesser, bearer(bad)))) }); n != 0 {
+			if n := s.SQLReads(func() { checkLimited(t, s.Do(t, forwardedFor(guesser, bearer(bad)))) }); n != 0 {
 				t.Errorf("a repeated unknown key cost %d database reads, want 0", n)
 			}
 
@@ -478,7 +460,7 @@ func TestRateLimitRedisShared(t *testing.T) {
 // answering, requests do not hang (each well under a second) and each instance still applies the
 // limit locally (the documented fail-open-to-local behaviour).
 func TestRateLimitRedisUnreachable(t *testing.T) {
-	silent := silentRedis(t)
+	silent := testenv.SilentRedis(t)
 	for _, redisCase := range []struct{ name, url string }{
 		{"connection refused", "redis://127.0.0.1:1/0"},
 		{"never answers", "redis://" + silent + "/0"},
@@ -540,36 +522,15 @@ func TestRateLimitRedisUnreachable(t *testing.T) {
 	}
 }
 
-// silentRedis listens on a loopback port, accepts connections and never answers: a Redis that
-// hangs. It returns host:port.
-func silentRedis(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+// forwardedFor is GET /notebooks from a client behind the proxy (X-Forwarded-For: addr), with the
+// headers h.
+func forwardedFor(addr string, h map[string]string) apitest.Request {
+	hh := map[string]string{"X-Forwarded-For": addr}
+	for k, v := range h {
+		hh[k] = v
 	}
-	var (
-		mu    sync.Mutex
-		conns []net.Conn
-	)
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() {
-		_ = ln.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			_ = c.Close()
-		}
-	})
-	return ln.Addr().String()
+	return apitest.Request{Method: "GET", Path: "/notebooks", Header: hh}
 }
+
+// bearer is the Authorization header of key k.
+func bearer(k string) map[string]string { return map[string]string{"Authorization": "Bearer " + k} }

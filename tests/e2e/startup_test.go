@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"fmt"
-	"net"
 	"net/http"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 	"gorm.io/gorm"
 
 	"folio/platform/db"
+	"folio/tests/apitest"
 	"folio/tests/testenv"
 )
 
@@ -46,7 +46,7 @@ func TestInstancesStartTogether(t *testing.T) {
 			type proc struct {
 				cmd     *exec.Cmd
 				url     string
-				stderr  lockedBuffer
+				stderr  apitest.Logs
 				done    chan struct{}
 				waitErr error
 			}
@@ -55,12 +55,7 @@ func TestInstancesStartTogether(t *testing.T) {
 				p := &proc{done: make(chan struct{})}
 				args, penv := []string{"migrate"}, env
 				if i < servers {
-					ln, err := net.Listen("tcp", "127.0.0.1:0")
-					if err != nil {
-						t.Fatal(err)
-					}
-					addr := ln.Addr().String()
-					_ = ln.Close()
+					addr := freeAddr(t)
 					p.url = "http://" + addr
 					args, penv = []string{"serve"}, append(append([]string(nil), env...), "FOLIO_HTTP_ADDR="+addr)
 				}
@@ -72,18 +67,7 @@ func TestInstancesStartTogether(t *testing.T) {
 			}
 			// Start them all before waiting for any.
 			for _, p := range procs {
-				if err := p.cmd.Start(); err != nil {
-					t.Fatal(err)
-				}
-				go func() { p.waitErr = p.cmd.Wait(); close(p.done) }()
-				t.Cleanup(func() {
-					select {
-					case <-p.done:
-					default:
-						_ = p.cmd.Process.Kill()
-						<-p.done
-					}
-				})
+				startProcess(t, p.cmd, p.done, &p.waitErr)
 			}
 			var wg sync.WaitGroup
 			errs := make([]string, len(procs))

@@ -15,27 +15,9 @@ import (
 // an item outside the caller's reach is the kind's 404 on suggest and list, and its suggestions
 // are 404 SUGGESTION_NOT_FOUND on approve and reject, before any 409. A refused request changes
 // neither the item nor its suggestions.
-func TestSuggestionAccessMatrix(t *testing.T) {
-	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
-		w := newWorld(t, s)
-		for _, kind := range []string{"note", "task"} {
-			t.Run(kind, func(t *testing.T) {
-				runMatrix(t, s, w, suggestionMatrix(s, w, kind))
-			})
-		}
-	})
-}
+func TestSuggestionAccessMatrix(t *testing.T) { runKindMatrices(t, suggestionMatrix) }
 
 func suggestionMatrix(s *apitest.Server, w *world, kind string) []matrixRow {
-	const (
-		ok       = "200"
-		created  = "201"
-		scope    = "403 INSUFFICIENT_SCOPE"
-		sgGone   = "404 SUGGESTION_NOT_FOUND"
-		resolved = "409 SUGGESTION_ALREADY_RESOLVED"
-		missing  = "400 MISSING_FIELD"
-		bad      = "400 VALIDATION_ERROR"
-	)
 	gone := "404 " + notFoundCode(kind)
 	base := "/" + kind + "s"
 	field := textField(kind)

@@ -128,21 +128,10 @@ func TestSuggestionConcurrency(t *testing.T) {
 			t.Fatalf("after 32 concurrent suggests: %v", counts)
 		}
 
-		statuses := make(chan int, 16)
-		for i := 0; i < 16; i++ {
+		won := race(t, "resolve", 16, func(i int) int {
 			verb := []string{"approve", "reject"}[i%2]
-			go func() { statuses <- s.Post(t, w.annRW, "/suggestions/"+pendingID+"/"+verb, nil).Status }()
-		}
-		won := 0
-		for i := 0; i < 16; i++ {
-			switch st := <-statuses; st {
-			case http.StatusOK:
-				won++
-			case http.StatusConflict:
-			default:
-				t.Errorf("concurrent resolve answered %d", st)
-			}
-		}
+			return s.Post(t, w.annRW, "/suggestions/"+pendingID+"/"+verb, nil).Status
+		}, http.StatusOK, http.StatusConflict)
 		if won != 1 {
 			t.Fatalf("%d of 16 concurrent approve/reject calls won, want 1", won)
 		}

@@ -1,0 +1,34 @@
+package auth
+
+import (
+	"context"
+
+	"github.com/gin-gonic/gin"
+
+	"folio/platform/httpx"
+	"folio/platform/paginate"
+)
+
+// Lister returns one page of a list as the principal sees it: the rows and the next cursor.
+type Lister[V any] func(ctx context.Context, p *Principal, page paginate.Params) ([]V, *string, error)
+
+// WriteList answers a list request: the page from the query (limit, cursor; numericCursor for
+// lists of integer ids), the caller's rows from list, each written by toResponse through
+// httpx.WritePage. It lives here, not in httpx, because it needs the principal and this package
+// already imports httpx.
+func WriteList[V, R any](c *gin.Context, numericCursor bool, list Lister[V], toResponse func(V) (R, error)) error {
+	page, err := paginate.FromGin(c, numericCursor)
+	if err != nil {
+		return err
+	}
+	views, next, err := list(c.Request.Context(), FromGin(c), page)
+	if err != nil {
+		return err
+	}
+	return httpx.WritePage(c, views, next, toResponse)
+}
+
+// ListHandler is WriteList as a route's handler, for a list that takes no other parameter.
+func ListHandler[V, R any](numericCursor bool, list Lister[V], toResponse func(V) (R, error)) gin.HandlerFunc {
+	return httpx.Handle(func(c *gin.Context) error { return WriteList(c, numericCursor, list, toResponse) })
+}
