@@ -166,90 +166,148 @@ var methods = []string{"get", "put", "post", "delete", "options", "head", "patch
 //   - its x-errors (the error codes it can answer with beyond those every operation shares) become
 //     one response per status, each naming its codes in an enum of the envelope's error.code; the
 //     shared codes and each code's status are in base.yaml's x-folio-errors;
-//   - every response gets the X-Request-Id header, and every 2xx of an authenticated operation the
-//     X-RateLimit-* headers and the IETF draft's RateLimit and RateLimit-Policy;
+//   - every operation takes the X-Request-Id request header and every response carries it back;
+//     every response of an authenticated operation carries the X-RateLimit-* headers and the IETF
+//     draft's RateLimit and RateLimit-Policy (required
+//     on a 2xx; on an error, present once the request was authenticated);
 //   - an authenticated POST, PATCH or DELETE takes the session cookie only with X-CSRF-Token.
 func expandOperations(doc map[string]any) error {
-	cfg, ok := doc["x-folio-errors"].(map[string]any)
-	if !ok {
-		return fmt.Errorf("openapi base: x-folio-errors missing")
+	sh, err := readShared(doc)
+	if err != nil {
+		return err
 	}
-	delete(doc, "x-folio-errors")
-	statusOf := map[string]int{}
-	for code, s := range cfg["statuses"].(map[string]any) {
-		statusOf[code] = s.(int)
-	}
-	list := func(key string) []string {
-		var out []string
-		for _, v := range cfg[key].([]any) {
-			out = append(out, v.(string))
-		}
-		return out
-	}
-	every, authenticated, writes := list("everyOperation"), list("everyAuthenticated"), list("everyAuthenticatedWrite")
 	paths, _ := doc["paths"].(map[string]any)
 	for path, item := range paths {
 		ops, _ := item.(map[string]any)
 		for _, m := range methods {
-			op, ok := ops[m].(map[string]any)
-			if !ok {
-				continue
-			}
-			where := strings.ToUpper(m) + " " + path
-			codes := slices.Clone(every)
-			sec, explicit := op["security"].([]any)
-			public := explicit && len(sec) == 0
-			if !public {
-				codes = append(codes, authenticated...)
-				if m != "get" {
-					codes = append(codes, writes...)
-					if !explicit {
-						op["security"] = []any{
-							map[string]any{"apiKey": []any{}},
-							map[string]any{"session": []any{}, "csrfToken": []any{}},
-						}
-					}
-				}
-			}
-			own, _ := op["x-errors"].([]any)
-			delete(op, "x-errors")
-			for _, c := range own {
-				codes = append(codes, c.(string))
-			}
-			byStatus := map[int][]string{}
-			for _, code := range codes {
-				s, ok := statusOf[code]
-				if !ok {
-					return fmt.Errorf("openapi %s: error code %s has no status in x-folio-errors", where, code)
-				}
-				if !slices.Contains(byStatus[s], code) {
-					byStatus[s] = append(byStatus[s], code)
-				}
-			}
-			responses := child(op, "responses")
-			for s, cs := range byStatus {
-				key := strconv.Itoa(s)
-				if _, dup := responses[key]; dup {
-					return fmt.Errorf("openapi %s: response %s is written by hand and by x-errors", where, key)
-				}
-				responses[key] = errorResponse(s, cs)
-			}
-			for key, r := range responses {
-				resp, _ := r.(map[string]any)
-				if resp == nil {
-					return fmt.Errorf("openapi %s: response %s is not a map", where, key)
-				}
-				headers := child(resp, "headers")
-				headers["X-Request-Id"] = ref("headers", "X-Request-Id")
-				if !public && strings.HasPrefix(key, "2") {
-					for _, h := range []string{"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "RateLimit", "RateLimit-Policy"} {
-						headers[h] = ref("headers", h)
-					}
+			if op, ok := ops[m].(map[string]any); ok {
+				if err := sh.expand(op, m, strings.ToUpper(m)+" "+path); err != nil {
+					return err
 				}
 			}
 		}
 	}
 	return nil
+}
+
+// shared is base.yaml's x-folio-errors: each code's status, and the codes every operation, every
+// authenticated operation and every authenticated write can answer with.
+type shared struct {
+	statusOf                     map[string]int
+	every, authenticated, writes []string
+}
+
+func readShared(doc map[string]any) (shared, error) {
+	raw, err := json.Marshal(doc["x-folio-errors"])
+	if err != nil {
+		return shared{}, err
+	}
+	delete(doc, "x-folio-errors")
+	var cfg struct {
+		Statuses                map[string]int `json:"statuses"`
+		EveryOperation          []string       `json:"everyOperation"`
+		EveryAuthenticated      []string       `json:"everyAuthenticated"`
+		EveryAuthenticatedWrite []string       `json:"everyAuthenticatedWrite"`
+	}
+	if err := json.Unmarshal(raw, &cfg); err != nil || len(cfg.Statuses) == 0 {
+		return shared{}, fmt.Errorf("openapi base: x-folio-errors missing or malformed: %v", err)
+	}
+	return shared{statusOf: cfg.Statuses, every: cfg.EveryOperation, authenticated: cfg.EveryAuthenticated, writes: cfg.EveryAuthenticatedWrite}, nil
+}
+
+// expand completes one operation (method m; where names it in errors).
+func (sh shared) expand(op map[string]any, m, where string) error {
+	params, _ := op["parameters"].([]any)
+	op["parameters"] = append(params, ref("parameters", "requestId"))
+	sec, explicit := op["security"].([]any)
+	public := explicit && len(sec) == 0
+	codes := slices.Clone(sh.every)
+	if !public {
+		codes = append(codes, sh.authenticated...)
+		if m != "get" {
+			codes = append(codes, sh.writes...)
+			if !explicit {
+				op["security"] = []any{
+					map[string]any{"apiKey": []any{}},
+					map[string]any{"session": []any{}, "csrfToken": []any{}},
+				}
+			}
+		}
+	}
+	own, _ := op["x-errors"].([]any)
+	delete(op, "x-errors")
+	for _, c := range own {
+		code, _ := c.(string)
+		codes = append(codes, code)
+	}
+	responses := child(op, "responses")
+	if err := sh.addErrors(responses, codes, where); err != nil {
+		return err
+	}
+	return addHeaders(responses, public, where)
+}
+
+// addErrors adds one response per status of codes.
+func (sh shared) addErrors(responses map[string]any, codes []string, where string) error {
+	byStatus := map[int][]string{}
+	for _, code := range codes {
+		s, ok := sh.statusOf[code]
+		if !ok {
+			return fmt.Errorf("openapi %s: error code %q has no status in x-folio-errors", where, code)
+		}
+		if !slices.Contains(byStatus[s], code) {
+			byStatus[s] = append(byStatus[s], code)
+		}
+	}
+	for s, cs := range byStatus {
+		key := strconv.Itoa(s)
+		if _, dup := responses[key]; dup {
+			return fmt.Errorf("openapi %s: response %s is written by hand and by x-errors", where, key)
+		}
+		responses[key] = errorResponse(s, cs)
+	}
+	return nil
+}
+
+// addHeaders adds X-Request-Id to every response and, unless the operation is public, the
+// rate-limit headers.
+func addHeaders(responses map[string]any, public bool, where string) error {
+	for key, r := range responses {
+		resp, ok := r.(map[string]any)
+		if !ok {
+			return fmt.Errorf("openapi %s: response %s is not a map", where, key)
+		}
+		headers := child(resp, "headers")
+		headers["X-Request-Id"] = ref("headers", "X-Request-Id")
+		if public {
+			continue
+		}
+		for _, h := range rateLimitHeaders {
+			if strings.HasPrefix(key, "2") {
+				headers[h.name] = ref("headers", h.name)
+			} else if key != "401" && key != "431" {
+				// Errors after authentication carry them too; those before it do not.
+				headers[h.name] = map[string]any{
+					"description": "As on a success, when the request was authenticated.",
+					"schema":      h.schema,
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// rateLimitHeaders are the headers of every authenticated response (CONTRACT.md sections 8 and 11),
+// with the schema they have where they are optional.
+var rateLimitHeaders = []struct {
+	name   string
+	schema map[string]any
+}{
+	{"X-RateLimit-Limit", map[string]any{"type": "integer", "minimum": 0}},
+	{"X-RateLimit-Remaining", map[string]any{"type": "integer", "minimum": 0}},
+	{"X-RateLimit-Reset", map[string]any{"type": "integer", "minimum": 0}},
+	{"RateLimit", map[string]any{"type": "string"}},
+	{"RateLimit-Policy", map[string]any{"type": "string"}},
 }
 
 // errorResponse is the response of one error status carrying one of codes.

@@ -128,8 +128,10 @@ func checkFuzzResponse(t *testing.T, ft *fuzzTarget, client *http.Client, method
 		target += "?" + q
 	}
 	var rd io.Reader
+	var sent []byte
 	if len(body) > 0 {
-		rd = bytes.NewReader([]byte(ft.placeholders.Replace(string(body))))
+		sent = []byte(ft.placeholders.Replace(string(body)))
+		rd = bytes.NewReader(sent)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -152,6 +154,7 @@ func checkFuzzResponse(t *testing.T, ft *fuzzTarget, client *http.Client, method
 	if err != nil {
 		t.Fatalf("%s: %s %s: reading the body: %v", ft.name, m, target, err)
 	}
+	ft.s.Contract.Check(t, req, sent, apitest.Response{Status: resp.StatusCode, Header: resp.Header, Body: raw})
 	where := func() string {
 		return ft.name + ": " + m + " " + target + " (Content-Type " + req.Header.Get("Content-Type") + ", body " + string(body) + ")"
 	}

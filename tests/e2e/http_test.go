@@ -472,7 +472,9 @@ func TestBodyLimit(t *testing.T) {
 			if len(resp.TransferEncoding) == 0 && resp.Request.ContentLength > 0 {
 				t.Fatalf("the request was not sent chunked")
 			}
-			wantErr(t, apitest.Response{Status: resp.StatusCode, Header: resp.Header, Body: raw}, 400, "VALIDATION_ERROR", "1 MiB")
+			got := apitest.Response{Status: resp.StatusCode, Header: resp.Header, Body: raw}
+			s.Contract.Check(t, req, nil, got)
+			wantErr(t, got, 400, "VALIDATION_ERROR", "1 MiB")
 		})
 		t.Run("authentication is checked before the body", func(t *testing.T) {
 			// CONTRACT.md section 6: 401 comes before any 400 about the request's shape.

@@ -139,7 +139,9 @@ func (b *browser) api(method, path, body string) apitest.Response {
 	}
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(resp.Body)
-	return apitest.Response{Status: resp.StatusCode, Header: resp.Header, Body: raw}
+	out := apitest.Response{Status: resp.StatusCode, Header: resp.Header, Body: raw}
+	b.s.Contract.Check(b.t, req, []byte(body), out)
+	return out
 }
 
 // sessionCookie returns the session cookie the jar holds ("" when none).
