@@ -23,7 +23,8 @@ import (
 	"folio/platform/httpx"
 )
 
-// Contract holds the API to its OpenAPI document (CONTRACT.md section 10): Server.Do, the one
+// Contract holds the API to its OpenAPI document (CONTRACT.md section 10), which must itself be a
+// valid OpenAPI 3.1 document (checked once per document). Server.Do, the one
 // choke point of the suites' requests, passes every request and response under /api/v1 to Check.
 //
 // The rules:
@@ -69,6 +70,13 @@ func ContractFor(t testing.TB, doc []byte) *Contract {
 		model: &m.Model,
 		full:  validator.NewValidatorFromV3Model(&m.Model),
 		head:  validator.NewValidatorFromV3Model(&m.Model, config.WithoutResponseBodyValidation()),
+	}
+	full, errs := validator.NewValidator(d)
+	if len(errs) > 0 {
+		t.Fatalf("openapi document: %v", errs)
+	}
+	if ok, errs := full.ValidateDocument(); !ok {
+		t.Fatalf("the OpenAPI document is not a valid OpenAPI 3.1 document:%s", describe(errs))
 	}
 	actual, _ := contracts.LoadOrStore(key, c)
 	return actual.(*Contract)

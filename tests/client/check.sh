@@ -15,6 +15,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# No telemetry or update check from Redocly: CI reaches only the package registries.
+export REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true
 npm ci --no-audit --no-fund --loglevel=error
 (cd ../.. && go build -o "$tmp/folio" ./cmd/folio)
 

@@ -15,7 +15,14 @@ func TestAccessMatrix(t *testing.T) {
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		w := newWorld(t, s)
 		dan := s.NewUser(t, "Dan Temp")
+		everyone := map[string]string{}
+		for _, col := range matrixPrincipals {
+			everyone[col] = ok
+		}
 		rows := []matrixRow{
+			// The OpenAPI document needs no authentication: every principal, even no key or a bad
+			// one, gets it (CONTRACT.md section 10).
+			{name: "the OpenAPI document", method: "GET", req: fixed("/openapi.json", nil), want: everyone},
 			{name: "list notebooks", method: "GET", req: fixed("/notebooks", nil),
 				want: map[string]string{"read": ok, "write": scope, "rw": ok, "ws": ok, "wsRead": ok, "nbTeam": ok, "nbPersonal": ok, "carl": ok, "bob": ok}},
 			{name: "get personal notebook", method: "GET", req: fixed("/notebooks/"+w.annNB, nil),

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -151,6 +152,18 @@ func cliScenario(t *testing.T, bin string, env []string) {
 	wrongSecret := "svc_live_" + prefixOf(t, kept) + "_" + strings.Repeat("x", 24)
 	secrets = append(secrets, wrongSecret) // a guessed secret must not be logged either
 	srv := startServe(t, bin, env)
+	// The binary serves its OpenAPI document without authentication; the exchanges below are
+	// checked against it like every suite's.
+	docResp, err := http.Get(srv.url + "/api/v1/openapi.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, _ := io.ReadAll(docResp.Body)
+	docResp.Body.Close()
+	if docResp.StatusCode != http.StatusOK {
+		t.Fatalf("GET /api/v1/openapi.json: %d %s", docResp.StatusCode, doc)
+	}
+	contract := apitest.ContractFor(t, doc)
 	get := func(key string) int {
 		t.Helper()
 		req, _ := http.NewRequest(http.MethodGet, srv.url+"/api/v1/notebooks", nil)
@@ -159,7 +172,9 @@ func cliScenario(t *testing.T, bin string, env []string) {
 		if err != nil {
 			t.Fatalf("GET /api/v1/notebooks: %v", err)
 		}
+		raw, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
+		contract.Check(t, req, nil, apitest.Response{Status: resp.StatusCode, Header: resp.Header, Body: raw})
 		return resp.StatusCode
 	}
 	for _, tc := range []struct {
