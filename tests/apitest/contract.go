@@ -24,8 +24,8 @@ import (
 )
 
 // Contract holds the API to its OpenAPI document (CONTRACT.md section 10), which must itself be a
-// valid OpenAPI 3.1 document (checked once per document). Server.Do, the one
-// choke point of the suites' requests, passes every request and response under /api/v1 to Check.
+// valid OpenAPI 3.1 document (checked once per document). Server.Do, the one choke point of the
+// suites' requests, passes every request and response under /api/v1 to Check.
 //
 // The rules:
 //   - Every response is validated against the document (status, headers, body). A response the
