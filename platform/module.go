@@ -8,7 +8,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"time"
 
 	"github.com/gin-gonic/gin"
 	"github.com/redis/go-redis/v9"
@@ -19,6 +18,7 @@ import (
 	"gorm.io/gorm"
 
 	"folio/platform/apidoc"
+	"folio/platform/apiref"
 	"folio/platform/auth"
 	"folio/platform/clock"
 	"folio/platform/config"
@@ -49,10 +49,12 @@ var Module = fx.Module("platform",
 			return httpx.ServerConfig{Addr: c.HTTPAddr, ShutdownTimeout: c.ShutdownTimeout}
 		},
 		func(c config.Config) httpx.TrustedProxies { return c.TrustedProxies },
+		func(c config.Config) httpx.CORSOrigins { return c.CORSOrigins },
 		httpx.AsRoutes(newHealth),
 		// The OpenAPI document, assembled once at start from the modules' parts and served as is.
 		apidoc.New,
 		httpx.AsRoutes(func(d *apidoc.Document) *apidoc.Document { return d }),
+		httpx.AsRoutes(apiref.New),
 		httpx.NewEngine,
 		newServer,
 	),
@@ -135,7 +137,7 @@ type Limiters struct {
 // newLimiters builds in-memory limiters, or Redis-backed ones with an in-memory fallback when
 // FOLIO_REDIS_URL is set (see package ratelimit for what happens while Redis is unreachable).
 func newLimiters(lc fx.Lifecycle, c config.Config, clk clock.Clock, log *zap.Logger) (Limiters, error) {
-	const window = ratelimitWindow
+	const window = auth.RateLimitWindow
 	userLocal := ratelimit.NewMemory(c.RateLimit, window, clk)
 	failLocal := ratelimit.NewMemory(c.AuthFailureLimit, window, clk)
 	if c.RedisURL == "" {
@@ -181,7 +183,4 @@ func newHealth(gdb *gorm.DB) (httpx.Health, error) {
 }
 
 // newServer builds the HTTP server after the migrations (its start hook then runs after theirs).
-func newServer(p httpx.ServerParams, _ Migrated) *httpx.Server { return httpx.NewServer(p) }
-
-// ratelimitWindow is the rolling window of both limits (CONTRACT.md section 8: per minute).
-const ratelimitWindow = 60 * time.Second
+func newServer(p httpx.ServerParams, _ Migrated) (*httpx.Server, error) { return httpx.NewServer(p) }

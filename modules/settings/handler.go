@@ -51,7 +51,7 @@ type Handler struct {
 	secureMode string // FOLIO_COOKIE_SECURE: auto, true or false
 	proxies    []netip.Prefix
 	pages      pages
-	assets     assets
+	assets     httpx.Assets
 }
 
 // HandlerParams are the dependencies of NewHandler.
@@ -79,7 +79,7 @@ func NewHandler(p HandlerParams) (*Handler, error) {
 		}
 	}
 	var err error
-	if w.assets, err = loadAssets(); err != nil {
+	if w.assets, err = httpx.LoadAssets(staticFS, "web/static", "/assets/"); err != nil {
 		return nil, err
 	}
 	if w.pages, err = loadPages(w.assets); err != nil {
@@ -118,7 +118,7 @@ func (w *Handler) Register(r httpx.Router) {
 	g.POST("/settings/keys/:prefix/revoke", w.signedIn(w.revokeKey))
 	g.GET("/settings/account", w.signedIn(w.accountPage))
 	g.POST("/settings/account/password", w.signedIn(w.changePassword))
-	r.Public.GET("/assets/:name", w.asset)
+	r.Public.GET("/assets/:name", w.assets.Serve)
 }
 
 // securityHeaders are set on every page of the UI. Pages carry CSRF tokens and key details, so no
@@ -282,25 +282,6 @@ func (w *Handler) internal(c *gin.Context, sess *accounts.Session, err error) {
 	}
 	w.message(c, http.StatusInternalServerError, sess, "Something went wrong",
 		"Something went wrong on our side and nothing was changed. Please try again in a moment.")
-}
-
-// asset serves an embedded stylesheet, script or icon. Its URL carries a hash of its content
-// (?v=...), so it may be cached long.
-func (w *Handler) asset(c *gin.Context) {
-	a, ok := w.assets[c.Param("name")]
-	if !ok {
-		httpx.WriteError(c, apierr.ErrRouteNotFound)
-		return
-	}
-	h := c.Writer.Header()
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Cache-Control", "public, max-age=86400")
-	h.Set("ETag", `"`+a.version+`"`)
-	if c.GetHeader("If-None-Match") == `"`+a.version+`"` {
-		c.Status(http.StatusNotModified)
-		return
-	}
-	c.Data(http.StatusOK, a.contentType, a.body)
 }
 
 // randomToken is 256 random bits, URL-safe (the double-submit token of the signed-out forms).

@@ -1,20 +1,18 @@
 package settings
 
 import (
-	"crypto/sha256"
 	"embed"
-	"encoding/hex"
 	"fmt"
 	"html/template"
 	"io"
 	"io/fs"
-	"mime"
 	"path"
 	"strings"
 	"time"
 
 	"folio/modules/accounts"
 	"folio/platform/auth"
+	"folio/platform/httpx"
 )
 
 //go:embed web/templates/*.html
@@ -23,48 +21,12 @@ var templateFS embed.FS
 //go:embed web/static/*
 var staticFS embed.FS
 
-// asset is one embedded static file.
-type asset struct {
-	body        []byte
-	contentType string
-	version     string // the first 12 hex digits of its SHA-256
-}
-
-type assets map[string]asset
-
-func loadAssets() (assets, error) {
-	out := assets{}
-	entries, err := fs.ReadDir(staticFS, "web/static")
-	if err != nil {
-		return nil, err
-	}
-	for _, e := range entries {
-		body, err := staticFS.ReadFile("web/static/" + e.Name())
-		if err != nil {
-			return nil, err
-		}
-		sum := sha256.Sum256(body)
-		ct := mime.TypeByExtension(path.Ext(e.Name()))
-		if ct == "" {
-			ct = "application/octet-stream"
-		}
-		out[e.Name()] = asset{body: body, contentType: ct, version: hex.EncodeToString(sum[:6])}
-	}
-	return out, nil
-}
-
 // pages are the parsed templates, one set per page: the layout plus the page's "content".
 type pages map[string]*template.Template
 
-func loadPages(as assets) (pages, error) {
+func loadPages(as httpx.Assets) (pages, error) {
 	funcs := template.FuncMap{
-		"asset": func(name string) (string, error) {
-			a, ok := as[name]
-			if !ok {
-				return "", fmt.Errorf("no asset %q", name)
-			}
-			return "/assets/" + name + "?v=" + a.version, nil
-		},
+		"asset": as.URL,
 		"date":  func(t time.Time) string { return t.UTC().Format("2 Jan 2006, 15:04 UTC") },
 		"day":   func(t time.Time) string { return t.UTC().Format("2 Jan 2006") },
 		"clock": func(t time.Time) string { return t.UTC().Format("15:04 UTC") },

@@ -167,7 +167,8 @@ var methods = []string{"get", "put", "post", "delete", "options", "head", "patch
 //     one response per status, each naming its codes in an enum of the envelope's error.code; the
 //     shared codes and each code's status are in base.yaml's x-folio-errors;
 //   - every operation takes the X-Request-Id request header and every response carries it back;
-//     every response of an authenticated operation carries the X-RateLimit-* headers (required
+//     every response of an authenticated operation carries the X-RateLimit-* headers and the IETF
+//     draft's RateLimit and RateLimit-Policy (required
 //     on a 2xx; on an error, present once the request was authenticated);
 //   - an authenticated POST, PATCH or DELETE takes the session cookie only with X-CSRF-Token;
 //   - safe writes (see safeWrites): Idempotency-Key on authenticated writes, and what x-etag and
@@ -335,19 +336,32 @@ func addHeaders(responses map[string]any, public bool, where string) error {
 		if public {
 			continue
 		}
-		for _, h := range []string{"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"} {
+		for _, h := range rateLimitHeaders {
 			if strings.HasPrefix(key, "2") {
-				headers[h] = ref("headers", h)
+				headers[h.name] = ref("headers", h.name)
 			} else if key != "401" && key != "431" {
 				// Errors after authentication carry them too; those before it do not.
-				headers[h] = map[string]any{
+				headers[h.name] = map[string]any{
 					"description": "As on a success, when the request was authenticated.",
-					"schema":      map[string]any{"type": "integer", "minimum": 0},
+					"schema":      h.schema,
 				}
 			}
 		}
 	}
 	return nil
+}
+
+// rateLimitHeaders are the headers of every authenticated response (CONTRACT.md sections 8 and 11),
+// with the schema they have where they are optional.
+var rateLimitHeaders = []struct {
+	name   string
+	schema map[string]any
+}{
+	{"X-RateLimit-Limit", map[string]any{"type": "integer", "minimum": 0}},
+	{"X-RateLimit-Remaining", map[string]any{"type": "integer", "minimum": 0}},
+	{"X-RateLimit-Reset", map[string]any{"type": "integer", "minimum": 0}},
+	{"RateLimit", map[string]any{"type": "string"}},
+	{"RateLimit-Policy", map[string]any{"type": "string"}},
 }
 
 // errorResponse is the response of one error status carrying one of codes.

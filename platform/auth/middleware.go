@@ -5,7 +5,10 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"errors"
+	"fmt"
+	"math"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -105,6 +108,9 @@ func (g *Guard) authenticate(c *gin.Context) (*Principal, error) {
 	)
 	if header != "" { // an Authorization header wins over the cookie
 		p, err = g.fromKey(c.Request.Context(), header)
+	} else if CrossOrigin(c.Request) {
+		// Not a failed authentication (nothing was guessed): it is not counted.
+		return nil, errCookieCrossOrigin
 	} else {
 		p, err = g.fromSession(c, cookie)
 	}
@@ -176,6 +182,35 @@ func (g *Guard) fromKey(ctx context.Context, header string) (*Principal, error) 
 	return &p, nil
 }
 
+// errCookieCrossOrigin refuses a session cookie on a request a browser sent from another origin.
+var errCookieCrossOrigin = apierr.ErrUnauthenticated.WithMessage(
+	"session cookies are not accepted on cross-origin requests; send Authorization: Bearer <API key>")
+
+// CrossOrigin reports whether a browser sent r from a page of another origin (CONTRACT.md section
+// 11: cookies are never accepted cross-origin, whatever FOLIO_CORS_ORIGINS says, for reads as well
+// as writes). It follows the rule of net/http's CrossOriginProtection, applied to every method: the
+// browser's Sec-Fetch-Site when sent ("same-origin" and "none", a typed URL or a bookmark, are not
+// cross-origin; "same-site" is, since a sibling subdomain is another origin), otherwise the Origin
+// header's host against the request's Host ("null", sent by sandboxed frames and file: pages,
+// is another origin). A request with neither header is not a browser's cross-origin request:
+// browsers without Sec-Fetch-Site still send Origin on every cross-origin request that can carry
+// a cookie to the API (fetch, XHR) and on form posts.
+func CrossOrigin(r *http.Request) bool {
+	switch r.Header.Get("Sec-Fetch-Site") {
+	case "same-origin", "none":
+		return false
+	case "":
+	default:
+		return true
+	}
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return false
+	}
+	u, err := url.Parse(origin)
+	return err != nil || u.Host == "" || !strings.EqualFold(u.Host, r.Host)
+}
+
 // keyRefusal is the 401 for an unknown or a revoked key.
 func keyRefusal(revoked bool) error {
 	if revoked {
@@ -237,8 +272,29 @@ func (g *Guard) limit(c *gin.Context, userID string) error {
 	c.Header("X-RateLimit-Limit", strconv.Itoa(d.Limit))
 	c.Header("X-RateLimit-Remaining", strconv.Itoa(d.Remaining))
 	c.Header("X-RateLimit-Reset", strconv.FormatInt(d.Reset.Unix(), 10))
+	policy, state := RateLimitHeaders(d, RateLimitWindow, g.Clock.Now())
+	c.Header("RateLimit-Policy", policy)
+	c.Header("RateLimit", state)
 	if !d.Allowed {
 		return apierr.ErrRateLimited
 	}
 	return nil
+}
+
+// RateLimitWindow is the rolling window of both limits, per user and per address of failed
+// authentications (CONTRACT.md section 8: per minute); the w of RateLimit-Policy.
+const RateLimitWindow = 60 * time.Second
+
+// RateLimitHeaders returns the IETF draft headers (draft-ietf-httpapi-ratelimit-headers) that
+// CONTRACT.md section 11 asks for beside X-RateLimit-*: RateLimit-Policy `"default";q=<limit>;w=<window
+// seconds>` and RateLimit `"default";r=<remaining>;t=<seconds>`. t is the time until the oldest
+// counted request leaves the window (the moment of X-RateLimit-Reset), rounded up so that a client
+// that waits t seconds is never early, and 0 when nothing is counted.
+func RateLimitHeaders(d ratelimit.Decision, window time.Duration, now time.Time) (policy, state string) {
+	t := 0
+	if d.Remaining < d.Limit { // something is counted: this request, or the ones that filled the window
+		t = max(0, int(math.Ceil(d.Reset.Sub(now).Seconds())))
+	}
+	return fmt.Sprintf(`"default";q=%d;w=%d`, d.Limit, int(window/time.Second)),
+		fmt.Sprintf(`"default";r=%d;t=%d`, d.Remaining, t)
 }

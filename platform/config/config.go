@@ -4,6 +4,7 @@ package config
 
 import (
 	"fmt"
+	"net/url"
 	"os"
 	"runtime"
 	"strconv"
@@ -29,6 +30,7 @@ type Config struct {
 	SessionTTL        time.Duration // FOLIO_SESSION_TTL
 	CookieSecure      string        // FOLIO_COOKIE_SECURE: auto, true or false
 	TrustedProxies    []string      // FOLIO_TRUSTED_PROXIES: comma-separated CIDRs
+	CORSOrigins       []string      // FOLIO_CORS_ORIGINS: comma-separated origins allowed to call the API from a browser
 	ShutdownTimeout   time.Duration // FOLIO_SHUTDOWN_TIMEOUT
 	LogLevel          string        // FOLIO_LOG_LEVEL
 	LogFormat         string        // FOLIO_LOG_FORMAT: json or console
@@ -81,13 +83,8 @@ func FromLookup(lookup func(string) (string, bool)) (Config, error) {
 	r.str("FOLIO_KEY_PEPPER", &c.KeyPepper)
 	r.dur("FOLIO_SESSION_TTL", &c.SessionTTL)
 	r.str("FOLIO_COOKIE_SECURE", &c.CookieSecure)
-	var proxies string
-	r.str("FOLIO_TRUSTED_PROXIES", &proxies)
-	for _, p := range strings.Split(proxies, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			c.TrustedProxies = append(c.TrustedProxies, p)
-		}
-	}
+	c.TrustedProxies = r.list("FOLIO_TRUSTED_PROXIES")
+	c.CORSOrigins = r.list("FOLIO_CORS_ORIGINS")
 	r.dur("FOLIO_SHUTDOWN_TIMEOUT", &c.ShutdownTimeout)
 	r.str("FOLIO_LOG_LEVEL", &c.LogLevel)
 	r.str("FOLIO_LOG_FORMAT", &c.LogFormat)
@@ -113,10 +110,31 @@ func (c Config) Validate() error {
 	default:
 		return fmt.Errorf("FOLIO_COOKIE_SECURE must be auto, true or false")
 	}
+	for _, o := range c.CORSOrigins {
+		if err := validateOrigin(o); err != nil {
+			return fmt.Errorf("FOLIO_CORS_ORIGINS: %w", err)
+		}
+	}
 	switch c.LogFormat {
 	case "json", "console":
 	default:
 		return fmt.Errorf("FOLIO_LOG_FORMAT must be json or console")
+	}
+	return nil
+}
+
+// validateOrigin checks one FOLIO_CORS_ORIGINS entry: "*" (any origin: safe because the API
+// accepts only keys cross-origin, never cookies), or an origin exactly as a browser sends it in the
+// Origin header, scheme://host[:port] in lower case with no path, so that a trailing slash or a
+// capital cannot silently match nothing.
+func validateOrigin(o string) error {
+	if o == "*" {
+		return nil
+	}
+	u, err := url.Parse(o)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil ||
+		u.Path != "" || u.RawQuery != "" || u.Fragment != "" || strings.HasSuffix(o, "?") || o != strings.ToLower(o) {
+		return fmt.Errorf("%q is not an origin: write scheme://host[:port] in lower case, without a path or a trailing slash (or * for any origin)", o)
 	}
 	return nil
 }
@@ -135,6 +153,19 @@ func (r *reader) get(name string) (string, bool) {
 		return "", false
 	}
 	return strings.TrimSpace(v), true
+}
+
+// list reads a comma-separated list; blanks around and between entries are dropped.
+func (r *reader) list(name string) []string {
+	var raw string
+	r.str(name, &raw)
+	var out []string
+	for _, v := range strings.Split(raw, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 func (r *reader) str(name string, dst *string) {

@@ -40,9 +40,35 @@ func TestOverridesAndErrors(t *testing.T) {
 		"mysql url":     {"FOLIO_DATABASE_URL": "mysql://x"},
 		"cookie secure": {"FOLIO_COOKIE_SECURE": "yes"},
 		"zero slow":     {"FOLIO_DB_SLOW_QUERY": "0s"},
+		"origin path":   {"FOLIO_CORS_ORIGINS": "https://app.example.com/"},
+		"origin scheme": {"FOLIO_CORS_ORIGINS": "app.example.com"},
+		"origin case":   {"FOLIO_CORS_ORIGINS": "https://App.example.com"},
+		"origin ftp":    {"FOLIO_CORS_ORIGINS": "ftp://app.example.com"},
+		"origin query":  {"FOLIO_CORS_ORIGINS": "https://app.example.com?x"},
 	} {
 		if _, err := config.FromLookup(lookup(env)); err == nil {
 			t.Errorf("%s: want an error", name)
 		}
+	}
+}
+
+func TestCORSOrigins(t *testing.T) {
+	c, err := config.FromLookup(lookup(map[string]string{
+		"FOLIO_CORS_ORIGINS": " https://app.example.com, http://localhost:5173 ,,*",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"https://app.example.com", "http://localhost:5173", "*"}
+	if len(c.CORSOrigins) != len(want) {
+		t.Fatalf("CORSOrigins = %q, want %q", c.CORSOrigins, want)
+	}
+	for i := range want {
+		if c.CORSOrigins[i] != want[i] {
+			t.Fatalf("CORSOrigins = %q, want %q", c.CORSOrigins, want)
+		}
+	}
+	if c, _ := config.FromLookup(lookup(nil)); c.CORSOrigins != nil {
+		t.Fatalf("unset FOLIO_CORS_ORIGINS gives %q, want none", c.CORSOrigins)
 	}
 }

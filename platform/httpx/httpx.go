@@ -18,10 +18,44 @@ const APIBase = "/api/v1"
 // Router is what a module registers its routes on.
 type Router struct {
 	// Public routes need no authentication (health checks, the settings UI's pages).
-	Public gin.IRouter
+	Public RouteGroup
 	// API routes live under /api/v1; every request on them has passed authentication, the rate
 	// limit and the method-versus-scope check before the handler runs.
-	API gin.IRouter
+	API RouteGroup
+}
+
+// RouteGroup is a gin route group narrowed to the methods folio uses, so that one rule holds for
+// every route: a GET route also answers HEAD (CONTRACT.md section 11), with the same handlers and
+// so the same headers; net/http drops the body of a HEAD response. gin has no implicit HEAD, and
+// registering it here, beside the GET, keeps HEAD inside the route's group (the API guard runs,
+// 405 stays 405 for paths without a GET) where a rewrite of the method before routing would not.
+// There is deliberately no Handle, Any or HEAD: a route cannot be registered around the rule.
+type RouteGroup struct{ g *gin.RouterGroup }
+
+// NewRouteGroup wraps a gin route group.
+func NewRouteGroup(g *gin.RouterGroup) RouteGroup { return RouteGroup{g: g} }
+
+// GET registers a GET route and the HEAD route beside it.
+func (r RouteGroup) GET(path string, h ...gin.HandlerFunc) {
+	r.g.GET(path, h...)
+	r.g.HEAD(path, h...)
+}
+
+// POST registers a POST route.
+func (r RouteGroup) POST(path string, h ...gin.HandlerFunc) { r.g.POST(path, h...) }
+
+// PATCH registers a PATCH route.
+func (r RouteGroup) PATCH(path string, h ...gin.HandlerFunc) { r.g.PATCH(path, h...) }
+
+// PUT registers a PUT route.
+func (r RouteGroup) PUT(path string, h ...gin.HandlerFunc) { r.g.PUT(path, h...) }
+
+// DELETE registers a DELETE route.
+func (r RouteGroup) DELETE(path string, h ...gin.HandlerFunc) { r.g.DELETE(path, h...) }
+
+// Group returns a sub-group under path whose routes run h first.
+func (r RouteGroup) Group(path string, h ...gin.HandlerFunc) RouteGroup {
+	return RouteGroup{g: r.g.Group(path, h...)}
 }
 
 // Routes is implemented by every module's handler. Modules join the fx value group "routes"

@@ -23,6 +23,7 @@ type EngineParams struct {
 	// APIAfterGuard run after the guard, on authenticated requests (the idempotency middleware).
 	APIAfterGuard  []gin.HandlerFunc `group:"apiAfterGuard"`
 	TrustedProxies TrustedProxies
+	CORS           CORSOrigins
 }
 
 // TrustedProxies are the CIDRs whose X-Forwarded-For is believed when finding a client's address.
@@ -42,13 +43,18 @@ func NewEngine(p EngineParams) (*gin.Engine, error) {
 		return nil, err
 	}
 	httpLog := p.Logger.Named("http")
-	e.Use(requestIDMiddleware(httpLog), accessLogMiddleware(httpLog), recoveryMiddleware(), envelopeMiddleware(),
-		headerLimitMiddleware(), untrustedProxyWarning(httpLog, p.TrustedProxies), bodyLimitMiddleware())
+	e.Use(requestIDMiddleware(httpLog), accessLogMiddleware(httpLog), recoveryMiddleware(), envelopeMiddleware())
+	// CORS before every check that can refuse, so that a browser can read the refusal (a 431, a
+	// 401, a 429 with Retry-After) too.
+	if mw := corsMiddleware(p.CORS); mw != nil {
+		e.Use(mw)
+	}
+	e.Use(headerLimitMiddleware(), untrustedProxyWarning(httpLog, p.TrustedProxies), bodyLimitMiddleware())
 	e.NoRoute(func(c *gin.Context) { WriteError(c, apierr.ErrRouteNotFound) })
 	e.NoMethod(func(c *gin.Context) { WriteError(c, apierr.ErrMethodNotAllow) })
 
 	api := e.Group(APIBase, append(append([]gin.HandlerFunc{}, p.APIGuard...), p.APIAfterGuard...)...)
-	r := Router{Public: e, API: api}
+	r := Router{Public: NewRouteGroup(&e.RouterGroup), API: NewRouteGroup(api)}
 	for _, routes := range p.Routes {
 		routes.Register(r)
 	}
@@ -81,10 +87,14 @@ type ServerConfig struct {
 }
 
 // NewServer builds the server and ties it to the fx lifecycle.
-func NewServer(p ServerParams) *Server {
+func NewServer(p ServerParams) (*Server, error) {
+	handler, err := Compress(p.Engine)
+	if err != nil {
+		return nil, err
+	}
 	s := &Server{
 		srv: &http.Server{
-			Handler:           p.Engine,
+			Handler:           handler,
 			ReadHeaderTimeout: 10 * time.Second,
 			ReadTimeout:       30 * time.Second,
 			WriteTimeout:      60 * time.Second,
@@ -96,7 +106,7 @@ func NewServer(p ServerParams) *Server {
 		timeout: p.Config.ShutdownTimeout,
 	}
 	p.Lifecycle.Append(fx.Hook{OnStart: s.start, OnStop: s.stop})
-	return s
+	return s, nil
 }
 
 func (s *Server) start(context.Context) error {

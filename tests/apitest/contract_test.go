@@ -44,7 +44,8 @@ const (
 
 func headers(extra ...string) http.Header {
 	h := http.Header{"Content-Type": {"application/json"}, "X-Request-Id": {requestID},
-		"X-Ratelimit-Limit": {"100"}, "X-Ratelimit-Remaining": {"99"}, "X-Ratelimit-Reset": {"1795473057"}}
+		"X-Ratelimit-Limit": {"100"}, "X-Ratelimit-Remaining": {"99"}, "X-Ratelimit-Reset": {"1795473057"},
+		"Ratelimit": {`"default";r=99;t=60`}, "Ratelimit-Policy": {`"default";q=100;w=60`}}
 	for i := 0; i+1 < len(extra); i += 2 {
 		h.Set(extra[i], extra[i+1])
 	}
@@ -67,6 +68,8 @@ func TestContractBites(t *testing.T) {
 	}{
 		{"a documented response", "POST", "/api/v1/notebooks", `{"name":"n"}`,
 			apitest.Response{Status: 201, Header: headers("Location", "/api/v1/notebooks/"+id, "ETag", `"v1"`), Body: []byte(notebook)}, ""},
+		{"a malformed RateLimit header", "GET", "/api/v1/notebooks/" + id, "",
+			apitest.Response{Status: 200, Header: headers("ETag", `"v1"`, "RateLimit", "99"), Body: []byte(notebook)}, "header 'ratelimit' failed to validate"},
 		{"a field the document does not have", "GET", "/api/v1/notebooks/" + id, "",
 			apitest.Response{Status: 200, Header: headers("ETag", `"v1"`), Body: []byte(strings.Replace(notebook, `"color"`, `"colour"`, 1))}, "does not match the document"},
 		{"a 201 without Location", "POST", "/api/v1/notebooks", `{"name":"n"}`,

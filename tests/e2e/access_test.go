@@ -23,6 +23,10 @@ func TestAccessMatrix(t *testing.T) {
 			// The OpenAPI document needs no authentication: every principal, even no key or a bad
 			// one, gets it (CONTRACT.md section 10).
 			{name: "the OpenAPI document", method: "GET", req: fixed("/openapi.json", nil), want: everyone},
+			// Nor does the docs page that renders it (outside /api/v1), nor its assets; a key or
+			// cookie that does not authenticate is ignored there.
+			{name: "the docs page", method: "GET", req: fixed("//docs", nil), want: everyone},
+			{name: "the docs page's script", method: "GET", req: fixed("//docs/assets/apiref.js", nil), want: everyone},
 			{name: "list notebooks", method: "GET", req: fixed("/notebooks", nil),
 				want: map[string]string{"read": ok, "write": scope, "rw": ok, "ws": ok, "wsRead": ok, "nbTeam": ok, "nbPersonal": ok, "carl": ok, "bob": ok}},
 			{name: "get personal notebook", method: "GET", req: fixed("/notebooks/"+w.annNB, nil),

@@ -86,6 +86,12 @@ func TestSecurityHeaders(t *testing.T) {
 			}
 		}
 		apitest.CheckEnvelope(t, s.Do(t, apitest.Request{Method: "GET", Path: "//assets/nothing.js"}), 404, "ROUTE_NOT_FOUND")
+		// Every signed-in page links to the API reference (CONTRACT.md section 10).
+		for _, name := range []string{"keys", "new key", "account", "rotate"} {
+			if !strings.Contains(pages[name].Body, `<a href="/docs">API reference</a>`) {
+				t.Errorf("the %s page does not link to /docs", name)
+			}
+		}
 	})
 }
 
