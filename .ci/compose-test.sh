@@ -10,7 +10,9 @@
 #   3. of 150 requests of one user (sent 4 at a time, spread over the three instances by nginx)
 #      exactly FOLIO_RATE_LIMIT = 100 are accepted and 50 get 429: the limit is shared in Redis;
 #   4. folio sees the client's address (X-Forwarded-For from a trusted proxy), not nginx's;
-#   5. while another user's requests run, one instance is stopped, and every request still succeeds.
+#   5. the TLS sample configuration (deploy/nginx/folio-tls.conf.example) serves HTTPS and
+#      redirects HTTP;
+#   6. while another user's requests run, one instance is stopped, and every request still succeeds.
 # The stack is removed at the end, whatever happened (trap), its logs printed first on failure.
 #
 # Run as root (it may install docker-compose and start dockerd). Exit status: 0 all checks passed,
@@ -143,7 +145,34 @@ compose logs --no-color folio1 folio2 folio3 2>/dev/null | grep -q 'not a truste
   && fail "folio warned about an untrusted proxy"
 pass "folio sees the client's address through nginx (FOLIO_TRUSTED_PROXIES)"
 
-# 5. Stop one instance while Bob's requests run; every request must still succeed.
+# 5. TLS termination: deploy/nginx/folio-tls.conf.example in a second nginx on the stack's network,
+# with a throwaway self-signed certificate. (Before an instance stops: nginx needs every upstream
+# name to resolve when it starts.)
+tls=$(mktemp -d)
+openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=localhost \
+  -keyout "$tls/privkey.pem" -out "$tls/fullchain.pem" >/dev/null 2>&1 || fail "openssl could not make a certificate"
+chmod 644 "$tls"/*.pem
+net=$(docker inspect --format '{{range $k, $v := .NetworkSettings.Networks}}{{$k}} {{end}}' "$(compose ps -q nginx)" | awk '{print $1}')
+tls_cid=$(docker run -d --network "$net" -p 127.0.0.1::443 -p 127.0.0.1::80 \
+  -v "$PWD/deploy/nginx/folio-tls.conf.example:/etc/nginx/conf.d/default.conf:ro" \
+  -v "$tls/fullchain.pem:/etc/nginx/tls/fullchain.pem:ro" -v "$tls/privkey.pem:/etc/nginx/tls/privkey.pem:ro" \
+  "$NGINX_IMAGE") || fail "the TLS nginx did not start"
+tls_port=$(docker port "$tls_cid" 443/tcp | head -n1 | sed 's/.*://')
+plain_port=$(docker port "$tls_cid" 80/tcp | head -n1 | sed 's/.*://')
+code=""
+for _ in $(seq 1 40); do
+  code=$(curl -sk -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $key2" "https://127.0.0.1:$tls_port/api/v1/notebooks" || true)
+  [ "$code" = 200 ] && break
+  sleep 0.25
+done
+redirect=$(curl -s -o /dev/null -w '%{http_code} %{redirect_url}' "http://127.0.0.1:$plain_port/readyz" || true)
+docker logs "$tls_cid" 2>&1 | tail -n 5 | sed 's/^/  tls nginx: /'
+docker rm -f "$tls_cid" >/dev/null; rm -rf "$tls"
+[ "$code" = 200 ] || fail "GET over TLS through folio-tls.conf.example: $code, want 200"
+[[ "$redirect" == "308 https://"* ]] || fail "plain HTTP on the TLS configuration: $redirect, want a 308 to https"
+pass "TLS terminated by nginx with deploy/nginx/folio-tls.conf.example (HTTPS 200, HTTP 308 to https)"
+
+# 6. Stop one instance while Bob's requests run; every request must still succeed.
 out=$(mktemp)
 (
   for _ in $(seq 1 60); do
