@@ -7,6 +7,7 @@
 //	folio key list --email E
 //	folio key revoke --prefix P
 //	folio key rotate --prefix P
+//	folio backup --out FILE            SQLite: a consistent copy while the server runs (VACUUM INTO)
 //	folio healthcheck                  exit 0 when the server on FOLIO_HTTP_ADDR is ready, else 1
 //	folio version                      version, commit and build time (also --version)
 //
@@ -52,6 +53,7 @@ const usage = `usage:
   folio key list --email E
   folio key revoke --prefix P
   folio key rotate --prefix P
+  folio backup --out FILE
   folio healthcheck
   folio version`
 
@@ -68,6 +70,8 @@ func run(args []string, stdout io.Writer) error {
 		return userCreate(ctx, args[2:], stdout)
 	case len(args) >= 2 && args[0] == "key":
 		return keyCommand(ctx, args[1], args[2:], stdout)
+	case args[0] == "backup":
+		return backup(ctx, args[1:], stdout)
 	case args[0] == "healthcheck":
 		return healthcheck(ctx)
 	case args[0] == "version" || args[0] == "--version":

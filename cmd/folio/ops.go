@@ -2,13 +2,22 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"time"
 
+	"go.uber.org/fx"
+	"gorm.io/gorm"
+
+	"folio/app"
 	"folio/platform/config"
 )
 
@@ -73,4 +82,42 @@ func version() string {
 		}
 	}
 	return strings.TrimSpace(fmt.Sprintf("folio %s commit %s%s (%s), %s", v, rev, dirty, at, info.GoVersion))
+}
+
+// backup writes a consistent copy of the SQLite database to --out while the server may be running:
+// VACUUM INTO reads inside one transaction, so the copy is a snapshot, and it is compacted. It
+// refuses to overwrite a file. On PostgreSQL the database's own tool does this better (pg_dump:
+// consistent, restorable into another version), so backup says so and fails.
+func backup(ctx context.Context, args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("backup", flag.ContinueOnError)
+	out := fs.String("out", "", "file to write the copy to (must not exist)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *out == "" {
+		return errors.New("backup needs --out FILE")
+	}
+	cfg, err := config.FromEnv()
+	if err != nil {
+		return err
+	}
+	if cfg.Postgres() {
+		return errors.New("backup copies the embedded SQLite database only; for PostgreSQL use pg_dump (see README, Deploy: backups)")
+	}
+	if _, err := os.Stat(*out); err == nil {
+		return fmt.Errorf("backup: %s exists; choose a new file", *out)
+	}
+	abs, err := filepath.Abs(*out)
+	if err != nil {
+		return err
+	}
+	var gdb *gorm.DB
+	err = app.Exec(ctx, func(ctx context.Context) error {
+		return gdb.WithContext(ctx).Exec("VACUUM INTO ?", abs).Error
+	}, fx.Populate(&gdb))
+	if err != nil {
+		return fmt.Errorf("backup: %w", err)
+	}
+	fmt.Fprintln(stdout, abs)
+	return nil
 }

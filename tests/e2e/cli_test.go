@@ -159,6 +159,22 @@ func cliScenario(t *testing.T, bin string, env []string) {
 	if out := served.ok("healthcheck"); out != "" {
 		t.Errorf("folio healthcheck printed %q on stdout, want nothing", out)
 	}
+	// backup while the server runs: on SQLite a copy that folio itself can open and that holds the
+	// same keys; on PostgreSQL a refusal that names pg_dump.
+	if strings.HasPrefix(env[0], "FOLIO_SQLITE_PATH=") {
+		copyPath := filepath.Join(t.TempDir(), "backup.db")
+		if got := c.line("backup", "--out", copyPath); got != copyPath {
+			t.Errorf("folio backup printed %q, want %q", got, copyPath)
+		}
+		c.fails("backup over an existing file", "exists", "backup", "--out", copyPath)
+		restored := &cli{t: t, bin: bin, env: []string{"FOLIO_SQLITE_PATH=" + copyPath}}
+		if got := restored.ok("key", "list", "--email", "ann@example.com"); got != list {
+			t.Errorf("key list on the backup:\n%s\nwant the original's:\n%s", got, list)
+		}
+	} else {
+		c.fails("backup on PostgreSQL", "pg_dump", "backup", "--out", filepath.Join(t.TempDir(), "backup.db"))
+	}
+	c.fails("backup without --out", "--out", "backup")
 	for _, args := range [][]string{{"version"}, {"--version"}} {
 		if v := c.line(args...); !strings.HasPrefix(v, "folio ") || !strings.Contains(v, "go1.") {
 			t.Errorf("folio %s printed %q, want the version, commit and Go version", args[0], v)
