@@ -3,6 +3,7 @@
 //	folio [serve]                      start the API (the default)
 //	folio migrate                      apply the database migrations and exit
 //	folio user create --email E --name N [--password P]
+//	folio user set-password --email E  (the password on stdin; ends the user's sessions)
 //	folio key create --email E --name N --scope 1|2|3 [--workspace ID] [--notebook ID]
 //	folio key list --email E
 //	folio key revoke --prefix P
@@ -16,12 +17,14 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"text/tabwriter"
 
 	"go.uber.org/fx"
@@ -49,6 +52,7 @@ const usage = `usage:
   folio [serve]
   folio migrate
   folio user create --email E --name N [--password P]
+  folio user set-password --email E   (password on stdin)
   folio key create --email E --name N --scope 1|2|3 [--workspace ID] [--notebook ID]
   folio key list --email E
   folio key revoke --prefix P
@@ -68,6 +72,8 @@ func run(args []string, stdout io.Writer) error {
 		return app.Exec(ctx, func(context.Context) error { return nil })
 	case len(args) >= 2 && args[0] == "user" && args[1] == "create":
 		return userCreate(ctx, args[2:], stdout)
+	case len(args) >= 2 && args[0] == "user" && args[1] == "set-password":
+		return userSetPassword(ctx, args[2:], os.Stdin)
 	case len(args) >= 2 && args[0] == "key":
 		return keyCommand(ctx, args[1], args[2:], stdout)
 	case args[0] == "backup":
@@ -108,6 +114,27 @@ func userCreate(ctx context.Context, args []string, stdout io.Writer) error {
 		}
 		fmt.Fprintln(stdout, u.ID)
 		return nil
+	})
+}
+
+// userSetPassword reads the new password from stdin (its first line; a script pipes it, so it
+// never shows in a process list or shell history) and sets it for the user with --email.
+func userSetPassword(ctx context.Context, args []string, stdin io.Reader) error {
+	fs := flag.NewFlagSet("user set-password", flag.ContinueOnError)
+	email := fs.String("email", "", "email address of the account (required)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *email == "" {
+		return errors.New("user set-password needs --email (and the password on stdin)")
+	}
+	line, err := bufio.NewReader(io.LimitReader(stdin, 4096)).ReadString('\n')
+	if err != nil && !errors.Is(err, io.EOF) {
+		return err
+	}
+	password := strings.TrimRight(line, "\r\n")
+	return withAccounts(ctx, func(ctx context.Context, acc *accounts.Service) error {
+		return acc.SetPassword(ctx, *email, password)
 	})
 }
 

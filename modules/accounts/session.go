@@ -38,12 +38,35 @@ func (s *Service) ChangePassword(ctx context.Context, userID, current, next stri
 	if u.PasswordHash == "" || !checkPassword(current, u.PasswordHash) {
 		return SignedIn{}, ErrBadPassword
 	}
+	hash, err := s.replacePassword(ctx, userID, next)
+	if err != nil {
+		return SignedIn{}, err
+	}
+	u.PasswordHash = hash // the old device tokens died with the old hash
+	return s.OpenSession(ctx, u)
+}
+
+// SetPassword is the operator's reset (`folio user set-password`): it sets the password of the
+// account with this email without asking for the current one (a user created by the CLI has
+// none), under the same rule as every password, and ends all the user's sessions.
+func (s *Service) SetPassword(ctx context.Context, email, next string) error {
+	u, err := s.UserByEmail(ctx, email)
+	if err != nil {
+		return err
+	}
+	_, err = s.replacePassword(ctx, u.ID, next)
+	return err
+}
+
+// replacePassword checks next against the password rule, stores its hash and ends every session
+// of the user, in one transaction; it returns the new hash.
+func (s *Service) replacePassword(ctx context.Context, userID, next string) (string, error) {
 	if msg := PasswordRule(next); msg != "" {
-		return SignedIn{}, Invalid{"password": msg}
+		return "", Invalid{"password": msg}
 	}
 	hash := hashPassword(next)
 	var ended [][]byte
-	err = db.Transaction(ctx, s.db, func(tx *gorm.DB) error {
+	err := db.Transaction(ctx, s.db, func(tx *gorm.DB) error {
 		if err := s.store.setPassword(ctx, tx, userID, hash, s.clock.Now()); err != nil {
 			return err
 		}
@@ -54,9 +77,5 @@ func (s *Service) ChangePassword(ctx context.Context, userID, current, next stri
 	for _, h := range ended {
 		s.cache.InvalidateSession(h)
 	}
-	if err != nil {
-		return SignedIn{}, err
-	}
-	u.PasswordHash = hash // the old device tokens died with the old hash
-	return s.OpenSession(ctx, u)
+	return hash, err
 }

@@ -73,6 +73,23 @@ func cliScenario(t *testing.T, bin string, env []string) {
 	c.line("user", "create", "--email", "bob@example.com", "--name", "Bob", "--password", "correct horse")
 	c.fails("user create with a taken email", "already exists", "user", "create", "--email", "ann@example.com", "--name", "Ann Again")
 	c.fails("user create without --name", "--name", "user", "create", "--email", "x@example.com")
+
+	// user set-password reads the password from stdin, prints nothing, and applies the password rule.
+	setPassword := func(email, password string) (string, error) {
+		cmd := exec.Command(bin, "user", "set-password", "--email", email)
+		cmd.Env, cmd.Dir, cmd.Stdin = folioEnv(env), os.TempDir(), strings.NewReader(password+"\n")
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		err := cmd.Run()
+		c.allStderr.WriteString(errb.String())
+		return out.String() + errb.String(), err
+	}
+	if out, err := setPassword("ann@example.com", "correct horse battery"); err != nil || out != "" {
+		t.Fatalf("user set-password: %v, printed %q", err, out)
+	}
+	if out, err := setPassword("ann@example.com", "short"); err == nil || !strings.Contains(out, "8 characters") {
+		t.Errorf("user set-password with a short password: %v, printed %q", err, out)
+	}
 	c.fails("user create with a bad email", "email", "user", "create", "--email", "not-an-email", "--name", "X")
 	c.fails("user create with a short password", "password", "user", "create", "--email", "y@example.com", "--name", "Y", "--password", "short")
 

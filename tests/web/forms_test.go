@@ -470,3 +470,40 @@ func newAccountEmail(t *testing.T, s *apitest.Server, name string) string {
 	}
 	return email
 }
+
+// TestOperatorSetsPassword: a user created without a password (as `folio user create` does) cannot
+// sign in; after the operator's reset (`folio user set-password`, accounts.SetPassword) they can,
+// a too-short password is refused with the rule's message, and a reset ends every session the
+// user had.
+func TestOperatorSetsPassword(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
+		ctx := context.Background()
+		a := newAccount("Carl Cli")
+		if _, err := s.Accounts.CreateUser(ctx, a.Email, a.Name, ""); err != nil {
+			t.Fatal(err)
+		}
+		b := newBrowser(t, s)
+		want(t, b.get("/signin"), http.StatusOK)
+		want(t, b.submit("/signin", url.Values{"email": {a.Email}, "password": {a.Password}}), http.StatusUnauthorized)
+
+		if err := s.Accounts.SetPassword(ctx, a.Email, "short"); err == nil || !strings.Contains(err.Error(), "8 characters") {
+			t.Fatalf("a 5-character password: %v, want the password rule", err)
+		}
+		if err := s.Accounts.SetPassword(ctx, "nobody@example.com", a.Password); err == nil {
+			t.Fatal("set-password for an unknown email succeeded")
+		}
+		if err := s.Accounts.SetPassword(ctx, strings.ToUpper(a.Email), a.Password); err != nil {
+			t.Fatal(err)
+		}
+		signIn(t, b, a)
+		token := b.sessionCookie()
+		apitest.Must(t, b.api("GET", "/notebooks", ""), 200)
+
+		a.Password += " again"
+		if err := s.Accounts.SetPassword(ctx, a.Email, a.Password); err != nil {
+			t.Fatal(err)
+		}
+		apitest.CheckEnvelope(t, s.Do(t, apitest.Request{Method: "GET", Path: "/notebooks", Header: apitest.SessionHeader(token, "")}), 401, "UNAUTHENTICATED")
+		signIn(t, newBrowser(t, s), a)
+	})
+}
