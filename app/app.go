@@ -9,6 +9,7 @@ import (
 
 	"folio/modules/accounts"
 	"folio/modules/audit"
+	"folio/modules/events"
 	"folio/modules/notebooks"
 	"folio/modules/notes"
 	"folio/modules/settings"
@@ -27,6 +28,7 @@ var Modules = fx.Options(
 	workspaces.Module,
 	notebooks.Module,
 	audit.Module,
+	events.Module,
 	tags.Module,
 	versions.Module,
 	notes.Module,

@@ -10,6 +10,7 @@ import (
 	"gorm.io/gorm"
 
 	"folio/platform/auth"
+	"folio/platform/eventlog"
 )
 
 // Entry is one action on one resource.
@@ -19,6 +20,10 @@ type Entry struct {
 	ResourceID   string  //
 	WorkspaceID  *string // workspace of the resource (nil for a personal notebook's resources)
 	NotebookID   *string // notebook of the resource (for a notebook: itself)
+	// Events are what the action emits to the change feed (CONTRACT.md section 18), in the same
+	// transaction. Every audited action emits at least one: an entry without is refused, so a
+	// write path cannot record its audit entry and forget its event.
+	Events []eventlog.Event
 }
 
 // Recorder writes entries. tx is the caller's transaction.
