@@ -15,6 +15,7 @@ import (
 	"gorm.io/gorm"
 
 	"folio/platform/auth"
+	"folio/platform/background"
 	"folio/platform/clock"
 	"folio/platform/eventlog"
 	"folio/platform/paginate"
@@ -54,23 +55,7 @@ type ServiceParams struct {
 func NewService(p ServiceParams) *Service {
 	s := &Service{store: p.Store, clock: p.Clock, log: p.Logger.Named("events")}
 	if p.Lifecycle != nil {
-		ctx, cancel := context.WithCancel(context.Background())
-		var wg sync.WaitGroup
-		p.Lifecycle.Append(fx.Hook{
-			OnStart: func(context.Context) error {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					s.loop(ctx)
-				}()
-				return nil
-			},
-			OnStop: func(context.Context) error {
-				cancel()
-				wg.Wait()
-				return nil
-			},
-		})
+		background.Go(p.Lifecycle, s.loop)
 	}
 	return s
 }

@@ -53,6 +53,11 @@ func TestAccessMatrix(t *testing.T) {
 			}, want: map[string]string{"read": scope, "write": ok, "rw": ok, "ws": ok, "wsRead": scope, "nbTeam": scope, "nbPersonal": scope, "carl": notMem, "bob": scope}},
 			{name: "audit log", method: "GET", req: fixed("/audit-log", nil),
 				want: map[string]string{"read": ok, "write": scope, "rw": ok, "ws": ok, "wsRead": ok, "nbTeam": ok, "nbPersonal": ok, "carl": ok, "bob": ok}},
+			// The feed's visibility per principal is TestEventsVisibility (the side channel test).
+			{name: "events", method: "GET", req: fixed("/events?types=note.created", nil),
+				want: map[string]string{"read": ok, "write": scope, "rw": ok, "ws": ok, "wsRead": ok, "nbTeam": ok, "nbPersonal": ok, "carl": ok, "bob": ok}},
+			{name: "events with a bad after", method: "GET", req: fixed("/events?after=x", nil),
+				want: map[string]string{"read": bad, "write": scope, "rw": bad, "ws": bad, "wsRead": bad, "nbTeam": bad, "nbPersonal": bad, "carl": bad, "bob": bad}},
 		}
 		runMatrix(t, s, w, rows)
 	})
