@@ -17,6 +17,7 @@ import (
 	"folio/modules/tags"
 	"folio/modules/tasks"
 	"folio/modules/versions"
+	"folio/modules/webhooks"
 	"folio/modules/workspaces"
 	"folio/platform"
 	"folio/platform/httpx"
@@ -35,6 +36,7 @@ var Modules = fx.Options(
 	tasks.Module,
 	suggestions.Module,
 	settings.Module,
+	webhooks.Module,
 )
 
 // New builds the application graph. opts are the test seam (fx.Replace(cfg), fx.Populate(&x)) and

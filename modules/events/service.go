@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap"
 	"gorm.io/gorm"
 
+	"folio/platform"
 	"folio/platform/auth"
 	"folio/platform/background"
 	"folio/platform/clock"
@@ -27,7 +28,7 @@ const Retention = 30 * 24 * time.Hour
 // Background work: how often the sequencer runs by itself (reads also sequence first, so this
 // only keeps the backlog short), and how often and how much the retention cleanup deletes.
 const (
-	sequenceEvery = time.Second
+	sequenceEvery = 250 * time.Millisecond
 	cleanupEvery  = time.Hour
 	cleanupBatch  = 1000
 	cleanupRounds = 20 // at most cleanupRounds × cleanupBatch rows per run: a run stays short
@@ -35,10 +36,11 @@ const (
 
 // Service writes events in their write's transaction (eventlog.Emitter) and serves the feed.
 type Service struct {
-	store *Store
-	clock clock.Clock
-	log   *zap.Logger
-	mu    sync.Mutex // one sequencer per process at a time (the database lock covers the others)
+	store      *Store
+	clock      clock.Clock
+	log        *zap.Logger
+	dispatcher eventlog.Dispatcher // nil without webhooks
+	mu         sync.Mutex          // one sequencer per process at a time (the database lock covers the others)
 }
 
 // ServiceParams are the dependencies of NewService.
@@ -48,12 +50,16 @@ type ServiceParams struct {
 	Store     *Store
 	Clock     clock.Clock
 	Logger    *zap.Logger
+	// Migrated: the background loop starts after the migrations have created the table.
+	Migrated platform.Migrated `optional:"true"`
+	// Dispatcher, when present, gets every event as it is placed (webhooks).
+	Dispatcher eventlog.Dispatcher `optional:"true"`
 }
 
 // NewService returns the events service and starts its background work (sequencing and the
 // retention cleanup) in a goroutine that the fx stop hook ends and waits for.
 func NewService(p ServiceParams) *Service {
-	s := &Service{store: p.Store, clock: p.Clock, log: p.Logger.Named("events")}
+	s := &Service{store: p.Store, clock: p.Clock, log: p.Logger.Named("events"), dispatcher: p.Dispatcher}
 	if p.Lifecycle != nil {
 		background.Go(p.Lifecycle, s.loop)
 	}
@@ -117,11 +123,27 @@ func (s *Service) Sequence(ctx context.Context) error {
 		if err != nil || !pending {
 			return err
 		}
-		n, err := s.store.sequence(ctx)
+		n, err := s.store.sequence(ctx, s.dispatch)
 		if err != nil || n < sequenceBatch {
 			return err
 		}
 	}
+}
+
+// dispatch hands just placed rows to the dispatcher, in the sequencer's transaction tx.
+func (s *Service) dispatch(tx *gorm.DB, rows []Event) error {
+	if s.dispatcher == nil {
+		return nil
+	}
+	placed := make([]eventlog.Placed, len(rows))
+	for i, e := range rows {
+		payload, err := json.Marshal(toEventResponse(e))
+		if err != nil {
+			return err
+		}
+		placed[i] = eventlog.Placed{ID: FormatID(*e.Seq), Type: e.Type, ActorUserID: e.ActorUserID, NotebookID: e.NotebookID, WorkspaceID: e.WorkspaceID, Payload: payload}
+	}
+	return s.dispatcher.Dispatch(tx.Statement.Context, tx, placed)
 }
 
 // Cleanup deletes events older than Retention, at most cleanupRounds batches per call.

@@ -43,7 +43,7 @@ func (s *Store) hasUnsequenced(ctx context.Context) (bool, error) {
 // any order, so a reader that has seen id 11 could later see id 10 appear and would skip it. Seq is
 // assigned after commit by one sequencer at a time, so a row that becomes visible always gets a
 // larger seq than every row a reader can already have seen.
-func (s *Store) sequence(ctx context.Context) (int64, error) {
+func (s *Store) sequence(ctx context.Context, placed func(tx *gorm.DB, rows []Event) error) (int64, error) {
 	var n int64
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		if db.IsPostgres(tx) {
@@ -60,7 +60,14 @@ func (s *Store) sequence(ctx context.Context) (int64, error) {
 			FROM (SELECT id, ROW_NUMBER() OVER (ORDER BY id) AS rn FROM events WHERE seq IS NULL ORDER BY id LIMIT ?) AS t
 			WHERE events.id = t.id`, last, sequenceBatch)
 		n = res.RowsAffected
-		return res.Error
+		if res.Error != nil || n == 0 || placed == nil {
+			return res.Error
+		}
+		var rows []Event
+		if err := tx.Where("seq > ?", last).Order("seq").Find(&rows).Error; err != nil {
+			return err
+		}
+		return placed(tx, rows)
 	})
 	return n, err
 }

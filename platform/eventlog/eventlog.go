@@ -74,3 +74,21 @@ func PastTense(verb string) (string, bool) {
 	past, ok := map[string]string{"create": "created", "update": "updated", "delete": "deleted", "restore": "restored"}[verb]
 	return past, ok
 }
+
+// Placed is an event that has just got its place in the feed, as the webhooks see it: who may
+// see it, and its payload (the event as GET /events serves it).
+type Placed struct {
+	ID          string // the wire id
+	Type        string
+	ActorUserID string
+	NotebookID  *string
+	WorkspaceID *string
+	Payload     []byte
+}
+
+// Dispatcher hands placed events to their subscribers (the webhooks module provides it). It
+// runs in the sequencer's transaction tx, the one that gives the events their places, so a
+// delivery is enqueued exactly when its event joins the feed, once, and survives restarts.
+type Dispatcher interface {
+	Dispatch(ctx context.Context, tx *gorm.DB, placed []Placed) error
+}
