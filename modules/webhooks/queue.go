@@ -93,12 +93,15 @@ func NewQueue(p QueueParams) (*Queue, error) {
 	workers := river.NewWorkers()
 	river.AddWorker(workers, w)
 	cfg := &river.Config{
-		Queues:            map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 10}},
-		Workers:           workers,
-		RetryPolicy:       w.retry,
-		MaxAttempts:       MaxAttempts,
-		JobTimeout:        2 * Timeout,
-		FetchPollInterval: 200 * time.Millisecond,
+		Queues:      map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 10}},
+		Workers:     workers,
+		RetryPolicy: w.retry,
+		MaxAttempts: MaxAttempts,
+		JobTimeout:  2 * Timeout,
+		// A job whose instance died while working it (kill -9) is given back to the queue after
+		// this, instead of River's default hour.
+		RescueStuckJobsAfter: 3 * Timeout,
+		FetchPollInterval:    200 * time.Millisecond,
 		// River's own log lines are not folio's format; deliveries log what matters themselves.
 		Logger: slog.New(slog.DiscardHandler),
 	}

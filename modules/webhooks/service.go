@@ -81,12 +81,12 @@ func (s *Service) Get(ctx context.Context, p *auth.Principal, id string) (Webhoo
 	if !ids.Valid(id) {
 		return Webhook{}, ErrNotFound
 	}
-	return s.store.get(ctx, p.UserID, id)
+	return s.store.get(ctx, p, id)
 }
 
-// List returns a page of the user's webhooks.
+// List returns a page of the webhooks the principal manages (see owned).
 func (s *Service) List(ctx context.Context, p *auth.Principal, page paginate.Params) ([]Webhook, *string, error) {
-	return s.store.list(ctx, p.UserID, page)
+	return s.store.list(ctx, p, page)
 }
 
 // Delete removes one of the user's webhooks.
@@ -94,7 +94,7 @@ func (s *Service) Delete(ctx context.Context, p *auth.Principal, id string) erro
 	if !ids.Valid(id) {
 		return ErrNotFound
 	}
-	return s.store.remove(ctx, p.UserID, id)
+	return s.store.remove(ctx, p, id)
 }
 
 // Deliveries returns a page of a webhook's attempts, newest first.

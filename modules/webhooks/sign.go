@@ -1,8 +1,7 @@
-// Package webhooks will deliver the change feed's events to subscribers' URLs (CONTRACT.md
-// section 18). So far it holds the two pieces every delivery needs, each tested on its own: the
-// Standard Webhooks signature (checked against the npm standardwebhooks package, an independent
-// implementation) and the SSRF guard. The management endpoints and the durable delivery queue are
-// not built yet (see README, "Events").
+// Package webhooks delivers the change feed's events to subscribers' URLs (CONTRACT.md section
+// 18): the management endpoints, the delivery queue (River, in folio's own database), the
+// Standard Webhooks signature (checked in tests by the npm standardwebhooks package, an
+// independent implementation) and the SSRF guard.
 package webhooks
 
 import (

@@ -6,6 +6,7 @@ import (
 
 	"gorm.io/gorm"
 
+	"folio/platform/auth"
 	"folio/platform/db"
 	"folio/platform/paginate"
 )
@@ -20,8 +21,23 @@ func (s *Store) create(ctx context.Context, w *Webhook) error {
 	return db.Transaction(ctx, s.db, func(tx *gorm.DB) error { return tx.Create(w).Error })
 }
 
-func (s *Store) get(ctx context.Context, userID, id string) (Webhook, error) {
-	return db.Take[Webhook](s.db.WithContext(ctx).Where("id = ? AND user_id = ?", id, userID), false, ErrNotFound)
+// owned narrows q to the webhooks the principal manages: its user's, and for a restricted key
+// only those made under the same restriction (a notebook-scoped key must not read or delete the
+// webhook of an unrestricted key: its URL, and what it sees, are beyond the key's reach).
+func owned(q *gorm.DB, p *auth.Principal) *gorm.DB {
+	q = q.Where("webhooks.user_id = ?", p.UserID)
+	switch {
+	case p.NotebookID != nil:
+		return q.Where("webhooks.notebook_id = ?", *p.NotebookID)
+	case p.WorkspaceID != nil:
+		return q.Where("webhooks.workspace_id = ? AND webhooks.notebook_id IS NULL", *p.WorkspaceID)
+	default:
+		return q
+	}
+}
+
+func (s *Store) get(ctx context.Context, p *auth.Principal, id string) (Webhook, error) {
+	return db.Take[Webhook](owned(s.db.WithContext(ctx).Table("webhooks"), p).Where("webhooks.id = ?", id), false, ErrNotFound)
 }
 
 func (s *Store) byID(ctx context.Context, id string) (Webhook, error) {
@@ -30,15 +46,15 @@ func (s *Store) byID(ctx context.Context, id string) (Webhook, error) {
 
 var keyset = paginate.Keyset{Table: "webhooks"}
 
-func (s *Store) list(ctx context.Context, userID string, p paginate.Params) ([]Webhook, *string, error) {
-	scope := func() *gorm.DB { return s.db.WithContext(ctx).Table("webhooks").Where("webhooks.user_id = ?", userID) }
+func (s *Store) list(ctx context.Context, pr *auth.Principal, p paginate.Params) ([]Webhook, *string, error) {
+	scope := func() *gorm.DB { return owned(s.db.WithContext(ctx).Table("webhooks"), pr) }
 	return paginate.Find(scope(), scope(), keyset, p, func(w Webhook) string { return w.ID })
 }
 
 // remove deletes the webhook and its attempts; its queued deliveries find it gone and stop.
-func (s *Store) remove(ctx context.Context, userID, id string) error {
+func (s *Store) remove(ctx context.Context, p *auth.Principal, id string) error {
 	return db.Transaction(ctx, s.db, func(tx *gorm.DB) error {
-		res := tx.Where("id = ? AND user_id = ?", id, userID).Delete(&Webhook{})
+		res := owned(tx, p).Where("webhooks.id = ?", id).Delete(&Webhook{})
 		if res.Error != nil {
 			return res.Error
 		}
