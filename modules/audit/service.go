@@ -85,16 +85,7 @@ func (s *Service) List(ctx context.Context, p *auth.Principal, f Filter, page pa
 	if f.APIKeyID != "" && !ids.Valid(f.APIKeyID) {
 		return nil, nil, ErrAPIKeyID
 	}
-	visible := func(q *gorm.DB) *gorm.DB {
-		switch {
-		case p.NotebookID != nil:
-			return q.Where("audit_entries.notebook_id = ?", *p.NotebookID)
-		case p.WorkspaceID != nil:
-			return q.Where("audit_entries.workspace_id = ?", *p.WorkspaceID)
-		default:
-			return q.Where("audit_entries.actor_user_id = ?", p.UserID)
-		}
-	}
+	visible := func(q *gorm.DB) *gorm.DB { return auditlog.Visible(q, "audit_entries", p) }
 	filters := func(q *gorm.DB) *gorm.DB {
 		if f.ResourceType != nil {
 			q = q.Where("audit_entries.resource_type = ?", *f.ResourceType)

@@ -15,6 +15,7 @@ import (
 	"gorm.io/gorm"
 
 	"folio/platform"
+	"folio/platform/auditlog"
 	"folio/platform/auth"
 	"folio/platform/background"
 	"folio/platform/clock"
@@ -220,16 +221,7 @@ func (s *Service) List(ctx context.Context, p *auth.Principal, q Query) ([]Event
 	if err := s.Sequence(ctx); err != nil {
 		return nil, "", err
 	}
-	visible := func(db *gorm.DB) *gorm.DB {
-		switch {
-		case p.NotebookID != nil:
-			return db.Where("notebook_id = ?", *p.NotebookID)
-		case p.WorkspaceID != nil:
-			return db.Where("workspace_id = ?", *p.WorkspaceID)
-		default:
-			return db.Where("actor_user_id = ?", p.UserID)
-		}
-	}
+	visible := func(q *gorm.DB) *gorm.DB { return auditlog.Visible(q, "events", p) }
 	rows, err := s.store.list(ctx, visible, q.After, q.Types, q.Limit)
 	if err != nil {
 		return nil, "", err

@@ -41,3 +41,19 @@ type ResourceType string
 func DeclareResourceType(name string) any {
 	return fx.Annotate(func() ResourceType { return ResourceType(name) }, fx.ResultTags(`group:"auditResourceTypes"`))
 }
+
+// Visible narrows q, a query on table (which has notebook_id, workspace_id and actor_user_id
+// columns), to the rows the principal may see by the audit log's rule (CONTRACT.md section 7),
+// which the change feed reuses (section 18): a session or an unrestricted key what its user
+// caused; a workspace-scoped key what happened in its workspace; a notebook-scoped key what
+// happened in its notebook.
+func Visible(q *gorm.DB, table string, p *auth.Principal) *gorm.DB {
+	switch {
+	case p.NotebookID != nil:
+		return q.Where(table+".notebook_id = ?", *p.NotebookID)
+	case p.WorkspaceID != nil:
+		return q.Where(table+".workspace_id = ?", *p.WorkspaceID)
+	default:
+		return q.Where(table+".actor_user_id = ?", p.UserID)
+	}
+}

@@ -75,7 +75,7 @@ func TestEveryWriteRouteEmits(t *testing.T) {
 			// data says which event's data must equal the response body (-1: none).
 			data int
 		}
-		var noteID, taskID, noteSg, taskSg string
+		var noteID, taskID, noteSg, taskSg, hookID string
 		writes := map[string]write{
 			"POST /notebooks": {func(t *testing.T) (apitest.Response, string) {
 				r := apitest.Must(t, s.Post(t, key, "/notebooks", map[string]any{"name": "Ev"}), http.StatusCreated)
@@ -84,6 +84,15 @@ func TestEveryWriteRouteEmits(t *testing.T) {
 			"POST /workspaces": {func(t *testing.T) (apitest.Response, string) {
 				// CONTRACT.md section 18 has no workspace.created: creating a workspace emits nothing.
 				return apitest.Must(t, s.Post(t, key, "/workspaces", map[string]any{"name": "Ev"}), http.StatusCreated), ""
+			}, nil, -1},
+			"POST /webhooks": {func(t *testing.T) (apitest.Response, string) {
+				// Managing webhooks is no change of the user's data: section 18 has no type for it.
+				r := apitest.Must(t, s.Post(t, key, "/webhooks", map[string]any{"url": "https://93.184.216.34/hook", "events": noDeliveries}), http.StatusCreated)
+				hookID = r.Str(t, "id")
+				return r, ""
+			}, nil, -1},
+			"DELETE /webhooks/{id}": {func(t *testing.T) (apitest.Response, string) {
+				return apitest.Must(t, s.Delete(t, key, "/webhooks/"+hookID), http.StatusOK), ""
 			}, nil, -1},
 			"POST /workspaces/{id}/members": {func(t *testing.T) (apitest.Response, string) {
 				return apitest.Must(t, s.Post(t, key, "/workspaces/"+w.team+"/members", map[string]any{"email": dan.Email}), http.StatusCreated), w.team
@@ -135,7 +144,7 @@ func TestEveryWriteRouteEmits(t *testing.T) {
 			}, []string{"task.deleted"}, -1},
 		}
 		// The order the writes run in (each may need the one before).
-		order := []string{"POST /notebooks", "POST /workspaces", "POST /workspaces/{id}/members", "DELETE /workspaces/{id}/members/{userId}",
+		order := []string{"POST /notebooks", "POST /workspaces", "POST /webhooks", "DELETE /webhooks/{id}", "POST /workspaces/{id}/members", "DELETE /workspaces/{id}/members/{userId}",
 			"POST /notes", "PATCH /notes/{id}", "POST /notes/{id}/suggest", "POST /suggestions/{id}/approve", "DELETE /notes/{id}",
 			"POST /tasks", "PATCH /tasks/{id}", "POST /tasks/{id}/suggest", "POST /suggestions/{id}/reject", "DELETE /tasks/{id}"}
 
