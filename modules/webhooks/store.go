@@ -90,7 +90,7 @@ func (s *Store) recordAttempt(ctx context.Context, a *Attempt, ok bool, disableA
 		}
 		q := tx.Model(&Webhook{}).Where("id = ?", a.WebhookID)
 		if ok {
-			return q.Update("failing_since", nil).Error
+			return q.Where("failing_since IS NOT NULL").Update("failing_since", nil).Error
 		}
 		if err := q.Where("failing_since IS NULL").Update("failing_since", a.AttemptedAt).Error; err != nil {
 			return err
