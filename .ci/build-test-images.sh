@@ -8,6 +8,10 @@
 #                            .ci/images/postgres/docker-entrypoint.sh)
 #   folio-test/redis:7       Debian bookworm + redis-server 7.0, same calling
 #                            convention as the official redis:7 image
+#   folio-test/nginx:1.22    Debian bookworm + nginx 1.22, laid out like the
+#                            official nginx image (conf.d/*.conf included,
+#                            logs to stdout/stderr, STOPSIGNAL SIGQUIT); only
+#                            the compose stack test uses it (.ci/compose-test.sh)
 #
 # Each image is a debootstrapped minimal bookworm (variant minbase) with the
 # server installed from Debian's packages, turned into an image with
@@ -20,10 +24,10 @@
 # folio.test-image.inputs holds their hash). Run as root, after
 # .ci/docker-up.sh.
 #
-# Usage: .ci/build-test-images.sh [--force] [--force-base] [postgres] [redis]
+# Usage: .ci/build-test-images.sh [--force] [--force-base] [postgres] [redis] [nginx]
 #   --force        rebuild the images even when up to date (keeps the cache)
 #   --force-base   also re-debootstrap the cached base rootfs
-#   postgres|redis build only these (default: both)
+#   postgres|redis|nginx  build only these (default: postgres and redis)
 # Environment:
 #   FOLIO_TEST_IMAGES_CACHE  cache directory (default /var/cache/folio-test-images)
 #   DEBIAN_MIRROR            (default http://deb.debian.org/debian)
@@ -41,6 +45,7 @@ BASE_TAR=$CACHE/$SUITE-minbase.tar
 DEBS=$CACHE/debs
 PG_IMAGE=folio-test/postgres:15
 REDIS_IMAGE=folio-test/redis:7
+NGINX_IMAGE=folio-test/nginx:1.22
 
 say() { printf '[build-test-images] %s\n' "$*"; }
 die() { printf '[build-test-images] ERROR: %s\n' "$*" >&2; exit 1; }
@@ -52,7 +57,7 @@ for a in "$@"; do
   case "$a" in
     --force) force=1 ;;
     --force-base) force=1; force_base=1 ;;
-    postgres|redis) want+=("$a") ;;
+    postgres|redis|nginx) want+=("$a") ;;
     -h|--help) sed -n '3,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument: $a (see --help)" ;;
   esac
@@ -184,8 +189,12 @@ $SLIM" >"$WORK/base.log" 2>&1 || {
 }
 
 # ------------------------------------------------------------ images
-inputs_hash() { # $1 image kind
-  cat "$HERE/build-test-images.sh" "$HERE/images/$1"/* | sha256sum | cut -c1-16
+inputs_hash() { # $1 image kind (an image without files of its own has no images/<kind>/)
+  cat "$HERE/build-test-images.sh" $(ls "$HERE/images/$1"/* 2>/dev/null) | sha256sum | cut -c1-16
+}
+
+image_of() { # $1 image kind
+  case "$1" in postgres) echo "$PG_IMAGE" ;; redis) echo "$REDIS_IMAGE" ;; nginx) echo "$NGINX_IMAGE" ;; esac
 }
 
 image_current() { # $1 image, $2 hash
@@ -238,11 +247,24 @@ install -d -o redis -g redis -m 755 /data
 rm -rf /var/lib/redis/* /var/log/redis/*
 '"$SLIM"
 
+# Debian's nginx, arranged like the official image: the server blocks come from
+# /etc/nginx/conf.d/*.conf (Debian's nginx.conf includes them; its sites-enabled
+# default server is removed), and the logs go to the container's stdout/stderr.
+NGINX_SCRIPT='
+apt-get update -qq
+apt-get install -y -qq nginx >/dev/null
+rm -f /etc/nginx/sites-enabled/default
+ln -sf /dev/stdout /var/log/nginx/access.log
+ln -sf /dev/stderr /var/log/nginx/error.log
+'"$SLIM"
+
 build_image() { # $1 kind (postgres|redis)
   local kind=$1 image script hash t0 root
+  image=$(image_of "$kind")
   case "$kind" in
-    postgres) image=$PG_IMAGE; script=$PG_SCRIPT ;;
-    redis) image=$REDIS_IMAGE; script=$REDIS_SCRIPT ;;
+    postgres) script=$PG_SCRIPT ;;
+    redis) script=$REDIS_SCRIPT ;;
+    nginx) script=$NGINX_SCRIPT ;;
   esac
   hash=$(inputs_hash "$kind")
   if [ "$force" = 0 ] && image_current "$image" "$hash"; then
@@ -256,7 +278,9 @@ build_image() { # $1 kind (postgres|redis)
   root=$WORK/$kind
   mkdir -p "$root"
   tar -C "$root" --numeric-owner -xpf "$BASE_TAR"
-  install -m 755 "$HERE/images/$kind/docker-entrypoint.sh" "$root/usr/local/bin/docker-entrypoint.sh"
+  if [ -f "$HERE/images/$kind/docker-entrypoint.sh" ]; then
+    install -m 755 "$HERE/images/$kind/docker-entrypoint.sh" "$root/usr/local/bin/docker-entrypoint.sh"
+  fi
   in_root "$root" "$script" >"$CACHE/$kind.log" 2>&1 || {
     tail -n 30 "$CACHE/$kind.log" >&2
     die "installing $kind in the rootfs failed (log: $CACHE/$kind.log)"
@@ -289,6 +313,14 @@ build_image() { # $1 kind (postgres|redis)
         'CMD ["redis-server"]'
         'EXPOSE 6379/tcp'
       ) ;;
+    nginx)
+      changes=(
+        'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
+        'CMD ["nginx", "-g", "daemon off;"]'
+        'EXPOSE 80/tcp'
+      )
+      # As the official image: SIGQUIT = graceful stop (finish the open requests).
+      stopsignal=SIGQUIT ;;
   esac
   changes+=("LABEL folio.test-image.inputs=$hash")
   local -a cargs=()
@@ -317,7 +349,7 @@ build_image() { # $1 kind (postgres|redis)
 T0=$(now_ms)
 need_build=0
 for k in "${want[@]}"; do
-  case "$k" in postgres) img=$PG_IMAGE ;; redis) img=$REDIS_IMAGE ;; esac
+  img=$(image_of "$k")
   if [ "$force" = 1 ] || ! image_current "$img" "$(inputs_hash "$k")"; then need_build=1; fi
 done
 if [ "$need_build" = 1 ]; then
@@ -329,4 +361,4 @@ if [ "$need_build" = 1 ]; then
   fi
 fi
 for k in "${want[@]}"; do build_image "$k"; done
-say "done in $(secs_since "$T0"): $(for k in "${want[@]}"; do case $k in postgres) printf '%s ' "$PG_IMAGE";; redis) printf '%s ' "$REDIS_IMAGE";; esac; done)"
+say "done in $(secs_since "$T0"): $(for k in "${want[@]}"; do printf '%s ' "$(image_of "$k")"; done)"

@@ -7,6 +7,8 @@
 //	folio key list --email E
 //	folio key revoke --prefix P
 //	folio key rotate --prefix P
+//	folio healthcheck                  exit 0 when the server on FOLIO_HTTP_ADDR is ready, else 1
+//	folio version                      version, commit and build time (also --version)
 //
 // Configuration comes from FOLIO_* environment variables only (see README.md). Logs go to stderr;
 // stdout carries only a command's result, so scripts can capture it.
@@ -49,7 +51,9 @@ const usage = `usage:
   folio key create --email E --name N --scope 1|2|3 [--workspace ID] [--notebook ID]
   folio key list --email E
   folio key revoke --prefix P
-  folio key rotate --prefix P`
+  folio key rotate --prefix P
+  folio healthcheck
+  folio version`
 
 func run(args []string, stdout io.Writer) error {
 	if len(args) == 0 || args[0] == "serve" {
@@ -64,6 +68,11 @@ func run(args []string, stdout io.Writer) error {
 		return userCreate(ctx, args[2:], stdout)
 	case len(args) >= 2 && args[0] == "key":
 		return keyCommand(ctx, args[1], args[2:], stdout)
+	case args[0] == "healthcheck":
+		return healthcheck(ctx)
+	case args[0] == "version" || args[0] == "--version":
+		fmt.Fprintln(stdout, version())
+		return nil
 	case args[0] == "help" || args[0] == "-h" || args[0] == "--help":
 		fmt.Fprintln(stdout, usage)
 		return nil

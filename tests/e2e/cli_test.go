@@ -151,7 +151,19 @@ func cliScenario(t *testing.T, bin string, env []string) {
 	// serve, on the same database.
 	wrongSecret := "svc_live_" + prefixOf(t, kept) + "_" + strings.Repeat("x", 24)
 	secrets = append(secrets, wrongSecret) // a guessed secret must not be logged either
+	// healthcheck (the image's HEALTHCHECK) fails while nothing listens, passes once serve is up.
+	nobody := &cli{t: t, bin: bin, env: append(append([]string{}, env...), "FOLIO_HTTP_ADDR="+freeAddr(t))}
+	nobody.fails("healthcheck with no server", "connection refused", "healthcheck")
 	srv := startServe(t, bin, env)
+	served := &cli{t: t, bin: bin, env: append(append([]string{}, env...), "FOLIO_HTTP_ADDR="+strings.TrimPrefix(srv.url, "http://"))}
+	if out := served.ok("healthcheck"); out != "" {
+		t.Errorf("folio healthcheck printed %q on stdout, want nothing", out)
+	}
+	for _, args := range [][]string{{"version"}, {"--version"}} {
+		if v := c.line(args...); !strings.HasPrefix(v, "folio ") || !strings.Contains(v, "go1.") {
+			t.Errorf("folio %s printed %q, want the version, commit and Go version", args[0], v)
+		}
+	}
 	// The binary serves its OpenAPI document without authentication; the exchanges below are
 	// checked against it like every suite's.
 	docResp, err := http.Get(srv.url + "/api/v1/openapi.json")
