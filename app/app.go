@@ -9,6 +9,7 @@ import (
 
 	"folio/modules/accounts"
 	"folio/modules/audit"
+	"folio/modules/events"
 	"folio/modules/notebooks"
 	"folio/modules/notes"
 	"folio/modules/settings"
@@ -16,6 +17,7 @@ import (
 	"folio/modules/tags"
 	"folio/modules/tasks"
 	"folio/modules/versions"
+	"folio/modules/webhooks"
 	"folio/modules/workspaces"
 	"folio/platform"
 	"folio/platform/httpx"
@@ -27,12 +29,14 @@ var Modules = fx.Options(
 	workspaces.Module,
 	notebooks.Module,
 	audit.Module,
+	events.Module,
 	tags.Module,
 	versions.Module,
 	notes.Module,
 	tasks.Module,
 	suggestions.Module,
 	settings.Module,
+	webhooks.Module,
 )
 
 // New builds the application graph. opts are the test seam (fx.Replace(cfg), fx.Populate(&x)) and

@@ -2,6 +2,8 @@ package audit
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"slices"
 
 	"go.uber.org/fx"
@@ -10,6 +12,7 @@ import (
 	"folio/platform/auditlog"
 	"folio/platform/auth"
 	"folio/platform/clock"
+	"folio/platform/eventlog"
 	"folio/platform/ids"
 	"folio/platform/paginate"
 )
@@ -17,16 +20,18 @@ import (
 // Service records actions and reads the log back under the visibility rules of CONTRACT.md
 // section 7.
 type Service struct {
-	store *Store
-	clock clock.Clock
-	types []string // the declared resource types, sorted
+	store  *Store
+	clock  clock.Clock
+	events eventlog.Emitter
+	types  []string // the declared resource types, sorted
 }
 
 // ServiceParams are the dependencies of NewService.
 type ServiceParams struct {
 	fx.In
-	Store *Store
-	Clock clock.Clock
+	Store  *Store
+	Clock  clock.Clock
+	Events eventlog.Emitter
 	// Types are the resource types the modules declare (auditlog.DeclareResourceType).
 	Types []auditlog.ResourceType `group:"auditResourceTypes"`
 }
@@ -38,11 +43,18 @@ func NewService(p ServiceParams) *Service {
 		types = append(types, string(t))
 	}
 	slices.Sort(types)
-	return &Service{store: p.Store, clock: p.Clock, types: slices.Compact(types)}
+	return &Service{store: p.Store, clock: p.Clock, events: p.Events, types: slices.Compact(types)}
 }
 
-// Record implements auditlog.Recorder: it writes in the caller's transaction tx.
+// errNoEvent refuses an audit entry that emits no event (see auditlog.Entry.Events).
+var errNoEvent = errors.New("audit: an audited action must emit its events (auditlog.Entry.Events)")
+
+// Record implements auditlog.Recorder: it writes the entry and emits its events, in the caller's
+// transaction tx.
 func (s *Service) Record(ctx context.Context, tx *gorm.DB, p *auth.Principal, e auditlog.Entry) error {
+	if len(e.Events) == 0 {
+		return fmt.Errorf("%w: %s", errNoEvent, e.Action)
+	}
 	row := Entry{
 		Action: e.Action, ResourceType: e.ResourceType, ResourceID: e.ResourceID, ActorUserID: p.UserID,
 		WorkspaceID: e.WorkspaceID, NotebookID: e.NotebookID, CreatedAt: s.clock.Now(),
@@ -50,7 +62,10 @@ func (s *Service) Record(ctx context.Context, tx *gorm.DB, p *auth.Principal, e 
 	if p.Credential == auth.CredentialKey {
 		row.APIKeyID, row.APIKeyName, row.APIKeyPrefix = &p.KeyID, &p.KeyName, &p.KeyPrefix
 	}
-	return s.store.insert(ctx, tx, &row)
+	if err := s.store.insert(ctx, tx, &row); err != nil {
+		return err
+	}
+	return s.events.Emit(ctx, tx, p, e.Events...)
 }
 
 // Filter narrows the log.
@@ -70,16 +85,7 @@ func (s *Service) List(ctx context.Context, p *auth.Principal, f Filter, page pa
 	if f.APIKeyID != "" && !ids.Valid(f.APIKeyID) {
 		return nil, nil, ErrAPIKeyID
 	}
-	visible := func(q *gorm.DB) *gorm.DB {
-		switch {
-		case p.NotebookID != nil:
-			return q.Where("audit_entries.notebook_id = ?", *p.NotebookID)
-		case p.WorkspaceID != nil:
-			return q.Where("audit_entries.workspace_id = ?", *p.WorkspaceID)
-		default:
-			return q.Where("audit_entries.actor_user_id = ?", p.UserID)
-		}
-	}
+	visible := func(q *gorm.DB) *gorm.DB { return auditlog.Visible(q, "audit_entries", p) }
 	filters := func(q *gorm.DB) *gorm.DB {
 		if f.ResourceType != nil {
 			q = q.Where("audit_entries.resource_type = ?", *f.ResourceType)

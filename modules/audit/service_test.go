@@ -11,6 +11,7 @@ import (
 	"folio/platform/apierr"
 	"folio/platform/auditlog"
 	"folio/platform/auth"
+	"folio/platform/eventlog"
 	"folio/platform/paginate"
 	"folio/tests/apitest"
 	"folio/tests/testenv"
@@ -36,6 +37,8 @@ func TestVisibility(t *testing.T) {
 		record := func(p *auth.Principal, e auditlog.Entry) {
 			t.Helper()
 			g.Clock.Advance(time.Second)
+			// An entry without an event is refused (TestEntryWithoutEventIsRefused); these carry one.
+			e.Events = []eventlog.Event{{Type: eventlog.NoteUpdated, ResourceType: e.ResourceType, ResourceID: e.ResourceID, NotebookID: e.NotebookID, WorkspaceID: e.WorkspaceID, Data: eventlog.Deleted(e.ResourceID)}}
 			if err := g.Audit.Record(ctx, g.DB, p, e); err != nil {
 				t.Fatal(err)
 			}
@@ -106,3 +109,16 @@ func TestVisibility(t *testing.T) {
 }
 
 func ptr(s string) *string { return &s }
+
+// TestEntryWithoutEventIsRefused: the audit entry is where a write's events ride (auditlog.Entry.
+// Events), so an audited write path that forgot its event fails instead of committing without it.
+func TestEntryWithoutEventIsRefused(t *testing.T) {
+	apitest.ForEachGraph(t, func(t *testing.T, g *apitest.Graph) {
+		_, p := g.NewUser(t, "Ann")
+		nb := "nnnnnnnnnnnnnnnnnnnnnnn1"
+		err := g.Audit.Record(context.Background(), g.DB, p, auditlog.Entry{Action: "note.update", ResourceType: "note", ResourceID: "r1", NotebookID: &nb})
+		if err == nil {
+			t.Fatal("an audit entry without an event was recorded")
+		}
+	})
+}

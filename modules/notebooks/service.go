@@ -14,6 +14,7 @@ import (
 	"folio/platform/auth"
 	"folio/platform/clock"
 	"folio/platform/db"
+	"folio/platform/eventlog"
 	"folio/platform/ids"
 	"folio/platform/paginate"
 )
@@ -100,7 +101,8 @@ func (s *Service) Create(ctx context.Context, p *auth.Principal, in NewNotebook)
 		if err := s.store.create(ctx, tx, &n); err != nil {
 			return err
 		}
-		return s.audit.Record(ctx, tx, p, auditlog.Entry{Action: ResourceType + ".create", ResourceType: ResourceType, ResourceID: n.ID, WorkspaceID: n.WorkspaceID, NotebookID: &n.ID})
+		created := eventlog.Event{Type: eventlog.NotebookCreated, ResourceType: ResourceType, ResourceID: n.ID, NotebookID: &n.ID, WorkspaceID: n.WorkspaceID, Data: toNotebookResponse(n)}
+		return s.audit.Record(ctx, tx, p, auditlog.Entry{Action: ResourceType + ".create", ResourceType: ResourceType, ResourceID: n.ID, WorkspaceID: n.WorkspaceID, NotebookID: &n.ID, Events: []eventlog.Event{created}})
 	})
 	return n, err
 }

@@ -25,7 +25,8 @@ type Service struct {
 func NewService(store *Store, params items.ServiceParams) *Service {
 	// A note's GET shows its pending suggestion: ShowsPending makes suggesting and rejecting bump its
 	// version, so its ETag covers pendingSuggestion too.
-	shape := items.Shape[Note]{Name: ItemKind, NotFound: ErrNotFound, Columns: (*Note).ItemColumns, Document: (*Note).document, Derive: (*Note).derive, ShowsPending: true}
+	shape := items.Shape[Note]{Name: ItemKind, NotFound: ErrNotFound, Columns: (*Note).ItemColumns, Document: (*Note).document, Derive: (*Note).derive, ShowsPending: true,
+		Render: func(v View) (any, error) { return toNoteResponse(v) }}
 	return &Service{items: items.NewService(shape, params), store: store}
 }
 

@@ -16,6 +16,7 @@ import (
 	"folio/platform/content"
 	"folio/platform/db"
 	"folio/platform/etag"
+	"folio/platform/eventlog"
 	"folio/platform/ids"
 	"folio/platform/items"
 	"folio/platform/markdown"
@@ -94,8 +95,23 @@ func (s *Service) Suggest(ctx context.Context, p *auth.Principal, kind, itemID s
 			return err
 		}
 		now := s.clock.Now()
+		// The previous pending suggestion, read under the item's lock, is superseded: its event
+		// comes before the new one's.
+		prev, err := s.store.pending(ctx, tx, kind, item.ID)
+		if err != nil {
+			return err
+		}
 		if err := s.store.supersedePending(ctx, tx, kind, item.ID, p.UserID, now); err != nil {
 			return err
+		}
+		var events []eventlog.Event
+		if prev != nil {
+			prev.Status, prev.ResolvedAt, prev.ResolvedByID, prev.Version = StatusSuperseded, &now, &p.UserID, prev.Version+1
+			ev, err := suggestionEvent(eventlog.SuggestionSuperseded, item, *prev)
+			if err != nil {
+				return err
+			}
+			events = append(events, ev)
 		}
 		sg = Suggestion{ID: ids.New(), ItemKind: kind, ItemID: item.ID, Status: StatusPending, OriginalContent: original,
 			SuggestedContent: suggested, Rationale: rationale, CreatedByID: p.UserID, CreatedAt: now, Version: 1}
@@ -106,14 +122,32 @@ func (s *Service) Suggest(ctx context.Context, p *auth.Principal, kind, itemID s
 		if err := target.Touch(ctx, tx, item); err != nil {
 			return err
 		}
-		return s.record(ctx, tx, p, kind+".suggest", item)
+		created, err := suggestionEvent(eventlog.SuggestionCreated, item, sg)
+		if err != nil {
+			return err
+		}
+		return s.record(ctx, tx, p, kind+".suggest", item, append(events, created)...)
 	})
 	return sg, err
 }
 
-func (s *Service) record(ctx context.Context, tx *gorm.DB, p *auth.Principal, action string, item content.Item) error {
-	return s.audit.Record(ctx, tx, p, auditlog.Entry{Action: action, ResourceType: item.Kind, ResourceID: item.ID, WorkspaceID: item.WorkspaceID, NotebookID: &item.NotebookID})
+// record writes the audit entry action on the item, with the suggestion events it emits.
+func (s *Service) record(ctx context.Context, tx *gorm.DB, p *auth.Principal, action string, item content.Item, events ...eventlog.Event) error {
+	return s.audit.Record(ctx, tx, p, auditlog.Entry{Action: action, ResourceType: item.Kind, ResourceID: item.ID, WorkspaceID: item.WorkspaceID, NotebookID: &item.NotebookID, Events: events})
 }
+
+// suggestionEvent is the event evType of sg, a suggestion of item, with the suggestion as the
+// suggest endpoint answers it (content.Suggestion) as its data.
+func suggestionEvent(evType string, item content.Item, sg Suggestion) (eventlog.Event, error) {
+	data, err := toSuggestionResponse(sg)
+	if err != nil {
+		return eventlog.Event{}, err
+	}
+	return eventlog.Event{Type: evType, ResourceType: "suggestion", ResourceID: sg.ID, NotebookID: &item.NotebookID, WorkspaceID: item.WorkspaceID, Data: data}, nil
+}
+
+// resolveEvents are the event types of the resolving statuses.
+var resolveEvents = map[string]string{StatusApproved: eventlog.SuggestionApproved, StatusRejected: eventlog.SuggestionRejected}
 
 // Approve applies a PENDING suggestion: in one transaction, a snapshot of the item's current
 // content, the suggested content (tags, hasDecision and updatedAt follow as for a PATCH), the
@@ -168,23 +202,7 @@ func (s *Service) resolve(ctx context.Context, p *auth.Principal, id, status str
 			return err
 		}
 		verb := resolveVerbs[status]
-		if status == StatusApproved {
-			doc, err := markdown.Decode(sg.SuggestedContent)
-			if err != nil {
-				return err
-			}
-			if err := target.Replace(ctx, tx, p, item, doc, items.ReasonSuggestion, item.Kind+"."+verb); err != nil {
-				return err
-			}
-		} else {
-			if err := s.record(ctx, tx, p, item.Kind+"."+verb, item); err != nil {
-				return err
-			}
-			// The pending suggestion is gone and the content stays: a note's ETag must change.
-			if err := target.Touch(ctx, tx, item); err != nil {
-				return err
-			}
-		}
+		// The suggestion is resolved first, so that its event carries it as resolved.
 		now := s.clock.Now()
 		resolved, err := s.store.resolve(ctx, tx, id, status, p.UserID, now)
 		if err != nil {
@@ -194,7 +212,23 @@ func (s *Service) resolve(ctx context.Context, p *auth.Principal, id, status str
 			return ErrAlreadyResolved
 		}
 		sg.Status, sg.ResolvedAt, sg.ResolvedByID, sg.Version = status, &now, &p.UserID, sg.Version+1
-		return nil
+		ev, err := suggestionEvent(resolveEvents[status], item, sg)
+		if err != nil {
+			return err
+		}
+		if status == StatusApproved {
+			doc, err := markdown.Decode(sg.SuggestedContent)
+			if err != nil {
+				return err
+			}
+			// The item's note.updated (task.updated) event, then suggestion.approved.
+			return target.Replace(ctx, tx, p, item, doc, items.ReasonSuggestion, item.Kind+"."+verb, ev)
+		}
+		if err := s.record(ctx, tx, p, item.Kind+"."+verb, item, ev); err != nil {
+			return err
+		}
+		// The pending suggestion is gone and the content stays: a note's ETag must change.
+		return target.Touch(ctx, tx, item)
 	})
 	return sg, err
 }
@@ -210,7 +244,7 @@ func (s *Service) List(ctx context.Context, p *auth.Principal, kind, itemID stri
 
 // PendingFor implements content.Pending for GET /notes/:id.
 func (s *Service) PendingFor(ctx context.Context, kind, itemID string) (*content.Suggestion, error) {
-	sg, err := s.store.pending(ctx, kind, itemID)
+	sg, err := s.store.pending(ctx, nil, kind, itemID)
 	if err != nil || sg == nil {
 		return nil, err
 	}

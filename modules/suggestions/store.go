@@ -43,9 +43,13 @@ func (s *Store) resolve(ctx context.Context, tx *gorm.DB, id, status, by string,
 	return res.RowsAffected == 1, res.Error
 }
 
-func (s *Store) pending(ctx context.Context, kind, itemID string) (*Suggestion, error) {
+// pending returns the item's PENDING suggestion, or nil; read in tx (nil: outside a transaction).
+func (s *Store) pending(ctx context.Context, tx *gorm.DB, kind, itemID string) (*Suggestion, error) {
+	if tx == nil {
+		tx = s.db
+	}
 	var rows []Suggestion
-	err := s.db.WithContext(ctx).Where("item_kind = ? AND item_id = ? AND status = ?", kind, itemID, StatusPending).Limit(1).Find(&rows).Error
+	err := tx.WithContext(ctx).Where("item_kind = ? AND item_id = ? AND status = ?", kind, itemID, StatusPending).Limit(1).Find(&rows).Error
 	if err != nil || len(rows) == 0 {
 		return nil, err
 	}

@@ -32,7 +32,8 @@ type Service struct {
 
 // NewService returns the tasks service.
 func NewService(store *Store, params items.ServiceParams) *Service {
-	shape := items.Shape[Task]{Name: ItemKind, NotFound: ErrNotFound, Columns: (*Task).ItemColumns, Document: (*Task).document}
+	shape := items.Shape[Task]{Name: ItemKind, NotFound: ErrNotFound, Columns: (*Task).ItemColumns, Document: (*Task).document,
+		Render: func(v View) (any, error) { return toTaskResponse(v) }}
 	return &Service{items: items.NewService(shape, params), store: store}
 }
 

@@ -27,6 +27,12 @@ type workspaceResponse struct {
 	CreatedAt string           `json:"createdAt"`
 }
 
+// removedMember is the data of a workspace.member_removed event.
+type removedMember struct {
+	WorkspaceID string `json:"workspaceId"`
+	UserID      string `json:"userId"`
+}
+
 type membershipResponse struct {
 	WorkspaceID string `json:"workspaceId"`
 	UserID      string `json:"userId"`

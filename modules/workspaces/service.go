@@ -13,6 +13,7 @@ import (
 	"folio/platform/auth"
 	"folio/platform/clock"
 	"folio/platform/db"
+	"folio/platform/eventlog"
 	"folio/platform/ids"
 	"folio/platform/paginate"
 )
@@ -29,6 +30,7 @@ type Service struct {
 	clock     clock.Clock
 	users     UserDirectory
 	authCache *auth.Cache
+	events    eventlog.Emitter
 }
 
 // ServiceParams are the dependencies of NewService.
@@ -39,11 +41,12 @@ type ServiceParams struct {
 	Clock     clock.Clock
 	Users     UserDirectory
 	AuthCache *auth.Cache
+	Events    eventlog.Emitter
 }
 
 // NewService returns the workspaces service.
 func NewService(p ServiceParams) *Service {
-	return &Service{db: p.DB, store: p.Store, clock: p.Clock, users: p.Users, authCache: p.AuthCache}
+	return &Service{db: p.DB, store: p.Store, clock: p.Clock, users: p.Users, authCache: p.AuthCache, events: p.Events}
 }
 
 // View is a workspace as the caller sees it.
@@ -163,7 +166,11 @@ func (s *Service) Invite(ctx context.Context, p *auth.Principal, workspaceID, em
 		}
 		m = Membership{WorkspaceID: workspaceID, UserID: userID, Role: RoleMember, CreatedAt: s.clock.Now()}
 		created = true
-		return s.store.addMember(ctx, tx, &m)
+		if err := s.store.addMember(ctx, tx, &m); err != nil {
+			return err
+		}
+		// Member changes have no audit entry (CONTRACT.md section 7): they emit their event here.
+		return s.events.Emit(ctx, tx, p, memberEvent(eventlog.MemberAdded, workspaceID, membershipResponse{WorkspaceID: workspaceID, UserID: userID, Role: m.Role}))
 	})
 	if err == nil && created {
 		// A key of the new member may be restricted to this workspace and cached with the verdict
@@ -216,7 +223,10 @@ func (s *Service) Remove(ctx context.Context, p *auth.Principal, workspaceID, us
 				return ErrLastOwner
 			}
 		}
-		return s.store.removeMember(ctx, tx, workspaceID, userID)
+		if err := s.store.removeMember(ctx, tx, workspaceID, userID); err != nil {
+			return err
+		}
+		return s.events.Emit(ctx, tx, p, memberEvent(eventlog.MemberRemoved, workspaceID, removedMember{WorkspaceID: workspaceID, UserID: userID}))
 	})
 	if err == nil {
 		// Keys of the removed user may be restricted to this workspace: forget every cached verdict,
@@ -251,4 +261,10 @@ func (s *Service) MemberWorkspaceIDs(userID string) *gorm.DB {
 // WorkspaceNames maps the id of every workspace the user belongs to to its name.
 func (s *Service) WorkspaceNames(ctx context.Context, userID string) (map[string]string, error) {
 	return s.store.names(ctx, userID)
+}
+
+// memberEvent is a member change of a workspace: the workspace is the event's resource, and the
+// membership (as POST /workspaces/:id/members answers it; removedMember for a removal) its data.
+func memberEvent(evType, workspaceID string, data any) eventlog.Event {
+	return eventlog.Event{Type: evType, ResourceType: "workspace", ResourceID: workspaceID, WorkspaceID: &workspaceID, Data: data}
 }

@@ -10,6 +10,7 @@ import (
 	"gorm.io/gorm"
 
 	"folio/platform/auth"
+	"folio/platform/eventlog"
 )
 
 // Entry is one action on one resource.
@@ -19,6 +20,10 @@ type Entry struct {
 	ResourceID   string  //
 	WorkspaceID  *string // workspace of the resource (nil for a personal notebook's resources)
 	NotebookID   *string // notebook of the resource (for a notebook: itself)
+	// Events are what the action emits to the change feed (CONTRACT.md section 18), in the same
+	// transaction. Every audited action emits at least one: an entry without is refused, so a
+	// write path cannot record its audit entry and forget its event.
+	Events []eventlog.Event
 }
 
 // Recorder writes entries. tx is the caller's transaction.
@@ -35,4 +40,20 @@ type ResourceType string
 // fx.Provide(auditlog.DeclareResourceType("note")).
 func DeclareResourceType(name string) any {
 	return fx.Annotate(func() ResourceType { return ResourceType(name) }, fx.ResultTags(`group:"auditResourceTypes"`))
+}
+
+// Visible narrows q, a query on table (which has notebook_id, workspace_id and actor_user_id
+// columns), to the rows the principal may see by the audit log's rule (CONTRACT.md section 7),
+// which the change feed reuses (section 18): a session or an unrestricted key what its user
+// caused; a workspace-scoped key what happened in its workspace; a notebook-scoped key what
+// happened in its notebook.
+func Visible(q *gorm.DB, table string, p *auth.Principal) *gorm.DB {
+	switch {
+	case p.NotebookID != nil:
+		return q.Where(table+".notebook_id = ?", *p.NotebookID)
+	case p.WorkspaceID != nil:
+		return q.Where(table+".workspace_id = ?", *p.WorkspaceID)
+	default:
+		return q.Where(table+".actor_user_id = ?", p.UserID)
+	}
 }

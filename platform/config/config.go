@@ -32,8 +32,13 @@ type Config struct {
 	TrustedProxies    []string      // FOLIO_TRUSTED_PROXIES: comma-separated CIDRs
 	CORSOrigins       []string      // FOLIO_CORS_ORIGINS: comma-separated origins allowed to call the API from a browser
 	ShutdownTimeout   time.Duration // FOLIO_SHUTDOWN_TIMEOUT
-	LogLevel          string        // FOLIO_LOG_LEVEL
-	LogFormat         string        // FOLIO_LOG_FORMAT: json or console
+	// Webhook deliveries (CONTRACT.md section 18): http URLs and non-public addresses are refused
+	// unless these say otherwise (tests and local setups).
+	WebhookAllowInsecure bool          // FOLIO_WEBHOOK_ALLOW_INSECURE
+	WebhookAllowPrivate  bool          // FOLIO_WEBHOOK_ALLOW_PRIVATE
+	WebhookRetryBase     time.Duration // FOLIO_WEBHOOK_RETRY_BASE: the first retry's delay; each next one doubles, up to 6h
+	LogLevel             string        // FOLIO_LOG_LEVEL
+	LogFormat            string        // FOLIO_LOG_FORMAT: json or console
 }
 
 // Default returns the configuration used when no variable is set.
@@ -56,6 +61,7 @@ func Default() Config {
 		SessionTTL:        30 * 24 * time.Hour,
 		CookieSecure:      "auto",
 		ShutdownTimeout:   15 * time.Second,
+		WebhookRetryBase:  10 * time.Second,
 		LogLevel:          "info",
 		LogFormat:         "json",
 	}
@@ -86,6 +92,9 @@ func FromLookup(lookup func(string) (string, bool)) (Config, error) {
 	c.TrustedProxies = r.list("FOLIO_TRUSTED_PROXIES")
 	c.CORSOrigins = r.list("FOLIO_CORS_ORIGINS")
 	r.dur("FOLIO_SHUTDOWN_TIMEOUT", &c.ShutdownTimeout)
+	r.bool("FOLIO_WEBHOOK_ALLOW_INSECURE", &c.WebhookAllowInsecure)
+	r.bool("FOLIO_WEBHOOK_ALLOW_PRIVATE", &c.WebhookAllowPrivate)
+	r.dur("FOLIO_WEBHOOK_RETRY_BASE", &c.WebhookRetryBase)
 	r.str("FOLIO_LOG_LEVEL", &c.LogLevel)
 	r.str("FOLIO_LOG_FORMAT", &c.LogFormat)
 	if r.err != nil {
@@ -101,6 +110,9 @@ func (c Config) Validate() error {
 	}
 	if c.KeyCacheTTL < 0 || c.KeyCacheTTL > 5*time.Second {
 		return fmt.Errorf("FOLIO_KEY_CACHE_TTL must be between 0s and 5s: revocations must reach every instance within 5 seconds")
+	}
+	if c.WebhookRetryBase <= 0 {
+		return fmt.Errorf("FOLIO_WEBHOOK_RETRY_BASE must be a positive duration such as 10s")
 	}
 	if c.DBSlowQuery <= 0 {
 		return fmt.Errorf("FOLIO_DB_SLOW_QUERY must be a positive duration such as 200ms")
@@ -198,6 +210,21 @@ func (r *reader) dur(name string, dst *time.Duration) {
 		return
 	}
 	*dst = d
+}
+
+func (r *reader) bool(name string, dst *bool) {
+	v, ok := r.get(name)
+	if !ok {
+		return
+	}
+	switch v {
+	case "true":
+		*dst = true
+	case "false":
+		*dst = false
+	default:
+		r.fail(fmt.Errorf("%s must be true or false", name))
+	}
 }
 
 func (r *reader) fail(err error) {

@@ -21,6 +21,7 @@ import (
 
 	"folio/platform/apierr"
 	"folio/platform/auth"
+	"folio/platform/eventlog"
 	"folio/platform/markdown"
 )
 
@@ -47,8 +48,9 @@ type Target interface {
 	Lock(ctx context.Context, tx *gorm.DB, p *auth.Principal, id string) (Item, error)
 	// Replace makes doc the item's content inside tx, exactly as a PATCH of the content would:
 	// snapshot of the previous content (with the given reason), tags, hasDecision, updatedAt and
-	// the audit entry named action (e.g. "note.approve"). The row must be locked by Lock first.
-	Replace(ctx context.Context, tx *gorm.DB, p *auth.Principal, item Item, doc markdown.Doc, reason, action string) error
+	// the audit entry named action (e.g. "note.approve") with the item's updated event (note.updated)
+	// and then the events also. The row must be locked by Lock first.
+	Replace(ctx context.Context, tx *gorm.DB, p *auth.Principal, item Item, doc markdown.Doc, reason, action string, also ...eventlog.Event) error
 	// Touch records inside tx that the item's pending suggestion changed (suggested, superseded or
 	// rejected) without a change of its own fields: an item whose single read shows the pending
 	// suggestion gets a new version, and so a new ETag. The row must be locked by Lock first.

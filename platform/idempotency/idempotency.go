@@ -29,7 +29,6 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -39,6 +38,7 @@ import (
 
 	"folio/platform/apierr"
 	"folio/platform/auth"
+	"folio/platform/background"
 	"folio/platform/clock"
 	"folio/platform/db"
 	"folio/platform/httpx"
@@ -122,23 +122,7 @@ func New(p Params) *Middleware {
 		m.hooks = *p.Hooks
 	}
 	if p.Lifecycle != nil {
-		ctx, cancel := context.WithCancel(context.Background())
-		var wg sync.WaitGroup
-		p.Lifecycle.Append(fx.Hook{
-			OnStart: func(context.Context) error {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					m.sweepLoop(ctx)
-				}()
-				return nil
-			},
-			OnStop: func(context.Context) error {
-				cancel()
-				wg.Wait()
-				return nil
-			},
-		})
+		background.Go(p.Lifecycle, m.sweepLoop)
 	}
 	return m
 }

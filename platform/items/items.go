@@ -45,6 +45,9 @@ type Shape[Row any] struct {
 	// pendingSuggestion): then suggesting and rejecting bump the item's version too, so that its
 	// ETag changes whenever what a GET shows does (see Target's Touch).
 	ShowsPending bool
+	// Render is the module's response conversion: the item as the API returns it, the data of its
+	// events in the change feed (platform/eventlog).
+	Render func(v View[Row]) (any, error)
 }
 
 // Columns are the columns every item row has besides its document. Notes and tasks embed it (GORM

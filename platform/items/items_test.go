@@ -2,6 +2,7 @@ package items_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"path/filepath"
 	"slices"
@@ -104,10 +105,14 @@ func (l *versionLog) Save(_ context.Context, _ *gorm.DB, _, _ string, document [
 	return nil
 }
 
-type auditLog struct{ actions []string }
+type auditLog struct{ actions, events []string }
 
 func (l *auditLog) Record(_ context.Context, _ *gorm.DB, _ *auth.Principal, e auditlog.Entry) error {
 	l.actions = append(l.actions, e.Action+" "+e.ResourceID+" in "+*e.NotebookID)
+	for _, ev := range e.Events {
+		data, _ := json.Marshal(ev.Data)
+		l.events = append(l.events, ev.Type+" "+string(data))
+	}
 	return nil
 }
 
@@ -161,7 +166,10 @@ func newFixture(t *testing.T) *fixture {
 		p:        &auth.Principal{UserID: "ann"},
 	}
 	shape := items.Shape[Widget]{Name: "widget", NotFound: errWidgetNotFound, Columns: (*Widget).ItemColumns, Document: (*Widget).document,
-		Derive: func(w *Widget, doc markdown.Doc) { w.Decided = doc.HasDecision() }}
+		Derive: func(w *Widget, doc markdown.Doc) { w.Decided = doc.HasDecision() },
+		Render: func(v items.View[Widget]) (any, error) {
+			return map[string]any{"id": v.Item.ID, "tags": len(v.Tags)}, nil
+		}}
 	f.svc = items.NewService(shape, items.ServiceParams{DB: gdb, Notebooks: f.nbs, Tags: f.tags, Versions: f.versions, Audit: f.audit, Clock: f.clock})
 	return f
 }
@@ -207,6 +215,10 @@ func TestCreateSetsTheSharedColumnsAndKeepsTheModulesOwn(t *testing.T) {
 	}
 	if f.nbs.count["mine"] != 1 || !slices.Equal(f.audit.actions, []string{"widget.create " + w.ID + " in mine"}) {
 		t.Fatalf("count %d, audit %v", f.nbs.count["mine"], f.audit.actions)
+	}
+	// The audit entry carries the event, whose data is the item rendered by the module.
+	if want := []string{`widget.created {"id":"` + w.ID + `","tags":1}`}; !slices.Equal(f.audit.events, want) {
+		t.Fatalf("events %v, want %v", f.audit.events, want)
 	}
 	got, err := f.svc.Get(context.Background(), f.p, w.ID)
 	if err != nil || got.Item.Colour != "red" || string(got.Item.Body) != string(w.Body) {

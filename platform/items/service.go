@@ -3,6 +3,7 @@ package items
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"time"
 
 	"gorm.io/gorm"
@@ -11,6 +12,7 @@ import (
 	"folio/platform/auth"
 	"folio/platform/db"
 	"folio/platform/etag"
+	"folio/platform/eventlog"
 	"folio/platform/ids"
 	"folio/platform/markdown"
 )
@@ -27,35 +29,32 @@ func (s *Service[Row]) Create(ctx context.Context, p *auth.Principal, notebookID
 	c := s.shape.Columns(&row)
 	c.ID, c.NotebookID, c.CreatedByID, c.CreatedAt, c.UpdatedAt, c.Version = ids.New(), notebookID, p.UserID, now, now, 1
 	s.setDocument(&row, stored, doc)
-	return s.viewAfter(ctx, &row, func(tx *gorm.DB) error {
+	return s.viewAfter(ctx, func(tx *gorm.DB) (View[Row], error) {
 		nb, err := s.notebooks.ItemNotebook(ctx, tx, p, notebookID)
 		if err != nil {
-			return err
+			return View[Row]{}, err
 		}
 		if err := s.notebooks.Reserve(ctx, tx, nb.ID, 1); err != nil {
-			return err
+			return View[Row]{}, err
 		}
 		if err := s.create(ctx, tx, &row); err != nil {
-			return err
+			return View[Row]{}, err
 		}
 		if err := s.tags.Replace(ctx, tx, nb.TagSpace, s.shape.Name, c.ID, doc.Tags()); err != nil {
-			return err
+			return View[Row]{}, err
 		}
-		return s.record(ctx, tx, p, s.shape.Name+".create", c.ID, nb)
+		return s.record(ctx, tx, p, "create", &row, nb)
 	})
 }
 
-// viewAfter runs write in a transaction, then answers with row, which write may have changed,
-// and its tags, read at the end of the same transaction: an idempotent request commits after its
-// response is rendered (db.Unit), so another connection would not see them yet.
-func (s *Service[Row]) viewAfter(ctx context.Context, row *Row, write func(tx *gorm.DB) error) (View[Row], error) {
+// viewAfter runs write in a transaction and answers with the view write returns: the row and its
+// tags, read at the end of the same transaction by record (an idempotent request commits after
+// its response is rendered, db.Unit, so another connection would not see them yet).
+func (s *Service[Row]) viewAfter(ctx context.Context, write func(tx *gorm.DB) (View[Row], error)) (View[Row], error) {
 	var v View[Row]
 	err := db.Transaction(ctx, s.db, func(tx *gorm.DB) error {
-		if err := write(tx); err != nil {
-			return err
-		}
 		var err error
-		v, err = s.view(ctx, tx, *row)
+		v, err = write(tx)
 		return err
 	})
 	return v, err
@@ -69,8 +68,36 @@ func (s *Service[Row]) setDocument(row *Row, stored []byte, doc markdown.Doc) {
 	}
 }
 
-func (s *Service[Row]) record(ctx context.Context, tx *gorm.DB, p *auth.Principal, action, id string, nb Notebook) error {
-	return s.audit.Record(ctx, tx, p, auditlog.Entry{Action: action, ResourceType: s.shape.Name, ResourceID: id, WorkspaceID: nb.WorkspaceID, NotebookID: &nb.ID})
+// record writes the audit entry of the item flow verb (create, update, delete, restore) on row,
+// which is written, with its event (note.created, ...) whose data is the item as the API returns
+// it now: the view it returns, with the tags read in tx. A delete's data is the id only, and its
+// view is empty.
+func (s *Service[Row]) record(ctx context.Context, tx *gorm.DB, p *auth.Principal, verb string, row *Row, nb Notebook) (View[Row], error) {
+	past, ok := eventlog.PastTense(verb)
+	if !ok {
+		return View[Row]{}, fmt.Errorf("items: no event for the verb %q", verb)
+	}
+	return s.recordAs(ctx, tx, p, s.shape.Name+"."+verb, s.shape.Name+"."+past, row, nb)
+}
+
+// recordAs writes the audit entry action on row with the event evType (and also, after it).
+func (s *Service[Row]) recordAs(ctx context.Context, tx *gorm.DB, p *auth.Principal, action, evType string, row *Row, nb Notebook, also ...eventlog.Event) (View[Row], error) {
+	id := s.shape.Columns(row).ID
+	var v View[Row]
+	data := eventlog.Deleted(id)
+	if s.shape.Columns(row).DeletedAt == nil {
+		var err error
+		if v, err = s.view(ctx, tx, *row); err != nil {
+			return View[Row]{}, err
+		}
+		if data, err = s.shape.Render(v); err != nil {
+			return View[Row]{}, err
+		}
+	}
+	ev := eventlog.Event{Type: evType, ResourceType: s.shape.Name, ResourceID: id, NotebookID: &nb.ID, WorkspaceID: nb.WorkspaceID, Data: data}
+	entry := auditlog.Entry{Action: action, ResourceType: s.shape.Name, ResourceID: id, WorkspaceID: nb.WorkspaceID, NotebookID: &nb.ID,
+		Events: append([]eventlog.Event{ev}, also...)}
+	return v, s.audit.Record(ctx, tx, p, entry)
 }
 
 // view adds the item's tags, read in tx (nil: outside a transaction).
@@ -177,29 +204,26 @@ func (s *Service[Row]) Update(ctx context.Context, p *auth.Principal, id string,
 	if !ids.Valid(id) {
 		return View[Row]{}, s.shape.NotFound
 	}
-	var row Row
-	return s.viewAfter(ctx, &row, func(tx *gorm.DB) error {
-		var nb Notebook
-		var err error
-		row, nb, err = s.getInNotebook(ctx, tx, p, id, s.notebooks.VisibleIDs(tx, p), true)
+	return s.viewAfter(ctx, func(tx *gorm.DB) (View[Row], error) {
+		row, nb, err := s.getInNotebook(ctx, tx, p, id, s.notebooks.VisibleIDs(tx, p), true)
 		if err != nil {
-			return err
+			return View[Row]{}, err
 		}
 		c := s.shape.Columns(&row)
 		if err := change.IfMatch.Check(c.ETag()); err != nil {
-			return err
+			return View[Row]{}, err
 		}
 		spaceChanged := false
 		if change.NotebookID != nil && *change.NotebookID != c.NotebookID {
 			target, err := s.notebooks.ItemNotebook(ctx, tx, p, *change.NotebookID)
 			if err != nil {
-				return err
+				return View[Row]{}, err
 			}
 			if err := s.notebooks.Reserve(ctx, tx, target.ID, 1); err != nil {
-				return err
+				return View[Row]{}, err
 			}
 			if err := s.notebooks.Release(ctx, tx, nb.ID, 1); err != nil {
-				return err
+				return View[Row]{}, err
 			}
 			spaceChanged = target.TagSpace != nb.TagSpace
 			c.NotebookID, nb = target.ID, target
@@ -208,11 +232,11 @@ func (s *Service[Row]) Update(ctx context.Context, p *auth.Principal, id string,
 		if change.Document != nil {
 			encoded, err := markdown.Encode(*change.Document)
 			if err != nil {
-				return err
+				return View[Row]{}, err
 			}
 			if stored := s.shape.Document(&row); !bytes.Equal(encoded, *stored) {
 				if err := s.versions.Save(ctx, tx, s.shape.Name, c.ID, *stored, ReasonUpdate, p.UserID); err != nil {
-					return err
+					return View[Row]{}, err
 				}
 				s.setDocument(&row, encoded, *change.Document)
 				newDoc = change.Document
@@ -232,22 +256,22 @@ func (s *Service[Row]) Update(ctx context.Context, p *auth.Principal, id string,
 		}
 		c.UpdatedAt = s.clock.Now()
 		if err := s.save(ctx, tx, &row); err != nil {
-			return err
+			return View[Row]{}, err
 		}
 		if newDoc == nil && spaceChanged {
 			// A move without a new document: the stored one is the only copy of its tags.
 			doc, err := markdown.Decode(*s.shape.Document(&row))
 			if err != nil {
-				return err
+				return View[Row]{}, err
 			}
 			newDoc = &doc
 		}
 		if newDoc != nil {
 			if err := s.tags.Replace(ctx, tx, nb.TagSpace, s.shape.Name, c.ID, newDoc.Tags()); err != nil {
-				return err
+				return View[Row]{}, err
 			}
 		}
-		return s.record(ctx, tx, p, s.shape.Name+".update", c.ID, nb)
+		return s.record(ctx, tx, p, "update", &row, nb)
 	})
 }
 
@@ -275,6 +299,7 @@ func (s *Service[Row]) Delete(ctx context.Context, p *auth.Principal, id string,
 		if err := s.notebooks.Release(ctx, tx, nb.ID, 1); err != nil {
 			return err
 		}
-		return s.record(ctx, tx, p, s.shape.Name+".delete", c.ID, nb)
+		_, err = s.record(ctx, tx, p, "delete", &row, nb)
+		return err
 	})
 }

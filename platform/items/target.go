@@ -7,6 +7,7 @@ import (
 
 	"folio/platform/auth"
 	"folio/platform/content"
+	"folio/platform/eventlog"
 	"folio/platform/ids"
 	"folio/platform/markdown"
 )
@@ -54,7 +55,7 @@ func (t target[Row]) Touch(ctx context.Context, tx *gorm.DB, item content.Item) 
 }
 
 // Replace snapshots the stored document whatever doc is; only a PATCH skips an unchanged one.
-func (t target[Row]) Replace(ctx context.Context, tx *gorm.DB, p *auth.Principal, item content.Item, doc markdown.Doc, reason, action string) error {
+func (t target[Row]) Replace(ctx context.Context, tx *gorm.DB, p *auth.Principal, item content.Item, doc markdown.Doc, reason, action string, also ...eventlog.Event) error {
 	s := t.s
 	row, nb, err := s.getInNotebook(ctx, tx, p, item.ID, s.notebooks.VisibleIDs(tx, p), false)
 	if err != nil {
@@ -76,7 +77,8 @@ func (t target[Row]) Replace(ctx context.Context, tx *gorm.DB, p *auth.Principal
 	if err := s.tags.Replace(ctx, tx, nb.TagSpace, s.shape.Name, c.ID, doc.Tags()); err != nil {
 		return err
 	}
-	return s.record(ctx, tx, p, action, c.ID, nb)
+	_, err = s.recordAs(ctx, tx, p, action, s.shape.Name+".updated", &row, nb, also...)
+	return err
 }
 
 var _ content.Target = target[struct{}]{}

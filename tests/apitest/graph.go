@@ -13,6 +13,7 @@ import (
 	"folio/app"
 	"folio/modules/accounts"
 	"folio/modules/audit"
+	"folio/modules/events"
 	"folio/modules/notebooks"
 	"folio/modules/notes"
 	"folio/modules/suggestions"
@@ -40,6 +41,7 @@ type Graph struct {
 	Notebooks   *notebooks.Service
 	Access      *notebooks.Access
 	Audit       *audit.Service
+	Events      *events.Service
 	Tags        *tags.Service
 	Versions    *versions.Service
 	Notes       *notes.Service
@@ -69,7 +71,7 @@ func NewGraph(t testing.TB, kind string, opts []Option, extra ...fx.Option) *Gra
 	}
 	g := &Graph{Clock: clock.NewFake(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))}
 	run(t, app.New(append(extra, fx.Replace(c), FakeClock(g.Clock), fx.Invoke(func(platform.Migrated) {}),
-		fx.Populate(&g.DB, &g.Accounts, &g.Workspaces, &g.Notebooks, &g.Access, &g.Audit, &g.Tags, &g.Versions, &g.Notes, &g.Tasks, &g.Suggestions))...))
+		fx.Populate(&g.DB, &g.Accounts, &g.Workspaces, &g.Notebooks, &g.Access, &g.Audit, &g.Events, &g.Tags, &g.Versions, &g.Notes, &g.Tasks, &g.Suggestions))...))
 	g.SQL = testenv.CountSQL(g.DB)
 	return g
 }

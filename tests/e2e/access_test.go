@@ -15,6 +15,8 @@ func TestAccessMatrix(t *testing.T) {
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		w := newWorld(t, s)
 		dan := s.NewUser(t, "Dan Temp")
+		annHook := apitest.Must(t, s.Post(t, w.annRW, "/webhooks", map[string]any{"url": "https://93.184.216.34/hook", "events": noDeliveries}), http.StatusCreated).Str(t, "id")
+		const hookGone = "404 WEBHOOK_NOT_FOUND"
 		everyone := map[string]string{}
 		for _, col := range matrixPrincipals {
 			everyone[col] = ok
@@ -53,6 +55,23 @@ func TestAccessMatrix(t *testing.T) {
 			}, want: map[string]string{"read": scope, "write": ok, "rw": ok, "ws": ok, "wsRead": scope, "nbTeam": scope, "nbPersonal": scope, "carl": notMem, "bob": scope}},
 			{name: "audit log", method: "GET", req: fixed("/audit-log", nil),
 				want: map[string]string{"read": ok, "write": scope, "rw": ok, "ws": ok, "wsRead": ok, "nbTeam": ok, "nbPersonal": ok, "carl": ok, "bob": ok}},
+			// The feed's visibility per principal is TestEventsVisibility (the side channel test).
+			{name: "events", method: "GET", req: fixed("/events?types=note.created", nil),
+				want: map[string]string{"read": ok, "write": scope, "rw": ok, "ws": ok, "wsRead": ok, "nbTeam": ok, "nbPersonal": ok, "carl": ok, "bob": ok}},
+			{name: "list webhooks", method: "GET", req: fixed("/webhooks", nil),
+				want: map[string]string{"read": ok, "write": scope, "rw": ok, "ws": ok, "wsRead": ok, "nbTeam": ok, "nbPersonal": ok, "carl": ok, "bob": ok}},
+			{name: "create webhook", method: "POST", req: fixed("/webhooks", map[string]any{"url": "https://93.184.216.34/hook", "events": noDeliveries}),
+				want: map[string]string{"read": scope, "write": created, "rw": created, "ws": created, "wsRead": scope, "nbTeam": created, "nbPersonal": created, "carl": created, "bob": created}},
+			{name: "get Ann's unrestricted webhook", method: "GET", req: fixed("/webhooks/"+annHook, nil),
+				want: map[string]string{"read": ok, "write": scope, "rw": ok, "ws": hookGone, "wsRead": hookGone, "nbTeam": hookGone, "nbPersonal": hookGone, "carl": hookGone, "bob": hookGone}},
+			{name: "deliveries of Ann's unrestricted webhook", method: "GET", req: fixed("/webhooks/"+annHook+"/deliveries", nil),
+				want: map[string]string{"read": ok, "write": scope, "rw": ok, "ws": hookGone, "wsRead": hookGone, "nbTeam": hookGone, "nbPersonal": hookGone, "carl": hookGone, "bob": hookGone}},
+			{name: "delete Ann's unrestricted webhook", method: "DELETE", req: func(t *testing.T) matrixReq {
+				id := apitest.Must(t, s.Post(t, w.annRW, "/webhooks", map[string]any{"url": "https://93.184.216.34/hook", "events": noDeliveries}), http.StatusCreated).Str(t, "id")
+				return matrixReq{path: "/webhooks/" + id, probe: []string{"/webhooks/" + id}, probeKey: w.annRW}
+			}, want: map[string]string{"read": scope, "write": ok, "rw": ok, "ws": hookGone, "wsRead": scope, "nbTeam": hookGone, "nbPersonal": hookGone, "carl": hookGone, "bob": hookGone}},
+			{name: "events with a bad after", method: "GET", req: fixed("/events?after=x", nil),
+				want: map[string]string{"read": bad, "write": scope, "rw": bad, "ws": bad, "wsRead": bad, "nbTeam": bad, "nbPersonal": bad, "carl": bad, "bob": bad}},
 		}
 		runMatrix(t, s, w, rows)
 	})

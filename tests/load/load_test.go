@@ -70,7 +70,7 @@ func concurrency() int {
 // startServer starts the real application on a fresh migrated PostgreSQL database, as deployed
 // (default pool size) except that the rate limit and the notebook item limit are out of the way
 // and logs are at error level.
-func startServer(t testing.TB) *apitest.Server {
+func startServer(t testing.TB, opts ...apitest.Option) *apitest.Server {
 	t.Helper()
 	c := apitest.Config(t, "postgres")
 	def := config.Default()
@@ -82,6 +82,9 @@ func startServer(t testing.TB) *apitest.Server {
 	c.AuthFailureLimit = 1 << 30
 	c.NotebookItemLimit = 1 << 30
 	c.LogLevel = "error"
+	for _, o := range opts {
+		o(&c)
+	}
 	return apitest.StartWith(t, c)
 }
 

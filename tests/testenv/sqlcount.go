@@ -4,6 +4,8 @@ import (
 	"sync/atomic"
 
 	"gorm.io/gorm"
+
+	"folio/platform/background"
 )
 
 // SQLCost is what a piece of work cost the database in reading statements (SELECT through
@@ -24,6 +26,9 @@ type SQLCounter struct{ reads, callbacks atomic.Int64 }
 func CountSQL(gdb *gorm.DB) *SQLCounter {
 	c := new(SQLCounter)
 	inc := func(db *gorm.DB) {
+		if background.Is(db.Statement.Context) {
+			return // a housekeeping loop's statement, sent whenever its timer fires
+		}
 		c.callbacks.Add(1)
 		if !db.DryRun {
 			c.reads.Add(1)

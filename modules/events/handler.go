@@ -1,0 +1,39 @@
+package events
+
+import (
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	"folio/platform/auth"
+	"folio/platform/httpx"
+)
+
+// Handler serves GET /events.
+type Handler struct{ svc *Service }
+
+// NewHandler returns the events handler.
+func NewHandler(svc *Service) *Handler { return &Handler{svc: svc} }
+
+// Register implements httpx.Routes.
+func (h *Handler) Register(r httpx.Router) {
+	r.API.GET("/events", httpx.Handle(h.list))
+}
+
+func (h *Handler) list(c *gin.Context) error {
+	limit, limitPresent := c.GetQuery("limit")
+	q, err := ParseQuery(c.Query("after"), c.Query("types"), limit, limitPresent)
+	if err != nil {
+		return err
+	}
+	rows, next, err := h.svc.List(c.Request.Context(), auth.FromGin(c), q)
+	if err != nil {
+		return err
+	}
+	page := feedPage{Data: make([]eventResponse, len(rows)), NextCursor: next}
+	for i, e := range rows {
+		page.Data[i] = toEventResponse(e)
+	}
+	httpx.JSON(c, http.StatusOK, page)
+	return nil
+}

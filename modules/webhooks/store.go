@@ -1,0 +1,101 @@
+package webhooks
+
+import (
+	"context"
+	"time"
+
+	"gorm.io/gorm"
+
+	"folio/platform/auth"
+	"folio/platform/db"
+	"folio/platform/paginate"
+)
+
+// Store holds every query of the webhooks module.
+type Store struct{ db *gorm.DB }
+
+// NewStore returns the webhooks store.
+func NewStore(gdb *gorm.DB) *Store { return &Store{db: gdb} }
+
+func (s *Store) create(ctx context.Context, w *Webhook) error {
+	return db.Transaction(ctx, s.db, func(tx *gorm.DB) error { return tx.Create(w).Error })
+}
+
+// owned narrows q to the webhooks the principal manages: its user's, and for a restricted key
+// only those made under the same restriction (a notebook-scoped key must not read or delete the
+// webhook of an unrestricted key: its URL, and what it sees, are beyond the key's reach).
+func owned(q *gorm.DB, p *auth.Principal) *gorm.DB {
+	q = q.Where("webhooks.user_id = ?", p.UserID)
+	switch {
+	case p.NotebookID != nil:
+		return q.Where("webhooks.notebook_id = ?", *p.NotebookID)
+	case p.WorkspaceID != nil:
+		return q.Where("webhooks.workspace_id = ? AND webhooks.notebook_id IS NULL", *p.WorkspaceID)
+	default:
+		return q
+	}
+}
+
+func (s *Store) get(ctx context.Context, p *auth.Principal, id string) (Webhook, error) {
+	return db.Take[Webhook](owned(s.db.WithContext(ctx).Table("webhooks"), p).Where("webhooks.id = ?", id), false, ErrNotFound)
+}
+
+func (s *Store) byID(ctx context.Context, id string) (Webhook, error) {
+	return db.Take[Webhook](s.db.WithContext(ctx).Where("id = ?", id), false, ErrNotFound)
+}
+
+var keyset = paginate.Keyset{Table: "webhooks"}
+
+func (s *Store) list(ctx context.Context, pr *auth.Principal, p paginate.Params) ([]Webhook, *string, error) {
+	scope := func() *gorm.DB { return owned(s.db.WithContext(ctx).Table("webhooks"), pr) }
+	return paginate.Find(scope(), scope(), keyset, p, func(w Webhook) string { return w.ID })
+}
+
+// remove deletes the webhook and its attempts; its queued deliveries find it gone and stop.
+func (s *Store) remove(ctx context.Context, p *auth.Principal, id string) error {
+	return db.Transaction(ctx, s.db, func(tx *gorm.DB) error {
+		res := owned(tx, p).Where("webhooks.id = ?", id).Delete(&Webhook{})
+		if res.Error != nil {
+			return res.Error
+		}
+		if res.RowsAffected == 0 {
+			return ErrNotFound
+		}
+		return tx.Where("webhook_id = ?", id).Delete(&Attempt{}).Error
+	})
+}
+
+// active returns every active webhook, read in tx (the sequencer's).
+func (s *Store) active(ctx context.Context, tx *gorm.DB) ([]Webhook, error) {
+	var rows []Webhook
+	err := tx.WithContext(ctx).Where("status = ?", StatusActive).Find(&rows).Error
+	return rows, err
+}
+
+var attemptKeyset = paginate.Keyset{Table: "webhook_attempts", ByIDOnly: true}
+
+func (s *Store) attempts(ctx context.Context, webhookID string, p paginate.Params) ([]Attempt, *string, error) {
+	scope := func() *gorm.DB {
+		return s.db.WithContext(ctx).Table("webhook_attempts").Where("webhook_attempts.webhook_id = ?", webhookID)
+	}
+	return paginate.Find(scope(), scope(), attemptKeyset, p, func(a Attempt) string { return formatInt(a.ID) })
+}
+
+// recordAttempt stores an attempt and the webhook's health: a success clears failingSince; a
+// failure sets it if unset, and disables the webhook once it is older than disableAfter.
+func (s *Store) recordAttempt(ctx context.Context, a *Attempt, ok bool, disableAfter time.Duration) error {
+	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Create(a).Error; err != nil {
+			return err
+		}
+		q := tx.Model(&Webhook{}).Where("id = ?", a.WebhookID)
+		if ok {
+			return q.Where("failing_since IS NOT NULL").Update("failing_since", nil).Error
+		}
+		if err := q.Where("failing_since IS NULL").Update("failing_since", a.AttemptedAt).Error; err != nil {
+			return err
+		}
+		return tx.Model(&Webhook{}).Where("id = ? AND failing_since <= ?", a.WebhookID, a.AttemptedAt.Add(-disableAfter)).
+			Update("status", StatusDisabled).Error
+	})
+}

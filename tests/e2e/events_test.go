@@ -1,0 +1,356 @@
+package e2e
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"folio/platform/auth"
+	"folio/tests/apitest"
+)
+
+// feed reads every event after after that key sees, following nextCursor, and returns them with
+// the last cursor.
+func feed(t *testing.T, s *apitest.Server, key, after, query string) ([]map[string]any, string) {
+	t.Helper()
+	var all []map[string]any
+	for {
+		r := apitest.Must(t, s.Get(t, key, "/events?limit=100&after="+url.QueryEscape(after)+query), http.StatusOK)
+		page := r.Data(t)
+		next := r.Str(t, "nextCursor")
+		if next == "" {
+			t.Fatalf("nextCursor must never be null or empty: %s", r.Body)
+		}
+		all = append(all, page...)
+		if len(page) == 0 {
+			if next != after && after != "" {
+				t.Fatalf("an empty page must answer nextCursor = after (%s), got %s", after, next)
+			}
+			return all, next
+		}
+		after = next
+	}
+}
+
+func eventTypes(events []map[string]any) []string {
+	out := make([]string, len(events))
+	for i, e := range events {
+		out[i] = e["type"].(string)
+	}
+	return out
+}
+
+// sameJSON compares a response body with an event's data.
+func sameJSON(t *testing.T, what string, body []byte, data any) {
+	t.Helper()
+	var want any
+	if err := json.Unmarshal(body, &want); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(want, data) {
+		t.Errorf("%s: the event's data is not the resource as the API returned it:\n response %s\n data     %v", what, body, data)
+	}
+}
+
+// TestEveryWriteRouteEmits enumerates every write operation of the served OpenAPI document and
+// performs each one: each must emit exactly the events it lists, in order, with the resource as
+// the API returned it as their data. A write route this table does not know fails the test, so a
+// new write path cannot be added without deciding what it emits (CONTRACT.md section 18).
+func TestEveryWriteRouteEmits(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
+		w := newWorld(t, s)
+		dan := s.NewUser(t, "Dan Invitee")
+		key := w.annRW
+		prefix := "svc_live_" + apitest.KeyPrefix(t, key)
+		_, cursor := feed(t, s, key, "", "")
+
+		// One check per write operation of the document ("METHOD /path" as the document names it).
+		type write struct {
+			do    func(t *testing.T) (apitest.Response, string) // the response and the resource id
+			types []string
+			// data says which event's data must equal the response body (-1: none).
+			data int
+		}
+		var noteID, taskID, noteSg, taskSg, hookID string
+		writes := map[string]write{
+			"POST /notebooks": {func(t *testing.T) (apitest.Response, string) {
+				r := apitest.Must(t, s.Post(t, key, "/notebooks", map[string]any{"name": "Ev"}), http.StatusCreated)
+				return r, r.Str(t, "id")
+			}, []string{"notebook.created"}, 0},
+			"POST /workspaces": {func(t *testing.T) (apitest.Response, string) {
+				// CONTRACT.md section 18 has no workspace.created: creating a workspace emits nothing.
+				return apitest.Must(t, s.Post(t, key, "/workspaces", map[string]any{"name": "Ev"}), http.StatusCreated), ""
+			}, nil, -1},
+			"POST /webhooks": {func(t *testing.T) (apitest.Response, string) {
+				// Managing webhooks is no change of the user's data: section 18 has no type for it.
+				r := apitest.Must(t, s.Post(t, key, "/webhooks", map[string]any{"url": "https://93.184.216.34/hook", "events": noDeliveries}), http.StatusCreated)
+				hookID = r.Str(t, "id")
+				return r, ""
+			}, nil, -1},
+			"DELETE /webhooks/{id}": {func(t *testing.T) (apitest.Response, string) {
+				return apitest.Must(t, s.Delete(t, key, "/webhooks/"+hookID), http.StatusOK), ""
+			}, nil, -1},
+			"POST /workspaces/{id}/members": {func(t *testing.T) (apitest.Response, string) {
+				return apitest.Must(t, s.Post(t, key, "/workspaces/"+w.team+"/members", map[string]any{"email": dan.Email}), http.StatusCreated), w.team
+			}, []string{"workspace.member_added"}, 0},
+			"DELETE /workspaces/{id}/members/{userId}": {func(t *testing.T) (apitest.Response, string) {
+				return apitest.Must(t, s.Delete(t, key, "/workspaces/"+w.team+"/members/"+dan.ID), http.StatusOK), w.team
+			}, []string{"workspace.member_removed"}, -1},
+			"POST /notes": {func(t *testing.T) (apitest.Response, string) {
+				r := apitest.Must(t, s.Post(t, key, "/notes", map[string]any{"content": "Hello #sync @Bob", "notebookId": w.teamNB}), http.StatusCreated)
+				noteID = r.Str(t, "id")
+				return r, noteID
+			}, []string{"note.created"}, 0},
+			"PATCH /notes/{id}": {func(t *testing.T) (apitest.Response, string) {
+				return apitest.Must(t, s.Do(t, apitest.Request{Method: "PATCH", Path: "/notes/" + noteID, Key: key, Body: map[string]any{"content": "Changed #sync", "archived": true}}), http.StatusOK), noteID
+			}, []string{"note.updated"}, 0},
+			"POST /notes/{id}/suggest": {func(t *testing.T) (apitest.Response, string) {
+				r := apitest.Must(t, s.Post(t, key, "/notes/"+noteID+"/suggest", map[string]any{"content": "Proposed"}), http.StatusCreated)
+				noteSg = r.Str(t, "id")
+				return r, noteSg
+			}, []string{"suggestion.created"}, 0},
+			"POST /suggestions/{id}/approve": {func(t *testing.T) (apitest.Response, string) {
+				return apitest.Must(t, s.Post(t, key, "/suggestions/"+noteSg+"/approve", nil), http.StatusOK), noteID
+			}, []string{"note.updated", "suggestion.approved"}, -1},
+			"DELETE /notes/{id}": {func(t *testing.T) (apitest.Response, string) {
+				return apitest.Must(t, s.Delete(t, key, "/notes/"+noteID), http.StatusOK), noteID
+			}, []string{"note.deleted"}, -1},
+			"POST /tasks": {func(t *testing.T) (apitest.Response, string) {
+				r := apitest.Must(t, s.Post(t, key, "/tasks", map[string]any{"title": "Ship", "notes": "#ops", "notebookId": w.teamNB}), http.StatusCreated)
+				taskID = r.Str(t, "id")
+				return r, taskID
+			}, []string{"task.created"}, 0},
+			"PATCH /tasks/{id}": {func(t *testing.T) (apitest.Response, string) {
+				return apitest.Must(t, s.Do(t, apitest.Request{Method: "PATCH", Path: "/tasks/" + taskID, Key: key, Body: map[string]any{"status": "DONE"}}), http.StatusOK), taskID
+			}, []string{"task.updated"}, 0},
+			"POST /tasks/{id}/suggest": {func(t *testing.T) (apitest.Response, string) {
+				// A second suggestion supersedes the first: its event comes before the new one's.
+				apitest.Must(t, s.Post(t, key, "/tasks/"+taskID+"/suggest", map[string]any{"content": "first"}), http.StatusCreated)
+				_, c := feed(t, s, key, cursor, "")
+				cursor = c
+				r := apitest.Must(t, s.Post(t, key, "/tasks/"+taskID+"/suggest", map[string]any{"content": "second"}), http.StatusCreated)
+				taskSg = r.Str(t, "id")
+				return r, taskSg
+			}, []string{"suggestion.superseded", "suggestion.created"}, 1},
+			"POST /suggestions/{id}/reject": {func(t *testing.T) (apitest.Response, string) {
+				return apitest.Must(t, s.Post(t, key, "/suggestions/"+taskSg+"/reject", nil), http.StatusOK), taskSg
+			}, []string{"suggestion.rejected"}, -1},
+			"DELETE /tasks/{id}": {func(t *testing.T) (apitest.Response, string) {
+				return apitest.Must(t, s.Delete(t, key, "/tasks/"+taskID), http.StatusOK), taskID
+			}, []string{"task.deleted"}, -1},
+		}
+		// The order the writes run in (each may need the one before).
+		order := []string{"POST /notebooks", "POST /workspaces", "POST /webhooks", "DELETE /webhooks/{id}", "POST /workspaces/{id}/members", "DELETE /workspaces/{id}/members/{userId}",
+			"POST /notes", "PATCH /notes/{id}", "POST /notes/{id}/suggest", "POST /suggestions/{id}/approve", "DELETE /notes/{id}",
+			"POST /tasks", "PATCH /tasks/{id}", "POST /tasks/{id}/suggest", "POST /suggestions/{id}/reject", "DELETE /tasks/{id}"}
+
+		var doc struct {
+			Paths map[string]map[string]json.RawMessage `json:"paths"`
+		}
+		if err := json.Unmarshal(apitest.Must(t, s.Get(t, "", "/openapi.json"), http.StatusOK).Body, &doc); err != nil {
+			t.Fatal(err)
+		}
+		var documented []string
+		for path, ops := range doc.Paths {
+			for method := range ops {
+				switch method {
+				case "post", "patch", "put", "delete":
+					op := strings.ToUpper(method) + " " + path
+					documented = append(documented, op)
+					if _, ok := writes[op]; !ok {
+						t.Errorf("%s is a write operation without an entry here: say which events it emits (CONTRACT.md section 18)", op)
+					}
+				}
+			}
+		}
+		slices.Sort(documented)
+		sortedOrder := slices.Sorted(slices.Values(order))
+		if !slices.Equal(documented, sortedOrder) {
+			t.Fatalf("write operations of the document %v, of this test %v", documented, sortedOrder)
+		}
+		_, cursor = feed(t, s, key, cursor, "")
+		for _, op := range order {
+			wr := writes[op]
+			r, resourceID := wr.do(t)
+			got, next := feed(t, s, key, cursor, "")
+			cursor = next
+			if !slices.Equal(eventTypes(got), wr.types) && !(len(got) == 0 && len(wr.types) == 0) {
+				t.Errorf("%s emitted %v, want %v", op, eventTypes(got), wr.types)
+				continue
+			}
+			for i, e := range got {
+				actor := e["actor"].(map[string]any)
+				if actor["userId"] != w.ann.ID || actor["apiKeyPrefix"] != prefix {
+					t.Errorf("%s: actor %v", op, actor)
+				}
+				if e["type"] == wr.types[len(wr.types)-1] && e["resourceId"] != resourceID && !strings.HasPrefix(op, "POST /suggestions") {
+					t.Errorf("%s: resourceId %v, want %s", op, e["resourceId"], resourceID)
+				}
+				if i == wr.data {
+					sameJSON(t, op, r.Body, e["data"])
+				}
+				if strings.HasSuffix(e["type"].(string), ".deleted") {
+					if d := e["data"].(map[string]any); len(d) != 1 || d["id"] != resourceID {
+						t.Errorf("%s: a delete's data is {id}, got %v", op, d)
+					}
+				}
+			}
+			switch op {
+			case "POST /suggestions/{id}/approve":
+				// note.updated carries the note with the approved content; suggestion.approved the suggestion, APPROVED.
+				note := apitest.Must(t, s.Get(t, key, "/notes/"+noteID), http.StatusOK).JSON(t)
+				data := got[0]["data"].(map[string]any)
+				if data["content"] != "Proposed" || data["updatedAt"] != note["updatedAt"] {
+					t.Errorf("approve: note.updated data %v", data)
+				}
+				if sg := got[1]["data"].(map[string]any); sg["status"] != "APPROVED" || sg["id"] != noteSg || got[1]["resourceType"] != "suggestion" {
+					t.Errorf("approve: suggestion.approved %v", got[1])
+				}
+			case "POST /suggestions/{id}/reject":
+				if sg := got[0]["data"].(map[string]any); sg["status"] != "REJECTED" {
+					t.Errorf("reject: %v", got[0])
+				}
+			case "POST /tasks/{id}/suggest":
+				if sg := got[0]["data"].(map[string]any); sg["status"] != "SUPERSEDED" || sg["suggestedContent"] != "first" {
+					t.Errorf("superseded: %v", got[0])
+				}
+			case "POST /workspaces/{id}/members", "DELETE /workspaces/{id}/members/{userId}":
+				if e := got[0]; e["resourceType"] != "workspace" || e["workspaceId"] != w.team || e["notebookId"] != nil || e["data"].(map[string]any)["userId"] != dan.ID {
+					t.Errorf("%s: %v", op, e)
+				}
+			case "POST /notes":
+				if e := got[0]; e["notebookId"] != w.teamNB || e["workspaceId"] != w.team || e["resourceType"] != "note" {
+					t.Errorf("%s: %v", op, e)
+				}
+			}
+		}
+	})
+}
+
+// TestEventsFeed: oldest first, after and limit page through without gaps or repeats, types
+// filters, nextCursor is never null, bad parameters are 400, and a session sees its events with
+// null key fields.
+func TestEventsFeed(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
+		ann := s.NewUser(t, "Ann")
+		key := s.NewKey(t, ann, auth.ScopeReadWrite)
+		empty := apitest.Must(t, s.Get(t, key, "/events"), http.StatusOK)
+		if len(empty.Data(t)) != 0 || empty.Str(t, "nextCursor") != "evt_0000000000000000000" {
+			t.Fatalf("empty feed: %s", empty.Body)
+		}
+		nb := apitest.Must(t, s.Post(t, key, "/notebooks", map[string]any{"name": "N"}), http.StatusCreated).Str(t, "id")
+		var notes []string
+		for i := range 5 {
+			notes = append(notes, apitest.Must(t, s.Post(t, key, "/notes", map[string]any{"content": strings.Repeat("x", i+1), "notebookId": nb}), http.StatusCreated).Str(t, "id"))
+		}
+		apitest.Must(t, s.Delete(t, key, "/notes/"+notes[0]), http.StatusOK)
+
+		all, last := feed(t, s, key, "", "")
+		if got := eventTypes(all); !slices.Equal(got, []string{"notebook.created", "note.created", "note.created", "note.created", "note.created", "note.created", "note.deleted"}) {
+			t.Fatalf("feed %v", got)
+		}
+		for i := 1; i < len(all); i++ {
+			if !(all[i-1]["id"].(string) < all[i]["id"].(string)) {
+				t.Fatalf("ids do not sort in feed order: %v then %v", all[i-1]["id"], all[i]["id"])
+			}
+		}
+		if last != all[len(all)-1]["id"] {
+			t.Fatalf("nextCursor %s, want the last id", last)
+		}
+		// Pages of 2 give the same events, each once.
+		var paged []any
+		after := ""
+		for range 10 {
+			r := apitest.Must(t, s.Get(t, key, "/events?limit=2&after="+after), http.StatusOK)
+			for _, e := range r.Data(t) {
+				paged = append(paged, e["id"])
+			}
+			if len(r.Data(t)) == 0 {
+				break
+			}
+			after = r.Str(t, "nextCursor")
+		}
+		if len(paged) != len(all) {
+			t.Fatalf("paged %d events, want %d", len(paged), len(all))
+		}
+		// types filters.
+		deleted, _ := feed(t, s, key, "", "&types=note.deleted,notebook.created")
+		if got := eventTypes(deleted); !slices.Equal(got, []string{"notebook.created", "note.deleted"}) {
+			t.Fatalf("types filter: %v", got)
+		}
+		// Nothing new: nextCursor is after.
+		r := apitest.Must(t, s.Get(t, key, "/events?after="+last), http.StatusOK)
+		if len(r.Data(t)) != 0 || r.Str(t, "nextCursor") != last {
+			t.Fatalf("nothing new: %s", r.Body)
+		}
+		// A session's events have null key fields.
+		signed := s.OpenSession(t, ann)
+		apitest.Must(t, s.Do(t, apitest.Request{Method: "POST", Path: "/notebooks", Body: map[string]any{"name": "S"}, Header: apitest.SessionHeader(signed.Token, signed.CSRFToken)}), http.StatusCreated)
+		got, _ := feed(t, s, key, last, "")
+		if len(got) != 1 || got[0]["actor"].(map[string]any)["apiKeyName"] != nil || got[0]["actor"].(map[string]any)["apiKeyPrefix"] != nil {
+			t.Fatalf("session event: %v", got)
+		}
+		for _, q := range []string{"after=1", "after=evt_1", "after=evt_-000000000000000001", "after=" + notes[1], "types=note.create", "types=note.created,", "limit=0", "limit=x"} {
+			wantErr(t, s.Get(t, key, "/events?"+q), 400, "VALIDATION_ERROR", strings.SplitN(q, "=", 2)[0])
+		}
+	})
+}
+
+// TestEventsVisibility is the feed's side channel test (the Vikunja advisory GHSA-9rg3-v78m-26q8):
+// a notebook- or workspace-scoped key sees only its notebook's or workspace's events, whoever
+// caused them; a session or an unrestricted key only what its user did; and when nothing visible
+// happened, nextCursor stays where the caller was, so it does not even learn the newest id.
+func TestEventsVisibility(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
+		w := newWorld(t, s)
+		start := map[string]string{}
+		keys := map[string]string{"rw": w.annRW, "ws": w.annTeam, "nbTeam": w.annTeamNB, "nbPersonal": w.annPersonalNB, "carl": w.carlRW, "bob": w.bobRW}
+		for name, k := range keys {
+			_, start[name] = feed(t, s, k, "", "")
+		}
+		otherTeamNB := apitest.Must(t, s.Post(t, w.annRW, "/notebooks", map[string]any{"name": "Team 2", "workspaceId": w.team}), http.StatusCreated).Str(t, "id")
+		annPersonal := apitest.Must(t, s.Post(t, w.annRW, "/notes", map[string]any{"content": "mine", "notebookId": w.annNB}), http.StatusCreated).Str(t, "id")
+		bobTeam := apitest.Must(t, s.Post(t, w.bobRW, "/notes", map[string]any{"content": "bob's", "notebookId": w.teamNB}), http.StatusCreated).Str(t, "id")
+		bobOther := apitest.Must(t, s.Post(t, w.bobRW, "/notes", map[string]any{"content": "bob's too", "notebookId": otherTeamNB}), http.StatusCreated).Str(t, "id")
+		carlNote := apitest.Must(t, s.Post(t, w.carlRW, "/notes", map[string]any{"content": "carl's", "notebookId": w.carlNB}), http.StatusCreated).Str(t, "id")
+		dan := s.NewUser(t, "Dan")
+		apitest.Must(t, s.Post(t, w.annRW, "/workspaces/"+w.team+"/members", map[string]any{"email": dan.Email}), http.StatusCreated)
+
+		want := map[string][]string{
+			"rw":         {otherTeamNB, annPersonal, w.team}, // Ann's own actions
+			"ws":         {otherTeamNB, bobTeam, bobOther, w.team},
+			"nbTeam":     {bobTeam},
+			"nbPersonal": {annPersonal},
+			"carl":       {carlNote},
+			"bob":        {bobTeam, bobOther},
+		}
+		for name, k := range keys {
+			got, next := feed(t, s, k, start[name], "")
+			var ids []string
+			for _, e := range got {
+				ids = append(ids, e["resourceId"].(string))
+			}
+			if !slices.Equal(ids, want[name]) {
+				t.Errorf("%s sees %v, want %v", name, ids, want[name])
+			}
+			// Polling again from the end finds nothing, and the cursor does not move.
+			r := apitest.Must(t, s.Get(t, k, "/events?after="+next), http.StatusOK)
+			if len(r.Data(t)) != 0 || r.Str(t, "nextCursor") != next {
+				t.Errorf("%s: %s", name, r.Body)
+			}
+		}
+		// The types filter does not widen what a key sees.
+		if got, _ := feed(t, s, w.annPersonalNB, start["nbPersonal"], "&types=note.created,workspace.member_added"); len(got) != 1 || got[0]["resourceId"] != annPersonal {
+			t.Errorf("nbPersonal with types: %v", got)
+		}
+		// Carl, who saw nothing of the others, keeps his own cursor: the newest id stays hidden.
+		r := apitest.Must(t, s.Get(t, w.carlRW, "/events?after=evt_0000000000000000000&types=note.deleted"), http.StatusOK)
+		if r.Str(t, "nextCursor") != "evt_0000000000000000000" {
+			t.Errorf("an empty page leaked a cursor: %s", r.Body)
+		}
+	})
+}
