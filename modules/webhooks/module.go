@@ -32,4 +32,5 @@ var Module = fx.Module("webhooks",
 		apidoc.AsPart("webhooks", openapiYAML),
 		db.AsMigrations(migrations),
 	),
+	fx.Invoke(useRestrictions),
 )

@@ -3,6 +3,7 @@ package webhooks
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -27,7 +28,16 @@ type Service struct {
 	clock clock.Clock
 	guard Guard
 	queue *Queue
+	// restrictions re-checks a restricted webhook's workspace or notebook at every dispatch: a
+	// webhook made by a workspace-scoped key stops receiving that workspace's events once its
+	// user has left it, as the key itself stops working (NOT_WORKSPACE_MEMBER). Set by
+	// useRestrictions, not the constructor: the checker (notebooks) reaches workspaces, whose
+	// writes emit events, whose sequencer dispatches here; a constructor argument would be a cycle.
+	restrictions auth.RestrictionChecker
 }
+
+// useRestrictions completes the service once the graph is built (an fx.Invoke in module.go).
+func useRestrictions(s *Service, r auth.RestrictionChecker) { s.restrictions = r }
 
 // ServiceParams are the dependencies of NewService.
 type ServiceParams struct {
@@ -133,10 +143,29 @@ func (s *Service) Dispatch(ctx context.Context, tx *gorm.DB, placed []eventlog.P
 	if err != nil || len(hooks) == 0 {
 		return err
 	}
+	// A restricted webhook whose place its user can no longer reach gets nothing (checked once
+	// per dispatch; an error other than "out of reach" fails the dispatch, which is retried).
+	reachable := make(map[string]bool, len(hooks))
+	for _, w := range hooks {
+		if w.WorkspaceID == nil && w.NotebookID == nil {
+			reachable[w.ID] = true
+			continue
+		}
+		err := s.restrictions.CheckRestriction(ctx, w.UserID, w.WorkspaceID, w.NotebookID)
+		var ae *apierr.Error
+		switch {
+		case err == nil:
+			reachable[w.ID] = true
+		case errors.As(err, &ae) && ae.Status < 500:
+			reachable[w.ID] = false
+		default:
+			return err
+		}
+	}
 	var jobs []river.InsertManyParams
 	for _, e := range placed {
 		for _, w := range hooks {
-			if w.sees(e) {
+			if reachable[w.ID] && w.sees(e) {
 				jobs = append(jobs, river.InsertManyParams{Args: DeliverArgs{WebhookID: w.ID, EventID: e.ID, Payload: e.Payload}})
 			}
 		}

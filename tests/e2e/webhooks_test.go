@@ -198,3 +198,36 @@ func TestWebhookURLGuard(t *testing.T) {
 		}
 	})
 }
+
+// TestWebhookStopsWhenMemberLeaves: a webhook made by a workspace-scoped key receives that
+// workspace's events only while its user is a member, as the key itself works only then.
+func TestWebhookStopsWhenMemberLeaves(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
+		ann, bob := s.NewUser(t, "Ann Owner"), s.NewUser(t, "Bob Member")
+		annKey := s.NewKey(t, ann, auth.ScopeReadWrite)
+		ws := apitest.Must(t, s.Post(t, annKey, "/workspaces", map[string]any{"name": "Team"}), http.StatusCreated).Str(t, "id")
+		apitest.Must(t, s.Post(t, annKey, "/workspaces/"+ws+"/members", map[string]any{"email": bob.Email}), http.StatusCreated)
+		bobKey := s.NewKey(t, bob, auth.ScopeReadWrite, apitest.KeyOpts{Workspace: ws})
+		bobRcv, annRcv := newReceiver(t), newReceiver(t)
+		hook := map[string]any{"events": []string{"note.created"}}
+		hook["url"] = bobRcv.URL + "/bob"
+		apitest.Must(t, s.Post(t, bobKey, "/webhooks", hook), http.StatusCreated)
+		hook["url"] = annRcv.URL + "/ann"
+		apitest.Must(t, s.Post(t, annKey, "/webhooks", hook), http.StatusCreated)
+
+		nb := apitest.Must(t, s.Post(t, annKey, "/notebooks", map[string]any{"name": "Shared", "workspaceId": ws}), http.StatusCreated).Str(t, "id")
+		apitest.Must(t, s.Post(t, annKey, "/notes", map[string]any{"content": "while Bob is a member", "notebookId": nb}), http.StatusCreated)
+		bobRcv.wait(t, 1)
+		annRcv.wait(t, 1)
+
+		apitest.Must(t, s.Delete(t, annKey, "/workspaces/"+ws+"/members/"+bob.ID), http.StatusOK)
+		apitest.Must(t, s.Post(t, annKey, "/notes", map[string]any{"content": "after Bob left", "notebookId": nb}), http.StatusCreated)
+		annRcv.wait(t, 2) // dispatched together with what Bob's webhook would have got
+		time.Sleep(500 * time.Millisecond)
+		bobRcv.mu.Lock()
+		defer bobRcv.mu.Unlock()
+		if len(bobRcv.got) != 1 {
+			t.Fatalf("Bob's webhook got %d deliveries, want only the one from before he left: %s", len(bobRcv.got), bobRcv.got[len(bobRcv.got)-1].body)
+		}
+	}, localWebhooks)
+}
