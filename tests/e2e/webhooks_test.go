@@ -231,3 +231,35 @@ func TestWebhookStopsWhenMemberLeaves(t *testing.T) {
 		}
 	}, localWebhooks)
 }
+
+// TestWebhookRedirectNotFollowed: a receiver that answers 302 gets a failed attempt with status
+// 302, and the redirect's target receives nothing.
+func TestWebhookRedirectNotFollowed(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
+		ann := s.NewUser(t, "Ann Redirect")
+		key := s.NewKey(t, ann, auth.ScopeReadWrite)
+		target := newReceiver(t)
+		redirector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, target.URL+"/elsewhere", http.StatusFound)
+		}))
+		t.Cleanup(redirector.Close)
+		hookID := apitest.Must(t, s.Post(t, key, "/webhooks", map[string]any{"url": redirector.URL + "/hook", "events": []string{"notebook.created"}}), http.StatusCreated).Str(t, "id")
+		apitest.Must(t, s.Post(t, key, "/notebooks", map[string]any{"name": "N"}), http.StatusCreated)
+		var attempts []map[string]any
+		for range 200 {
+			attempts = apitest.Must(t, s.Get(t, key, "/webhooks/"+hookID+"/deliveries"), http.StatusOK).Data(t)
+			if len(attempts) > 0 {
+				break
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		if len(attempts) == 0 || attempts[len(attempts)-1]["statusCode"] != 302.0 || attempts[len(attempts)-1]["nextAttemptAt"] == nil {
+			t.Fatalf("attempts %v, want a failed one with statusCode 302 and a next attempt", attempts)
+		}
+		target.mu.Lock()
+		defer target.mu.Unlock()
+		if len(target.got) != 0 {
+			t.Fatalf("the redirect was followed: the target got %d requests", len(target.got))
+		}
+	}, localWebhooks)
+}
