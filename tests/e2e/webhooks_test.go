@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"folio/platform/auth"
+	"folio/platform/clock"
 	"folio/platform/config"
 	"folio/tests/apitest"
 )
@@ -262,4 +263,55 @@ func TestWebhookRedirectNotFollowed(t *testing.T) {
 			t.Fatalf("the redirect was followed: the target got %d requests", len(target.got))
 		}
 	}, localWebhooks)
+}
+
+// TestWebhookDisabledAfterThreeDays: a webhook whose every attempt has failed for 3 days is
+// disabled (and gets nothing more); a success before that starts the count again. The service
+// clock is moved between attempts; the retries themselves are 2 s apart in real time.
+func TestWebhookDisabledAfterThreeDays(t *testing.T) {
+	apitest.ForEachDBWithClock(t, time.Date(2030, 1, 1, 9, 0, 0, 0, time.UTC), func(t *testing.T, s *apitest.Server, fake *clock.Fake) {
+		ann := s.NewUser(t, "Ann Failing")
+		key := s.NewKey(t, ann, auth.ScopeReadWrite)
+		rcv := newReceiver(t, 500, 200, 500, 500, 500, 500, 500, 500, 500, 500)
+		hookID := apitest.Must(t, s.Post(t, key, "/webhooks", map[string]any{"url": rcv.URL + "/hook", "events": []string{"notebook.created"}}), http.StatusCreated).Str(t, "id")
+		status := func() string {
+			return apitest.Must(t, s.Get(t, key, "/webhooks/"+hookID), http.StatusOK).Str(t, "status")
+		}
+		// recorded waits until the webhook's n-th attempt is stored (just after the receiver answered).
+		recorded := func(n int) {
+			t.Helper()
+			rcv.wait(t, n)
+			for range 200 {
+				if len(apitest.Must(t, s.Get(t, key, "/webhooks/"+hookID+"/deliveries?limit=100"), http.StatusOK).Data(t)) >= n {
+					return
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			t.Fatalf("attempt %d was not recorded", n)
+		}
+
+		apitest.Must(t, s.Post(t, key, "/notebooks", map[string]any{"name": "one"}), http.StatusCreated)
+		recorded(1) // 500 at T
+		fake.Advance(48 * time.Hour)
+		recorded(2) // its retry: 200 at T+48h, the failures end
+		apitest.Must(t, s.Post(t, key, "/notebooks", map[string]any{"name": "two"}), http.StatusCreated)
+		recorded(3) // 500 at T+48h: failing since then
+		fake.Advance(48 * time.Hour)
+		recorded(4) // 500 at T+96h: 48h of failures (72h since the first failure, but a success came between)
+		if got := status(); got != "active" {
+			t.Fatalf("after 48h of failures the webhook is %q, want active", got)
+		}
+		fake.Advance(25 * time.Hour)
+		recorded(5) // 500 at T+121h: 73h of failures
+		if got := status(); got != "disabled" {
+			t.Fatalf("after 73h of failures the webhook is %q, want disabled", got)
+		}
+		apitest.Must(t, s.Post(t, key, "/notebooks", map[string]any{"name": "three"}), http.StatusCreated)
+		time.Sleep(3 * time.Second) // the retry of "two" would come after 4 s; "three" is not queued at all
+		rcv.mu.Lock()
+		defer rcv.mu.Unlock()
+		if len(rcv.got) != 5 {
+			t.Fatalf("a disabled webhook got %d deliveries, want 5", len(rcv.got))
+		}
+	}, localWebhooks, func(c *config.Config) { c.WebhookRetryBase = 2 * time.Second })
 }
