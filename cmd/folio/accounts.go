@@ -237,19 +237,11 @@ func printKeysJSON(w io.Writer, keys []accounts.APIKey, now time.Time) error {
 		out = append(out, keyJSON{
 			ID: k.ID, Prefix: auth.DisplayPrefix(k.Prefix), Name: k.Name, Scope: k.Scope,
 			WorkspaceID: k.WorkspaceID, NotebookID: k.NotebookID, CreatedAt: httpx.Time(k.CreatedAt),
-			LastUsedAt: timeOrNull(k.LastUsedAt), RevokedAt: timeOrNull(k.RevokedAt), ExpiresAt: timeOrNull(k.ExpiresAt),
+			LastUsedAt: httpx.TimePtr(k.LastUsedAt), RevokedAt: httpx.TimePtr(k.RevokedAt), ExpiresAt: httpx.TimePtr(k.ExpiresAt),
 			Status: keyStatus(k, now),
 		})
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)
-}
-
-func timeOrNull(t *time.Time) *string {
-	if t == nil {
-		return nil
-	}
-	s := httpx.Time(*t)
-	return &s
 }
