@@ -142,8 +142,8 @@ type keyRow struct {
 	Revoked     *time.Time
 	Expires     *time.Time // nil: never
 	Status      string     // Active, Revoked, Rotated, Expired
-	ReplacedBy  string // for a rotated key, the display prefix of its successor
-	Restriction string // "", "workspace" or "notebook"
+	ReplacedBy  string     // for a rotated key, the display prefix of its successor
+	Restriction string     // "", "workspace" or "notebook"
 }
 
 // scopeLabel names a scope as SPEC.md's table does.
