@@ -14,9 +14,9 @@ import (
 )
 
 // Invalid says which inputs break the account rules: the field's name ("email", "name",
-// "password", "scope", "restriction", "expires") → what to do about it, written for a person. The service
-// returns it with every broken rule at once; the CLI prints it, the settings forms show each
-// message beside its field. Each rule is written here, once.
+// "password", "scope", "restriction", "expires") → what to do about it, written for a person. The
+// service returns it with every broken rule at once; the CLI prints it, the settings forms show
+// each message beside its field. Each rule is written here, once.
 type Invalid map[string]string
 
 func (e Invalid) Error() string {
