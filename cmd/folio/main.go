@@ -1,235 +1,199 @@
-// Command folio is the folio service and its operator commands:
+// Command folio is the folio service and its operator commands (CONTRACT.md sections 9 and 19):
 //
 //	folio [serve]                      start the API (the default)
 //	folio migrate                      apply the database migrations and exit
 //	folio user create --email E --name N [--password P]
 //	folio user set-password --email E  (the password on stdin; ends the user's sessions)
-//	folio key create --email E --name N --scope 1|2|3 [--workspace ID] [--notebook ID]
-//	folio key list --email E
+//	folio key create --email E --name N --scope 1|2|3 [--workspace ID] [--notebook ID] [--expires 90d]
+//	folio key list --email E [--json]
 //	folio key revoke --prefix P
 //	folio key rotate --prefix P
 //	folio backup --out FILE            SQLite: a consistent copy while the server runs (VACUUM INTO)
 //	folio healthcheck                  exit 0 when the server on FOLIO_HTTP_ADDR is ready, else 1
 //	folio version                      version, commit and build time (also --version)
+//	folio help [command]               help on folio or a command (also --help after any command)
+//
+// The command line is parsed by kong (github.com/alecthomas/kong) from the cli struct below: each
+// command is a struct whose fields are its flags and whose Run method does the work. Adding a
+// command is one struct with a Run(*runEnv) error method and one field in cli (or in the struct of
+// its parent command, like userCmd).
 //
 // Configuration comes from FOLIO_* environment variables only (see README.md). Logs go to stderr;
-// stdout carries only a command's result, so scripts can capture it.
+// stdout carries only a command's result, so scripts can capture it. Every failure exits 1 with
+// one "folio: ..." line on stderr.
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"strings"
-	"text/tabwriter"
 
-	"go.uber.org/fx"
+	"github.com/alecthomas/kong"
+	"github.com/posener/complete"
+	"github.com/willabides/kongplete"
 
-	"folio/app"
-	"folio/modules/accounts"
 	"folio/platform/apierr"
-	"folio/platform/auth"
-	"folio/platform/httpx"
 )
 
 func main() {
-	if err := run(os.Args[1:], os.Stdout); err != nil {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// cli is folio's command line. The order of the fields is the order of `folio help`.
+type cli struct {
+	Version kong.VersionFlag `help:"Print the version, commit and build time, and exit."`
+
+	Serve       serveCmd       `cmd:"" default:"1" help:"Start the API on FOLIO_HTTP_ADDR (the default command); migrations run first."`
+	Migrate     migrateCmd     `cmd:"" help:"Apply the database migrations and exit."`
+	User        userCmd        `cmd:"" help:"Create accounts and set their passwords."`
+	Key         keyCmd         `cmd:"" help:"Create, list, revoke and rotate API keys."`
+	Backup      backupCmd      `cmd:"" help:"Write a consistent copy of the SQLite database (PostgreSQL: use pg_dump)."`
+	Healthcheck healthcheckCmd `cmd:"" help:"Exit 0 when the server on FOLIO_HTTP_ADDR is ready (GET /readyz), else 1."`
+	VersionCmd  versionCmd     `cmd:"" name:"version" help:"Print the version, commit and build time."`
+	Help        helpCmd        `cmd:"" help:"Show help on folio or on a command (folio help key create)."`
+}
+
+// runEnv is what every command's Run gets: the process's context and streams.
+type runEnv struct {
+	ctx    context.Context
+	stdin  io.Reader
+	stdout io.Writer
+}
+
+const description = `folio: a notes and tasks service with a JSON API.
+
+Configuration comes from FOLIO_* environment variables (see README.md). Logs go to stderr; stdout
+carries only a command's result. Run "folio help COMMAND" or "folio COMMAND --help" for a
+command's flags.`
+
+// exitCode is what kong's Exit panics with in run, so that --help and --version end run (and a
+// test calling run) instead of the process.
+type exitCode int
+
+// newParser builds the kong parser writing to stdout and stderr; exit is called after --help and
+// --version.
+func newParser(stdout, stderr io.Writer, exit func(int)) (*kong.Kong, error) {
+	return kong.New(&cli{},
+		kong.Name("folio"),
+		kong.Description(description),
+		kong.Writers(stdout, stderr),
+		kong.Exit(exit),
+		kong.Vars{"version": version()},
+		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
+	)
+}
+
+// run runs folio with args and returns the exit status: 0, or 1 after printing one "folio: ..."
+// line on stderr (a usage mistake's names the help to read).
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (status int) {
+	parser, err := newParser(stdout, stderr, func(code int) { panic(exitCode(code)) })
+	if err != nil {
+		fmt.Fprintln(stderr, "folio:", err)
+		return 1
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			code, ok := r.(exitCode)
+			if !ok {
+				panic(r)
+			}
+			status = int(code)
+		}
+	}()
+	// Shell completion: when the shell asks (COMP_LINE is set, see README), answer and exit.
+	kongplete.Complete(parser, kongplete.WithPredictor("file", complete.PredictFiles("*")))
+
+	kctx, err := parser.Parse(singleDashFlags(parser, args))
+	if err != nil {
+		msg := strings.Replace(err.Error(), "unexpected argument", "unknown command or argument", 1)
+		fmt.Fprintf(stderr, "folio: %s (see \"%s --help\")\n", msg, commandPath(err))
+		return 1
+	}
+	if err := kctx.Run(&runEnv{ctx: context.Background(), stdin: stdin, stdout: stdout}); err != nil {
 		var ae *apierr.Error
 		if errors.As(err, &ae) {
-			fmt.Fprintln(os.Stderr, "folio:", ae.Message)
+			fmt.Fprintln(stderr, "folio:", ae.Message)
 		} else {
-			fmt.Fprintln(os.Stderr, "folio:", err)
+			fmt.Fprintln(stderr, "folio:", err)
 		}
-		os.Exit(1)
+		return 1
 	}
+	return 0
 }
 
-const usage = `usage:
-  folio [serve]
-  folio migrate
-  folio user create --email E --name N [--password P]
-  folio user set-password --email E   (password on stdin)
-  folio key create --email E --name N --scope 1|2|3 [--workspace ID] [--notebook ID]
-  folio key list --email E
-  folio key revoke --prefix P
-  folio key rotate --prefix P
-  folio backup --out FILE
-  folio healthcheck
-  folio version`
-
-func run(args []string, stdout io.Writer) error {
-	if len(args) == 0 || args[0] == "serve" {
-		app.Serve().Run()
-		return nil
-	}
-	ctx := context.Background()
-	switch {
-	case args[0] == "migrate":
-		return app.Exec(ctx, func(context.Context) error { return nil })
-	case len(args) >= 2 && args[0] == "user" && args[1] == "create":
-		return userCreate(ctx, args[2:], stdout)
-	case len(args) >= 2 && args[0] == "user" && args[1] == "set-password":
-		return userSetPassword(ctx, args[2:], os.Stdin)
-	case len(args) >= 2 && args[0] == "key":
-		return keyCommand(ctx, args[1], args[2:], stdout)
-	case args[0] == "backup":
-		return backup(ctx, args[1:], stdout)
-	case args[0] == "healthcheck":
-		return healthcheck(ctx)
-	case args[0] == "version" || args[0] == "--version":
-		fmt.Fprintln(stdout, version())
-		return nil
-	case args[0] == "help" || args[0] == "-h" || args[0] == "--help":
-		fmt.Fprintln(stdout, usage)
-		return nil
-	}
-	return fmt.Errorf("unknown command %q\n%s", args[0], usage)
-}
-
-// withAccounts runs fn with the accounts service of a migrated, server-less application.
-func withAccounts(ctx context.Context, fn func(ctx context.Context, acc *accounts.Service) error) error {
-	var acc *accounts.Service
-	return app.Exec(ctx, func(ctx context.Context) error { return fn(ctx, acc) }, fx.Populate(&acc))
-}
-
-func userCreate(ctx context.Context, args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("user create", flag.ContinueOnError)
-	email := fs.String("email", "", "email address (required)")
-	name := fs.String("name", "", "display name (required)")
-	password := fs.String("password", "", "password for the settings UI (optional, at least 8 characters)")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if *email == "" || *name == "" {
-		return errors.New("user create needs --email and --name")
-	}
-	return withAccounts(ctx, func(ctx context.Context, acc *accounts.Service) error {
-		u, err := acc.CreateUser(ctx, *email, *name, *password)
-		if err != nil {
-			return err
+// commandPath is the command a parse error happened in ("folio key create"), or "folio".
+func commandPath(err error) string {
+	var pe *kong.ParseError
+	if errors.As(err, &pe) && pe.Context != nil {
+		if n := pe.Context.Selected(); n != nil {
+			return n.FullPath()
 		}
-		fmt.Fprintln(stdout, u.ID)
-		return nil
+	}
+	return "folio"
+}
+
+// singleDashFlags rewrites "-email" and "-email=E" to "--email" and "--email=E" for every long
+// flag folio has: before kong, folio parsed its flags with Go's flag package, which takes both
+// forms, and scripts written then keep working. A token that is the value of the flag before it
+// is left alone, and so is everything after "--".
+func singleDashFlags(k *kong.Kong, args []string) []string {
+	takesValue := map[string]bool{} // long flag name → whether it takes a value
+	_ = kong.Visit(k.Model, func(n kong.Visitable, next kong.Next) error {
+		if f, ok := n.(*kong.Flag); ok {
+			takesValue[f.Name] = !f.IsBool() && !f.IsCounter()
+		}
+		return next(nil)
 	})
+	out := make([]string, 0, len(args))
+	valueNext := false
+	for i, a := range args {
+		if valueNext {
+			out, valueNext = append(out, a), false
+			continue
+		}
+		if a == "--" {
+			return append(out, args[i:]...)
+		}
+		name, long := strings.CutPrefix(a, "--")
+		if !long && strings.HasPrefix(a, "-") && len(a) > 2 {
+			if n, _, _ := strings.Cut(a[1:], "="); isFlag(takesValue, n) {
+				a, name, long = "-"+a, a[1:], true
+			}
+		}
+		if long {
+			n, _, withValue := strings.Cut(name, "=")
+			valueNext = takesValue[n] && !withValue
+		}
+		out = append(out, a)
+	}
+	return out
 }
 
-// userSetPassword reads the new password from stdin (its first line; a script pipes it, so it
-// never shows in a process list or shell history) and sets it for the user with --email.
-func userSetPassword(ctx context.Context, args []string, stdin io.Reader) error {
-	fs := flag.NewFlagSet("user set-password", flag.ContinueOnError)
-	email := fs.String("email", "", "email address of the account (required)")
-	if err := fs.Parse(args); err != nil {
+func isFlag(flags map[string]bool, name string) bool {
+	_, ok := flags[name]
+	return ok
+}
+
+// helpCmd is `folio help [command...]`: the help of the command, as --help shows it.
+type helpCmd struct {
+	Command []string `arg:"" optional:"" help:"The command to explain, such as: key create."`
+}
+
+// Run prints the help of the command named (of folio itself with none).
+func (h *helpCmd) Run(k *kong.Context) error {
+	args := h.Command
+	if len(args) == 0 {
+		args = []string{"--help"} // folio's own help, not the default command's
+	}
+	ctx, err := kong.Trace(k.Kong, args)
+	if err != nil {
 		return err
 	}
-	if *email == "" {
-		return errors.New("user set-password needs --email (and the password on stdin)")
+	if ctx.Error != nil {
+		return fmt.Errorf("no such command: folio %s (see \"folio --help\")", strings.Join(h.Command, " "))
 	}
-	line, err := bufio.NewReader(io.LimitReader(stdin, 4096)).ReadString('\n')
-	if err != nil && !errors.Is(err, io.EOF) {
-		return err
-	}
-	password := strings.TrimRight(line, "\r\n")
-	return withAccounts(ctx, func(ctx context.Context, acc *accounts.Service) error {
-		return acc.SetPassword(ctx, *email, password)
-	})
-}
-
-func keyCommand(ctx context.Context, verb string, args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("key "+verb, flag.ContinueOnError)
-	email := fs.String("email", "", "the key owner's email address")
-	name := fs.String("name", "", "a name for the key")
-	scope := fs.Int("scope", 0, "1 read, 2 write, 3 read+write")
-	workspace := fs.String("workspace", "", "restrict the key to this workspace id")
-	notebook := fs.String("notebook", "", "restrict the key to this notebook id")
-	prefix := fs.String("prefix", "", "the key's prefix (8 characters, or svc_live_ and 8 characters)")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	switch verb {
-	case "create":
-		if *email == "" || *name == "" || *scope == 0 {
-			return errors.New("key create needs --email, --name and --scope")
-		}
-		return withAccounts(ctx, func(ctx context.Context, acc *accounts.Service) error {
-			u, err := acc.UserByEmail(ctx, *email)
-			if err != nil {
-				return err
-			}
-			in := accounts.NewKey{UserID: u.ID, Name: *name, Scope: *scope, WorkspaceID: optional(*workspace), NotebookID: optional(*notebook)}
-			raw, _, err := acc.CreateKey(ctx, in)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintln(stdout, raw)
-			return nil
-		})
-	case "list":
-		if *email == "" {
-			return errors.New("key list needs --email")
-		}
-		return withAccounts(ctx, func(ctx context.Context, acc *accounts.Service) error {
-			u, err := acc.UserByEmail(ctx, *email)
-			if err != nil {
-				return err
-			}
-			keys, err := acc.Keys(ctx, u.ID)
-			if err != nil {
-				return err
-			}
-			printKeys(stdout, keys)
-			return nil
-		})
-	case "revoke", "rotate":
-		if *prefix == "" {
-			return fmt.Errorf("key %s needs --prefix", verb)
-		}
-		return withAccounts(ctx, func(ctx context.Context, acc *accounts.Service) error {
-			if verb == "revoke" {
-				_, err := acc.RevokeKey(ctx, *prefix)
-				return err
-			}
-			raw, _, err := acc.RotateKey(ctx, *prefix)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintln(stdout, raw)
-			return nil
-		})
-	}
-	return fmt.Errorf("unknown key command %q\n%s", verb, usage)
-}
-
-func optional(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
-}
-
-func printKeys(w io.Writer, keys []accounts.APIKey) {
-	tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tPREFIX\tNAME\tSCOPE\tRESTRICTION\tCREATED\tLAST USED\tSTATUS")
-	for _, k := range keys {
-		restriction := "none"
-		if k.WorkspaceID != nil {
-			restriction = "workspace " + *k.WorkspaceID
-		}
-		if k.NotebookID != nil {
-			restriction = "notebook " + *k.NotebookID
-		}
-		lastUsed := "never"
-		if k.LastUsedAt != nil {
-			lastUsed = httpx.Time(*k.LastUsedAt)
-		}
-		status := "active"
-		if k.RevokedAt != nil {
-			status = "revoked " + httpx.Time(*k.RevokedAt)
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", k.ID, auth.DisplayPrefix(k.Prefix), k.Name, k.Scope, restriction, httpx.Time(k.CreatedAt), lastUsed, status)
-	}
-	_ = tw.Flush()
+	return ctx.PrintUsage(false)
 }

@@ -3,9 +3,7 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"os"
@@ -21,10 +19,40 @@ import (
 	"folio/platform/config"
 )
 
-// healthcheck asks the server on FOLIO_HTTP_ADDR whether it is ready (GET /readyz: the process
+// serveCmd is `folio serve`, also what `folio` alone runs.
+type serveCmd struct{}
+
+// Run starts the API and blocks until SIGINT or SIGTERM (fx's Run exits the process on failure).
+func (serveCmd) Run() error {
+	app.Serve().Run()
+	return nil
+}
+
+// migrateCmd is `folio migrate`.
+type migrateCmd struct{}
+
+// Run applies the migrations (app.Exec runs them before calling back) and exits.
+func (migrateCmd) Run(e *runEnv) error {
+	return app.Exec(e.ctx, func(context.Context) error { return nil })
+}
+
+// versionCmd is `folio version` (--version prints the same line).
+type versionCmd struct{}
+
+// Run prints the version line.
+func (versionCmd) Run(e *runEnv) error {
+	_, err := fmt.Fprintln(e.stdout, version())
+	return err
+}
+
+// healthcheckCmd asks the server on FOLIO_HTTP_ADDR whether it is ready (GET /readyz: the process
 // answers and so does its database). It is the container image's HEALTHCHECK: the image has no
 // shell and no curl, so the binary checks itself.
-func healthcheck(ctx context.Context) error {
+type healthcheckCmd struct{}
+
+// Run exits 0 when /readyz answers 200.
+func (healthcheckCmd) Run(e *runEnv) error {
+	ctx := e.ctx
 	cfg, err := config.FromEnv()
 	if err != nil {
 		return err
@@ -84,19 +112,16 @@ func version() string {
 	return strings.TrimSpace(fmt.Sprintf("folio %s commit %s%s (%s), %s", v, rev, dirty, at, info.GoVersion))
 }
 
-// backup writes a consistent copy of the SQLite database to --out while the server may be running:
-// VACUUM INTO reads inside one transaction, so the copy is a snapshot, and it is compacted. It
-// refuses to overwrite a file. On PostgreSQL the database's own tool does this better (pg_dump:
-// consistent, restorable into another version), so backup says so and fails.
-func backup(ctx context.Context, args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("backup", flag.ContinueOnError)
-	out := fs.String("out", "", "file to write the copy to (must not exist)")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if *out == "" {
-		return errors.New("backup needs --out FILE")
-	}
+// backupCmd writes a consistent copy of the SQLite database to --out while the server may be
+// running: VACUUM INTO reads inside one transaction, so the copy is a snapshot, and it is
+// compacted. It refuses to overwrite a file. On PostgreSQL the database's own tool does this
+// better (pg_dump: consistent, restorable into another version), so backup says so and fails.
+type backupCmd struct {
+	Out string `required:"" placeholder:"FILE" predictor:"file" help:"The file to write the copy to; it must not exist. Its absolute path is printed."`
+}
+
+// Run writes the copy and prints its path.
+func (c *backupCmd) Run(e *runEnv) error {
 	cfg, err := config.FromEnv()
 	if err != nil {
 		return err
@@ -104,20 +129,20 @@ func backup(ctx context.Context, args []string, stdout io.Writer) error {
 	if cfg.Postgres() {
 		return errors.New("backup copies the embedded SQLite database only; for PostgreSQL use pg_dump (see README, Deploy: backups)")
 	}
-	if _, err := os.Stat(*out); err == nil {
-		return fmt.Errorf("backup: %s exists; choose a new file", *out)
+	if _, err := os.Stat(c.Out); err == nil {
+		return fmt.Errorf("backup: %s exists; choose a new file", c.Out)
 	}
-	abs, err := filepath.Abs(*out)
+	abs, err := filepath.Abs(c.Out)
 	if err != nil {
 		return err
 	}
 	var gdb *gorm.DB
-	err = app.Exec(ctx, func(ctx context.Context) error {
+	err = app.Exec(e.ctx, func(ctx context.Context) error {
 		return gdb.WithContext(ctx).Exec("VACUUM INTO ?", abs).Error
 	}, fx.Populate(&gdb))
 	if err != nil {
 		return fmt.Errorf("backup: %w", err)
 	}
-	fmt.Fprintln(stdout, abs)
+	fmt.Fprintln(e.stdout, abs)
 	return nil
 }

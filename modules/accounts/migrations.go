@@ -17,5 +17,17 @@ func migrations() db.Migrations {
 		Rollback: func(tx *gorm.DB) error {
 			return tx.Migrator().DropTable(&Session{}, &APIKey{}, &User{})
 		},
+	}, {
+		// Keys may expire (CONTRACT.md section 19): a nullable expires_at, NULL for every existing
+		// key (they never expire). A database whose first step ran after the column joined the
+		// model already has it.
+		ID: "202611260900_accounts_key_expiry",
+		Migrate: func(tx *gorm.DB) error {
+			if tx.Migrator().HasColumn(&APIKey{}, "ExpiresAt") {
+				return nil
+			}
+			return tx.Migrator().AddColumn(&APIKey{}, "ExpiresAt")
+		},
+		Rollback: func(tx *gorm.DB) error { return tx.Migrator().DropColumn(&APIKey{}, "ExpiresAt") },
 	}}
 }

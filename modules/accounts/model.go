@@ -27,7 +27,11 @@ type APIKey struct {
 	CreatedAt     time.Time
 	LastUsedAt    *time.Time
 	RevokedAt     *time.Time
+	ExpiresAt     *time.Time // nil: never expires; from this instant on the key is refused
 }
+
+// Expired reports whether the key has an expiry and it has passed at now.
+func (k APIKey) Expired(now time.Time) bool { return k.ExpiresAt != nil && !now.Before(*k.ExpiresAt) }
 
 // TableName keeps the table name stable whatever the struct is called.
 func (APIKey) TableName() string { return "api_keys" }

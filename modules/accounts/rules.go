@@ -1,18 +1,22 @@
 package accounts
 
 import (
+	"fmt"
 	"net/mail"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"folio/platform/auth"
 )
 
 // Invalid says which inputs break the account rules: the field's name ("email", "name",
-// "password", "scope", "restriction") → what to do about it, written for a person. The service
-// returns it with every broken rule at once; the CLI prints it, the settings forms show each
-// message beside its field. Each rule is written here, once.
+// "password", "scope", "restriction", "expires") → what to do about it, written for a person. The
+// service returns it with every broken rule at once; the CLI prints it, the settings forms show
+// each message beside its field. Each rule is written here, once.
 type Invalid map[string]string
 
 func (e Invalid) Error() string {
@@ -111,6 +115,52 @@ func CheckNewKey(in NewKey) Invalid {
 		inv["restriction"] = "Restrict the key to a workspace or to a notebook, not both."
 	}
 	return inv
+}
+
+// MaxKeyLifetime is how far ahead a key's expiry may lie: 100 years (far beyond any real need,
+// and well inside what both databases store).
+const MaxKeyLifetime = 36500 * 24 * time.Hour
+
+// ExpiryRule applies the rule of a new key's expiry: after now, and at most MaxKeyLifetime ahead.
+// It returns "" when the expiry is acceptable.
+func ExpiryRule(at, now time.Time) string {
+	switch {
+	case !at.After(now):
+		return "Choose an expiry in the future."
+	case at.Sub(now) > MaxKeyLifetime:
+		return "Choose an expiry at most 100 years ahead."
+	}
+	return ""
+}
+
+var expiryDuration = regexp.MustCompile(`^([0-9]{1,6})([dhm])$`)
+
+// ParseExpiry reads a key's expiry as `folio key create --expires` takes it (README, "Your first
+// API key"): "never" or "" (the key does not expire); a whole number of days, hours or minutes
+// from now ("90d", "12h", "45m"); a date, YYYY-MM-DD, at which the key stops working (00:00 UTC
+// that day); or an RFC 3339 instant ("2027-01-01T09:00:00Z"). The result obeys ExpiryRule.
+func ParseExpiry(s string, now time.Time) (*time.Time, error) {
+	s = strings.TrimSpace(s)
+	if s == "" || strings.EqualFold(s, "never") {
+		return nil, nil
+	}
+	var at time.Time
+	if m := expiryDuration.FindStringSubmatch(strings.ToLower(s)); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		unit := map[string]time.Duration{"d": 24 * time.Hour, "h": time.Hour, "m": time.Minute}[m[2]]
+		at = now.Add(time.Duration(n) * unit)
+	} else if d, err := time.Parse(time.DateOnly, s); err == nil {
+		at = d
+	} else if t, err := time.Parse(time.RFC3339, s); err == nil {
+		at = t
+	} else {
+		return nil, fmt.Errorf("%q is not an expiry: give a number of days, hours or minutes (90d, 12h, 45m), a date (YYYY-MM-DD, UTC) or never", s)
+	}
+	if msg := ExpiryRule(at, now); msg != "" {
+		return nil, fmt.Errorf("%s: %s", s, strings.TrimSuffix(strings.ToLower(msg[:1])+msg[1:], "."))
+	}
+	at = at.UTC()
+	return &at, nil
 }
 
 // ValidEmail reports whether email (after NormalizeEmail) is a plain address of at most 320

@@ -85,11 +85,20 @@ type NewKey struct {
 	Scope       int
 	WorkspaceID *string
 	NotebookID  *string
+	ExpiresAt   *time.Time // nil: never
 }
 
 // CreateKey creates an API key and returns its raw form, which is shown once and never stored.
 func (s *Service) CreateKey(ctx context.Context, in NewKey) (string, APIKey, error) {
-	if err := CheckNewKey(in).orNil(); err != nil {
+	inv := CheckNewKey(in)
+	if in.ExpiresAt != nil {
+		if msg := ExpiryRule(*in.ExpiresAt, s.clock.Now()); msg != "" {
+			inv["expires"] = msg
+		}
+		at := in.ExpiresAt.UTC()
+		in.ExpiresAt = &at
+	}
+	if err := inv.orNil(); err != nil {
 		return "", APIKey{}, err
 	}
 	in.Name = strings.TrimSpace(in.Name)
@@ -115,7 +124,7 @@ func (s *Service) insertKey(ctx context.Context, tx *gorm.DB, in NewKey, rotated
 		k := APIKey{
 			ID: ids.New(), UserID: in.UserID, Name: in.Name, Prefix: prefix, SecretHash: s.hasher.Hash(secret),
 			Scope: in.Scope, WorkspaceID: in.WorkspaceID, NotebookID: in.NotebookID, RotatedFromID: rotatedFrom,
-			CreatedAt: s.clock.Now(),
+			CreatedAt: s.clock.Now(), ExpiresAt: in.ExpiresAt,
 		}
 		// A savepoint keeps the outer transaction usable if the insert fails on PostgreSQL.
 		err := tx.Transaction(func(sp *gorm.DB) error { return s.store.createKey(ctx, sp, &k) })
@@ -172,8 +181,9 @@ func (s *Service) revokeKey(ctx context.Context, owner, prefix string) (APIKey, 
 	return key, err
 }
 
-// RotateKey replaces a key by a new one with the same name, scope and restriction under a new
-// prefix; the old key is revoked in the same transaction. It returns the new raw key.
+// RotateKey replaces a key by a new one with the same name, scope, restriction and expiry under a
+// new prefix; the old key is revoked in the same transaction. It returns the new raw key. An
+// expired key is not rotated (ErrKeyExpired): its successor would be expired too.
 func (s *Service) RotateKey(ctx context.Context, prefix string) (string, APIKey, error) {
 	return s.rotateKey(ctx, "", prefix)
 }
@@ -199,10 +209,14 @@ func (s *Service) rotateKey(ctx context.Context, owner, prefix string) (string, 
 		if old.RevokedAt != nil {
 			return ErrKeyRevoked
 		}
+		if old.Expired(s.clock.Now()) {
+			return ErrKeyExpired
+		}
 		if err := s.store.revokeKey(ctx, tx, old.ID, s.clock.Now()); err != nil {
 			return err
 		}
-		raw, key, err = s.insertKey(ctx, tx, NewKey{UserID: old.UserID, Name: old.Name, Scope: old.Scope, WorkspaceID: old.WorkspaceID, NotebookID: old.NotebookID}, &old.ID)
+		in := NewKey{UserID: old.UserID, Name: old.Name, Scope: old.Scope, WorkspaceID: old.WorkspaceID, NotebookID: old.NotebookID, ExpiresAt: old.ExpiresAt}
+		raw, key, err = s.insertKey(ctx, tx, in, &old.ID)
 		return err
 	})
 	s.cache.InvalidateKey(prefix)

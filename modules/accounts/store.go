@@ -113,7 +113,7 @@ func (s *Store) KeyByPrefix(ctx context.Context, prefix string) (auth.KeyRecord,
 	}
 	return auth.KeyRecord{
 		ID: k.ID, UserID: k.UserID, Name: k.Name, Prefix: k.Prefix, SecretHash: k.SecretHash, Scope: k.Scope,
-		WorkspaceID: k.WorkspaceID, NotebookID: k.NotebookID, Revoked: k.RevokedAt != nil,
+		WorkspaceID: k.WorkspaceID, NotebookID: k.NotebookID, Revoked: k.RevokedAt != nil, ExpiresAt: k.ExpiresAt,
 	}, nil
 }
 

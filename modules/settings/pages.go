@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gin-gonic/gin"
 
@@ -246,7 +247,7 @@ func (w *Handler) keysPage(c *gin.Context, sess accounts.Session) {
 		return
 	}
 	v := keysView{view: w.base(&sess, "API keys", "keys")}
-	v.Active, v.Inactive = keyRows(keys, wss, nbs)
+	v.Active, v.Inactive = keyRows(keys, wss, nbs, w.clock.Now())
 	if p := c.Query("revoked"); p != "" {
 		for _, k := range keys {
 			if k.Prefix == p && k.RevokedAt != nil {
@@ -266,7 +267,8 @@ func (w *Handler) newKeyPage(c *gin.Context, sess accounts.Session) {
 		w.internal(c, &sess, err)
 		return
 	}
-	v := newKeyView{view: w.base(&sess, "Create an API key", "keys"), Scope: auth.ScopeRead, Workspaces: wss, Notebooks: nbs}
+	v := newKeyView{view: w.base(&sess, "Create an API key", "keys"), Scope: auth.ScopeRead, Expires: "never", Workspaces: wss, Notebooks: nbs}
+	v.MinDate = minExpiryDate(w.clock.Now())
 	w.render(c, http.StatusOK, "newkey", v)
 }
 
@@ -280,8 +282,11 @@ func (w *Handler) createKey(c *gin.Context, sess accounts.Session) {
 	form := c.Request.PostForm
 	v := newKeyView{
 		view: w.base(&sess, "Create an API key", "keys"), Name: form.Get("name"), Access: form.Get("access"),
+		Expires: form.Get("expires"), ExpiresOn: strings.TrimSpace(form.Get("expires_on")),
 		Workspaces: wss, Notebooks: nbs, Errors: map[string]string{},
 	}
+	now := w.clock.Now()
+	v.MinDate = minExpiryDate(now)
 	in := accounts.NewKey{UserID: sess.UserID, Name: v.Name}
 	in.Scope, _ = strconv.Atoi(form.Get("scope")) // not a number: 0, which the rules refuse
 	maps.Copy(v.Errors, accounts.CheckNewKey(in))
@@ -298,6 +303,10 @@ func (w *Handler) createKey(c *gin.Context, sess accounts.Session) {
 		default:
 			v.Errors["access"] = "Choose a workspace or notebook from the list."
 		}
+	}
+	in.ExpiresAt = formExpiry(v.Expires, v.ExpiresOn, now, v.Errors)
+	if v.Expires == "" {
+		v.Expires = "never"
 	}
 	if len(v.Errors) > 0 {
 		w.render(c, http.StatusBadRequest, "newkey", v)
@@ -324,10 +333,48 @@ func (w *Handler) createKey(c *gin.Context, sess accounts.Session) {
 	w.showSecret(c, sess, raw, key, wss, nbs, "")
 }
 
+// formExpiry reads the new-key form's expiry: the choice "never" (also when the form has none),
+// "30", "90" or "365" days from now, or "date" with the date field (YYYY-MM-DD): the key stops
+// working when that day begins, 00:00 UTC, as `folio key create --expires YYYY-MM-DD`. A mistake
+// is recorded in errs under the field to fix ("expires" or "expires_on").
+func formExpiry(choice, date string, now time.Time, errs map[string]string) *time.Time {
+	switch choice {
+	case "", "never":
+		return nil
+	case "30", "90", "365":
+		at, _ := accounts.ParseExpiry(choice+"d", now)
+		return at
+	case "date":
+	default:
+		errs["expires"] = "Choose when the key expires."
+		return nil
+	}
+	d, err := time.Parse(time.DateOnly, date)
+	switch {
+	case date == "":
+		errs["expires_on"] = "Choose the date on which the key stops working."
+	case err != nil:
+		errs["expires_on"] = "Enter the date as YYYY-MM-DD."
+	case !d.After(now):
+		errs["expires_on"] = "Choose a date after today (dates are in UTC)."
+	default:
+		if msg := accounts.ExpiryRule(d, now); msg != "" {
+			errs["expires_on"] = msg
+			return nil
+		}
+		return &d
+	}
+	return nil
+}
+
+// minExpiryDate is the first date the form's date field offers: tomorrow, UTC.
+func minExpiryDate(now time.Time) string {
+	return now.UTC().AddDate(0, 0, 1).Format(time.DateOnly)
+}
+
 // showSecret renders the only page that ever shows a raw key. It is the answer to the POST itself
 // (never a page to come back to), and like every page of the UI it is not cached.
 func (w *Handler) showSecret(c *gin.Context, sess accounts.Session, raw string, key accounts.APIKey, wss, nbs []auth.Place, oldPrefix string) {
-	rows, _ := keyRows([]accounts.APIKey{key}, wss, nbs)
 	scheme := "http"
 	if w.secure(c) {
 		scheme = "https"
@@ -337,7 +384,7 @@ func (w *Handler) showSecret(c *gin.Context, sess accounts.Session, raw string, 
 		title = "Your rotated API key"
 	}
 	v := secretView{
-		view: w.base(&sess, title, "keys"), Raw: raw, Key: rows[0], Rotated: oldPrefix != "",
+		view: w.base(&sess, title, "keys"), Raw: raw, Key: rowOf(key, wss, nbs, w.clock.Now()), Rotated: oldPrefix != "",
 		OldPrefix: oldPrefix, BaseURL: scheme + "://" + c.Request.Host,
 	}
 	w.render(c, http.StatusOK, "secret", v)
@@ -375,6 +422,11 @@ func (w *Handler) keyAlreadyRevoked(c *gin.Context, sess accounts.Session) {
 		"The key no longer works, so there is nothing to rotate or revoke. Create a new key instead.")
 }
 
+func (w *Handler) keyExpired(c *gin.Context, sess accounts.Session) {
+	w.message(c, http.StatusConflict, &sess, "This key has expired",
+		"The key no longer works, and a rotation would keep its expiry. Create a new key instead.")
+}
+
 func (w *Handler) confirmPage(action string) func(c *gin.Context, sess accounts.Session) {
 	return func(c *gin.Context, sess accounts.Session) {
 		k, ok := w.ownKey(c, sess)
@@ -385,17 +437,20 @@ func (w *Handler) confirmPage(action string) func(c *gin.Context, sess accounts.
 			w.keyAlreadyRevoked(c, sess)
 			return
 		}
+		if action == actionRotate && k.Expired(w.clock.Now()) {
+			w.keyExpired(c, sess)
+			return
+		}
 		wss, nbs, err := w.places.KeyPlaces(c.Request.Context(), sess.UserID)
 		if err != nil {
 			w.internal(c, &sess, err)
 			return
 		}
-		rows, _ := keyRows([]accounts.APIKey{k}, wss, nbs)
 		title := "Rotate key"
 		if action == actionRevoke {
 			title = "Revoke key"
 		}
-		w.render(c, http.StatusOK, "confirm", confirmView{view: w.base(&sess, title, "keys"), Action: action, Key: rows[0]})
+		w.render(c, http.StatusOK, "confirm", confirmView{view: w.base(&sess, title, "keys"), Action: action, Key: rowOf(k, wss, nbs, w.clock.Now())})
 	}
 }
 
@@ -413,6 +468,9 @@ func (w *Handler) rotateKey(c *gin.Context, sess accounts.Session) {
 		return
 	case errors.Is(err, accounts.ErrKeyRevoked):
 		w.keyAlreadyRevoked(c, sess)
+		return
+	case errors.Is(err, accounts.ErrKeyExpired):
+		w.keyExpired(c, sess)
 		return
 	case err != nil:
 		w.internal(c, &sess, err)

@@ -107,6 +107,9 @@ type newKeyView struct {
 	Name       string
 	Scope      int
 	Access     string // "", "workspace:<id>" or "notebook:<id>"
+	Expires    string // "never", "30", "90", "365" or "date" (see formExpiry)
+	ExpiresOn  string // YYYY-MM-DD, with "date"
+	MinDate    string // the earliest date the date field accepts (tomorrow, UTC)
 	Workspaces []auth.Place
 	Notebooks  []auth.Place
 	Errors     map[string]string
@@ -137,9 +140,10 @@ type keyRow struct {
 	Created     time.Time
 	LastUsed    *time.Time
 	Revoked     *time.Time
-	Status      string // Active, Revoked, Rotated
-	ReplacedBy  string // for a rotated key, the display prefix of its successor
-	Restriction string // "", "workspace" or "notebook"
+	Expires     *time.Time // nil: never
+	Status      string     // Active, Revoked, Rotated, Expired
+	ReplacedBy  string     // for a rotated key, the display prefix of its successor
+	Restriction string     // "", "workspace" or "notebook"
 }
 
 // scopeLabel names a scope as SPEC.md's table does.
@@ -171,8 +175,15 @@ func placeOr(places map[string]auth.Place, id, gone string) string {
 	return gone
 }
 
-// keyRows turns keys into rows, resolving restrictions to names through the user's places.
-func keyRows(keys []accounts.APIKey, workspaces, notebooks []auth.Place) (active, inactive []keyRow) {
+// rowOf is one key as a row, whatever its status.
+func rowOf(k accounts.APIKey, workspaces, notebooks []auth.Place, now time.Time) keyRow {
+	active, inactive := keyRows([]accounts.APIKey{k}, workspaces, notebooks, now)
+	return append(active, inactive...)[0]
+}
+
+// keyRows turns keys into rows, resolving restrictions to names through the user's places. Keys
+// revoked, rotated or expired at now are inactive.
+func keyRows(keys []accounts.APIKey, workspaces, notebooks []auth.Place, now time.Time) (active, inactive []keyRow) {
 	ws := map[string]auth.Place{}
 	for _, p := range workspaces {
 		ws[p.ID] = p
@@ -191,7 +202,7 @@ func keyRows(keys []accounts.APIKey, workspaces, notebooks []auth.Place) (active
 		r := keyRow{
 			Name: k.Name, Short: k.Prefix, Prefix: auth.DisplayPrefix(k.Prefix), Scope: scopeLabel(k.Scope),
 			Access: "Unrestricted", Created: k.CreatedAt, LastUsed: k.LastUsedAt, Revoked: k.RevokedAt,
-			Status: "Active",
+			Expires: k.ExpiresAt, Status: "Active",
 		}
 		switch {
 		case k.WorkspaceID != nil:
@@ -204,6 +215,11 @@ func keyRows(keys []accounts.APIKey, workspaces, notebooks []auth.Place) (active
 			if next, ok := successor[k.ID]; ok {
 				r.Status, r.ReplacedBy = "Rotated", next
 			}
+			inactive = append(inactive, r)
+			continue
+		}
+		if k.Expired(now) {
+			r.Status = "Expired"
 			inactive = append(inactive, r)
 			continue
 		}

@@ -7,7 +7,9 @@ import (
 
 // Cache keeps authenticated keys and sessions for a short time so that a request does not pay a
 // database round trip. Revocation: the instance that revokes calls Invalidate at once; every other
-// instance stops accepting the key when its entry expires, and the TTL is at most 5 seconds.
+// instance stops accepting the key when its entry expires, and the TTL is at most 5 seconds. A
+// key's expiry (like a session's) is kept in its entry and checked on every request, so an expired
+// key is refused from its expiry instant on, cached or not.
 //
 // It also remembers, for the same TTL, which key prefixes have no key or a revoked one (a negative
 // entry), in a map of its own: a client retrying a bad key, or a flood of them, then costs no
@@ -20,9 +22,11 @@ type Cache struct {
 	negative expiring[negativeEntry]
 }
 
-// negativeEntry is a cached "no such key" or "revoked" (revocation is permanent).
+// negativeEntry is a cached "no such key", "revoked" or "expired" (revocation and expiry are
+// permanent).
 type negativeEntry struct {
 	revoked bool
+	expired bool
 }
 
 const negativeMaxEntries = 10_000
@@ -31,7 +35,8 @@ type cacheEntry struct {
 	principal      Principal
 	restrictionErr error
 	sessionCSRF    string
-	sessionExpires time.Time // a cached session is refused from this instant on, like an uncached one
+	sessionExpires time.Time  // a cached session is refused from this instant on, like an uncached one
+	keyExpires     *time.Time // likewise for a cached key that expires (nil: never)
 	secretHash     []byte
 }
 
@@ -53,8 +58,8 @@ func (c *Cache) getNegative(prefix string, now time.Time) (negativeEntry, bool) 
 	return lookup(c, &c.negative, prefix, now)
 }
 
-func (c *Cache) putNegative(prefix string, revoked bool, now time.Time) {
-	store(c, &c.negative, prefix, negativeEntry{revoked: revoked}, now)
+func (c *Cache) putNegative(prefix string, e negativeEntry, now time.Time) {
+	store(c, &c.negative, prefix, e, now)
 }
 
 // lookup finds key in m, one of c's maps, under c's lock; with caching off it finds nothing.

@@ -137,23 +137,24 @@ func (g *Guard) fromKey(ctx context.Context, header string) (*Principal, error) 
 	}
 	now := g.Clock.Now()
 	if neg, ok := g.Cache.getNegative(prefix, now); ok {
-		return nil, keyRefusal(neg.revoked)
+		return nil, keyRefusal(neg)
 	}
 	entry, hit := g.Cache.get("k:"+prefix, now)
 	if !hit {
 		rec, err := g.Credentials.KeyByPrefix(ctx, prefix)
 		if errors.Is(err, ErrNoCredential) {
-			g.Cache.putNegative(prefix, false, now)
-			return nil, keyRefusal(false)
+			g.Cache.putNegative(prefix, negativeEntry{}, now)
+			return nil, keyRefusal(negativeEntry{})
 		}
 		if err != nil {
 			return nil, err
 		}
-		if rec.Revoked {
-			g.Cache.putNegative(prefix, true, now)
-			return nil, keyRefusal(true)
+		if neg := (negativeEntry{revoked: rec.Revoked, expired: expired(rec.ExpiresAt, now)}); neg.revoked || neg.expired {
+			g.Cache.putNegative(prefix, neg, now)
+			return nil, keyRefusal(neg)
 		}
 		entry = cacheEntry{
+			keyExpires: rec.ExpiresAt,
 			secretHash: rec.SecretHash,
 			principal: Principal{
 				Credential: CredentialKey, UserID: rec.UserID, Scope: rec.Scope, KeyID: rec.ID, KeyName: rec.Name,
@@ -174,6 +175,10 @@ func (g *Guard) fromKey(ctx context.Context, header string) (*Principal, error) 
 	// never to "accepted".
 	if !g.Hasher.Equal(secret, entry.secretHash) {
 		return nil, apierr.ErrUnauthenticated.WithMessage("the API key is invalid")
+	}
+	// Checked on every request, cached or not: the entry was made before the key expired.
+	if expired(entry.keyExpires, now) {
+		return nil, keyRefusal(negativeEntry{expired: true})
 	}
 	if entry.restrictionErr != nil {
 		return nil, entry.restrictionErr
@@ -211,13 +216,19 @@ func CrossOrigin(r *http.Request) bool {
 	return err != nil || u.Host == "" || !strings.EqualFold(u.Host, r.Host)
 }
 
-// keyRefusal is the 401 for an unknown or a revoked key.
-func keyRefusal(revoked bool) error {
-	if revoked {
+// keyRefusal is the 401 for an unknown, a revoked or an expired key.
+func keyRefusal(neg negativeEntry) error {
+	switch {
+	case neg.revoked:
 		return apierr.ErrUnauthenticated.WithMessage("the API key has been revoked")
+	case neg.expired:
+		return apierr.ErrUnauthenticated.WithMessage("the API key has expired")
 	}
 	return apierr.ErrUnauthenticated.WithMessage("the API key is invalid")
 }
+
+// expired reports whether an expiry (nil: never) has passed at now.
+func expired(at *time.Time, now time.Time) bool { return at != nil && !now.Before(*at) }
 
 // touch records the key's last use without holding up the request.
 func (g *Guard) touch(keyID string, at time.Time) {

@@ -47,6 +47,7 @@ type KeyRecord struct {
 	WorkspaceID *string
 	NotebookID  *string
 	Revoked     bool
+	ExpiresAt   *time.Time // nil: never; the key is refused from this instant on
 }
 
 // SessionRecord is a web session as the credential store knows it.

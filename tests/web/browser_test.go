@@ -104,7 +104,7 @@ func (l *consoleLog) all() []string {
 
 // TestBrowserKeyLifecycle drives the settings UI in a real headless Chromium: sign up, create a
 // key, read it from the page and use it on the API, rotate it (the old key gets 401), revoke the
-// new one (401). It keeps screenshots of the keys page, on a desktop and on a phone, in
+// new one (401), create one that expires on a date (the listing shows it). It keeps screenshots of the keys page, on a desktop and on a phone, in
 // tests/output/web.
 func TestBrowserKeyLifecycle(t *testing.T) {
 	ctx, logs := chromium(t)
@@ -231,16 +231,27 @@ func TestBrowserKeyLifecycle(t *testing.T) {
 	}
 	apitest.CheckEnvelope(t, s.Get(t, rotated, "/notebooks"), 401, "UNAUTHENTICATED")
 
-	// A second key so that the final screenshots show an active key beside the history.
+	// A second key, expiring on a date, so that the final screenshots show an active key beside
+	// the history. The date field shows only once "On a date…" is chosen (CSS alone, no script).
 	run("second key",
 		chromedp.Navigate(s.URL+"/settings/keys/new"),
 		chromedp.WaitVisible(chromedp.CSS(`#name`)),
+		chromedp.WaitNotVisible(chromedp.CSS(`#expires_on`)),
 		chromedp.SendKeys(chromedp.CSS(`#name`), "Weekly report script"),
+		chromedp.SetValue(chromedp.CSS(`#expires`), "date"),
+		chromedp.WaitVisible(chromedp.CSS(`#expires_on`)),
+		chromedp.SetValue(chromedp.CSS(`#expires_on`), "2099-12-31"),
+	)
+	shot("new-key-expiry.png")
+	run("second key",
 		chromedp.Click(chromedp.CSS(`form button[type=submit].btn-primary`)),
 		chromedp.WaitVisible(chromedp.CSS(`#raw-key`)),
 		chromedp.Navigate(s.URL+"/settings/keys"),
 		chromedp.WaitVisible(chromedp.CSS(`#inactive-keys`)),
 	)
+	if got := text(`#active-keys tbody tr`); !strings.Contains(got, "Weekly report script") || !strings.Contains(got, "expires 31 Dec 2099") {
+		t.Fatalf("the expiring key's row says %q", got)
+	}
 	shot("keys-history.png")
 	run("phone", chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2), chromedp.EmulateMobile), chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS(`#active-keys`)))
 	shot("keys-phone.png")
