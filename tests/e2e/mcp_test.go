@@ -647,9 +647,12 @@ func TestMCPRateLimitSharedWithAPI(t *testing.T) {
 		apiKey, mcpKey := s.NewKey(t, ann, 3), s.NewKey(t, ann, 3)
 		checkAccepted(t, s.Get(t, apiKey, "/notebooks"), http.StatusOK, smallLimit-1)
 		c := mcpConnect(t, s, mcpKey)
-		for {
+		for i := 0; ; i++ {
 			if o := c.call(t, "list_notebooks", map[string]any{}); o.code != "ok" {
 				break
+			}
+			if i == smallLimit {
+				t.Fatalf("%d MCP calls after the budget of %d was spent, none refused", i+1, smallLimit)
 			}
 		}
 		var remaining []string
