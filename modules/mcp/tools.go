@@ -105,8 +105,8 @@ func (t *tools) specs() []spec {
 			Name:  "create_note",
 			Title: "Create a note",
 			Description: "Create a new note in a notebook. content is Markdown; #tag and @person mentions in it become the note's " +
-				"tags, and \"Why:\" or \"Decision:\" callouts mark a decision. Only for a new note: to change an existing note, " +
-				"use propose_note_change.",
+				"tags; a line \"> **Decision:** text\" records a decision (hasDecision), \"> **Why:** text\" a reason. Only for a " +
+				"new note: to change an existing note, use propose_note_change.",
 			Annotations: additive,
 		}, t.createNote),
 		tool(auth.ScopeWrite, &sdk.Tool{
