@@ -2,11 +2,14 @@ package mcp
 
 import (
 	"context"
+	"fmt"
 	"runtime/debug"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.uber.org/zap"
 
+	"folio/platform/apierr"
 	"folio/platform/auth"
 )
 
@@ -38,13 +41,26 @@ func tool[In, Out any](scope int, t *sdk.Tool, run func(ctx context.Context, p *
 			if !ok {
 				return nil, zero, cl.toolError(errNoCaller)
 			}
-			out, err := run(ctx, cl.principal, in)
+			out, err := recovered(cl, func() (Out, error) { return run(ctx, cl.principal, in) })
 			if err != nil {
 				return nil, zero, cl.toolError(err)
 			}
 			return nil, out, nil
 		})
 	}}
+}
+
+// recovered runs fn, turning a panic into INTERNAL_ERROR logged with its stack. The SDK runs each
+// request's handler on a goroutine of its own, where the engine's recovery cannot reach: a panic
+// there would end the process.
+func recovered[T any](cl caller, fn func() (T, error)) (out T, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			cl.logger().Error("panic", zap.Any("panic", r), zap.ByteString("stack", debug.Stack()))
+			err = apierr.ErrInternal.Wrap(fmt.Errorf("panic: %v", r))
+		}
+	}()
+	return fn()
 }
 
 // server builds the MCP server for a key of the given scope: the tools whose scope bit it has,

@@ -448,14 +448,17 @@ func (t *tools) readNote(ctx context.Context, req *sdk.ReadResourceRequest) (*sd
 		return nil, cl.resourceError(errNoCaller)
 	}
 	uri := req.Params.URI
-	id, _ := strings.CutPrefix(uri, noteURIPrefix)
-	v, err := t.notes.Get(ctx, cl.principal, id)
+	text, err := recovered(cl, func() (string, error) {
+		id, _ := strings.CutPrefix(uri, noteURIPrefix)
+		v, err := t.notes.Get(ctx, cl.principal, id)
+		if err != nil {
+			return "", err
+		}
+		resp, err := notes.ToResponse(v)
+		return resp.Content, err
+	})
 	if err != nil {
 		return nil, cl.resourceError(err)
 	}
-	resp, err := notes.ToResponse(v)
-	if err != nil {
-		return nil, cl.resourceError(err)
-	}
-	return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: uri, MIMEType: "text/markdown", Text: resp.Content}}}, nil
+	return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: uri, MIMEType: "text/markdown", Text: text}}}, nil
 }
