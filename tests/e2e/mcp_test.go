@@ -621,6 +621,11 @@ func TestMCPAuthentication(t *testing.T) {
 		if !strings.Contains(string(r.Body), `"get_note"`) || r.Header.Get("X-RateLimit-Remaining") == "" || r.Header.Get("X-Request-Id") == "" {
 			t.Fatalf("tools/list: %v %s", r.Header, r.Body)
 		}
+		// A body over the API's 1 MiB limit is refused whole (the SDK's 413), never read past it.
+		big := `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"x":"` + strings.Repeat("x", 1<<20) + `"}}`
+		if r := s.Do(t, apitest.Request{Method: http.MethodPost, Path: "//mcp", Body: big, Header: map[string]string{"Authorization": "Bearer " + w.annRead, "Accept": "application/json, text/event-stream"}}); r.Status != http.StatusRequestEntityTooLarge {
+			t.Fatalf("a 1 MiB body: %d %s", r.Status, r.Body)
+		}
 		for _, m := range []string{http.MethodGet, http.MethodDelete} {
 			r := rawMCP(t, s, m, map[string]string{"Authorization": "Bearer " + w.annRW})
 			apitest.CheckEnvelope(t, r, http.StatusMethodNotAllowed, "METHOD_NOT_ALLOWED")
