@@ -18,7 +18,7 @@ import (
 
 // brokenNotes is a notes service that fails as a bug or a database would, never as an API refusal.
 type brokenNotes struct {
-	Notes // nil: only Get is called
+	Notes  // nil: only Get is called
 	panics bool
 }
 
