@@ -10,6 +10,7 @@ import (
 	"folio/modules/accounts"
 	"folio/modules/audit"
 	"folio/modules/events"
+	"folio/modules/mcp"
 	"folio/modules/notebooks"
 	"folio/modules/notes"
 	"folio/modules/settings"
@@ -37,6 +38,7 @@ var Modules = fx.Options(
 	suggestions.Module,
 	settings.Module,
 	webhooks.Module,
+	mcp.Module,
 )
 
 // New builds the application graph. opts are the test seam (fx.Replace(cfg), fx.Populate(&x)) and

@@ -61,14 +61,8 @@ func HashSessionToken(token string) []byte {
 // 429, then 403 INSUFFICIENT_SCOPE; request shape, access and existence are the handlers' part.
 func (g *Guard) Middleware() gin.HandlerFunc {
 	return func(c *gin.Context) {
-		p, err := g.authenticate(c)
-		if err != nil {
-			httpx.Fail(c, err)
-			return
-		}
-		httpx.SetUserID(c, p.UserID)
-		if err := g.limit(c, p.UserID); err != nil {
-			httpx.Fail(c, err)
+		p, ok := g.admit(c)
+		if !ok {
 			return
 		}
 		if !p.Can(requiredScope(c.Request.Method)) {
@@ -78,6 +72,47 @@ func (g *Guard) Middleware() gin.HandlerFunc {
 		WithPrincipal(c, p)
 		c.Next()
 	}
+}
+
+// KeyMiddleware guards an endpoint that only API keys may use and that checks scopes per operation
+// itself: the MCP server at /mcp, where every request is a POST and which tools a key may call
+// depends on its scope. The key is authenticated, failures are counted and the per-user rate limit
+// is applied exactly as by Middleware (the same budget); a session cookie is not accepted, and the
+// method is not compared with the scope.
+func (g *Guard) KeyMiddleware() gin.HandlerFunc {
+	return func(c *gin.Context) {
+		if c.GetHeader("Authorization") == "" {
+			httpx.Fail(c, errKeyRequired)
+			return
+		}
+		p, ok := g.admit(c)
+		if !ok {
+			return
+		}
+		WithPrincipal(c, p)
+		c.Next()
+	}
+}
+
+// errKeyRequired refuses a request to a key-only endpoint without an Authorization header (a
+// session cookie does not count). Like a request without any credential, it is not counted as a
+// failed authentication.
+var errKeyRequired = apierr.ErrUnauthenticated.WithMessage("this endpoint takes API keys only; send Authorization: Bearer <API key>")
+
+// admit authenticates the request and applies the per-user rate limit. When it returns false it
+// has failed the request with the refusal.
+func (g *Guard) admit(c *gin.Context) (*Principal, bool) {
+	p, err := g.authenticate(c)
+	if err != nil {
+		httpx.Fail(c, err)
+		return nil, false
+	}
+	httpx.SetUserID(c, p.UserID)
+	if err := g.limit(c, p.UserID); err != nil {
+		httpx.Fail(c, err)
+		return nil, false
+	}
+	return p, true
 }
 
 func requiredScope(method string) int {

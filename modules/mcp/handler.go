@@ -1,0 +1,90 @@
+package mcp
+
+import (
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.uber.org/fx"
+
+	"folio/platform/auth"
+	"folio/platform/content"
+	"folio/platform/httpx"
+)
+
+// Path is where the MCP server answers, beside the API (not under /api/v1: it is one JSON-RPC
+// endpoint, not a REST resource, and is not in the OpenAPI document).
+const Path = "/mcp"
+
+// Handler serves POST /mcp.
+type Handler struct {
+	guard *auth.Guard
+	// servers holds one MCP server per scope (read, write, read+write), each with exactly the
+	// tools that scope may call: a tool a key may not use is not listed for it, and calling it is
+	// the protocol's "unknown tool" error.
+	servers map[int]*sdk.Server
+	http    *sdk.StreamableHTTPHandler
+}
+
+// HandlerParams are the dependencies of NewHandler. The pending-suggestion finder is optional,
+// as for the notes module's own GET.
+type HandlerParams struct {
+	fx.In
+	Guard       *auth.Guard
+	Notes       Notes
+	Tasks       Tasks
+	Notebooks   Notebooks
+	Suggestions Suggestions
+	Pending     content.Pending `optional:"true"`
+}
+
+// NewHandler builds the three servers and the Streamable HTTP handler.
+//
+// The transport is stateless (StreamableHTTPOptions.Stateless): every POST is a whole exchange
+// with a temporary session, the server keeps nothing between requests, and so any instance
+// behind a load balancer can answer any request, and each request is authenticated, limited and
+// attributed on its own. Nothing folio offers needs a server-to-client request (sampling,
+// elicitation) or a standing stream. Answers are application/json rather than an event stream
+// (JSONResponse), which proxies and the response compression pass as they are.
+func NewHandler(p HandlerParams) *Handler {
+	t := &tools{notes: p.Notes, tasks: p.Tasks, notebooks: p.Notebooks, suggestions: p.Suggestions, pending: p.Pending}
+	h := &Handler{guard: p.Guard, servers: map[int]*sdk.Server{}}
+	for _, scope := range []int{auth.ScopeRead, auth.ScopeWrite, auth.ScopeReadWrite} {
+		h.servers[scope] = t.server(scope)
+	}
+	h.http = sdk.NewStreamableHTTPHandler(h.serverFor, &sdk.StreamableHTTPOptions{
+		Stateless:    true,
+		JSONResponse: true,
+		// The SDK refuses requests that reach a loopback address with another Host (DNS
+		// rebinding, a danger for local servers without authentication). Every request here
+		// carries an API key in a header that a rebinding page cannot have, and folio commonly
+		// runs behind a reverse proxy on the same host, which sends the public Host.
+		DisableLocalhostProtection: true,
+		MaxRequestBodyBytes:        httpx.MaxBodyBytes,
+	})
+	return h
+}
+
+// Register implements httpx.Routes: POST /mcp behind the key guard. The engine's middleware runs
+// first as for every route (request id, access log, recovery, header and body limits); then the
+// guard authenticates the key, counts a failure against the client's address and the request
+// against the user's rate limit, the API's budget. GET and DELETE, which a stateless server does
+// not offer, are the engine's 405 METHOD_NOT_ALLOWED (Allow: POST) before any authentication.
+func (h *Handler) Register(r httpx.Router) {
+	r.Public.POST(Path, h.guard.KeyMiddleware(), h.serve)
+}
+
+func (h *Handler) serve(c *gin.Context) {
+	cl := caller{principal: auth.FromGin(c), requestID: httpx.RequestID(c), log: httpx.Logger(c)}
+	h.http.ServeHTTP(c.Writer, c.Request.WithContext(withCaller(c.Request.Context(), cl)))
+}
+
+// serverFor is the SDK's getServer: the server of the caller's scope (nil, which the SDK answers
+// with 400, cannot happen behind the guard).
+func (h *Handler) serverFor(r *http.Request) *sdk.Server {
+	cl, ok := callerFrom(r.Context())
+	if !ok {
+		return nil
+	}
+	return h.servers[cl.principal.Scope]
+}
