@@ -2,9 +2,9 @@ package suggestions
 
 import (
 	"context"
+	"net/http"
 	"slices"
 	"strings"
-	"net/http"
 
 	"github.com/gin-gonic/gin"
 
