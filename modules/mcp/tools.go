@@ -47,6 +47,7 @@ type (
 	// Suggestions is the suggestions module's service.
 	Suggestions interface {
 		Suggest(ctx context.Context, p *auth.Principal, kind, itemID string, doc markdown.Doc, rationale string) (suggestions.Suggestion, error)
+		Inbox(ctx context.Context, p *auth.Principal, f suggestions.InboxFilter, page paginate.Params) ([]suggestions.InboxEntry, *string, error)
 	}
 )
 
@@ -101,6 +102,21 @@ func (t *tools) specs() []spec {
 			}),
 			Annotations: readOnly,
 		}, t.listTasks),
+		tool(auth.ScopeRead, &sdk.Tool{
+			Name:  "list_suggestions",
+			Title: "List suggestions (the review inbox)",
+			Description: "List the proposed changes (suggestions) on every note and task the user can see, newest first: the " +
+				"proposed and the original Markdown, the rationale, the item (itemKind, itemId, notebookId), and stale, true when " +
+				"the item changed since the proposal was made. status is PENDING by default (waiting for review); APPROVED, " +
+				"REJECTED and SUPERSEDED show decided ones. Narrow with itemKind (note or task) and notebookId. Pages as " +
+				"search_notes does.",
+			InputSchema: inputSchema[listSuggestionsInput](func(props map[string]*jsonschema.Schema) {
+				pageBounds(props)
+				oneOf(props["status"], []string{suggestions.StatusPending, suggestions.StatusApproved, suggestions.StatusRejected, suggestions.StatusSuperseded})
+				oneOf(props["itemKind"], []string{notes.ItemKind, tasks.ItemKind})
+			}),
+			Annotations: readOnly,
+		}, t.listSuggestions),
 		tool(auth.ScopeWrite, &sdk.Tool{
 			Name:  "create_note",
 			Title: "Create a note",
@@ -461,4 +477,35 @@ func (t *tools) readNote(ctx context.Context, req *sdk.ReadResourceRequest) (*sd
 		return nil, cl.resourceError(err)
 	}
 	return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: uri, MIMEType: "text/markdown", Text: text}}}, nil
+}
+
+type listSuggestionsInput struct {
+	Status     string `json:"status,omitempty" jsonschema:"PENDING (the default), APPROVED, REJECTED or SUPERSEDED"`
+	ItemKind   string `json:"itemKind,omitempty" jsonschema:"note or task; omit for both"`
+	NotebookID string `json:"notebookId,omitempty" jsonschema:"only suggestions of items in this notebook"`
+	pageInput
+}
+
+// listSuggestions is GET /suggestions: the filters are read and checked as the API reads its query.
+func (t *tools) listSuggestions(ctx context.Context, p *auth.Principal, in listSuggestionsInput) (paginate.Page[suggestions.InboxItem], error) {
+	f := suggestions.InboxFilter{Status: suggestions.StatusPending}
+	if in.Status != "" {
+		status, err := suggestions.ParseInboxStatus(in.Status)
+		if err != nil {
+			return paginate.Page[suggestions.InboxItem]{}, err
+		}
+		f.Status = status
+	}
+	if in.ItemKind != "" {
+		if in.ItemKind != notes.ItemKind && in.ItemKind != tasks.ItemKind {
+			return paginate.Page[suggestions.InboxItem]{}, apierr.Validation(`argument "itemKind" must be note or task`)
+		}
+		f.ItemKind = &in.ItemKind
+	}
+	if in.NotebookID != "" {
+		f.NotebookID = &in.NotebookID
+	}
+	return list(in.pageInput, func(page paginate.Params) ([]suggestions.InboxEntry, *string, error) {
+		return t.suggestions.Inbox(ctx, p, f, page)
+	}, suggestions.ToInboxItem)
 }

@@ -49,3 +49,42 @@ func toListItem(sg Suggestion) (listItem, error) {
 	}
 	return listItem{ID: sg.ID, Status: sg.Status, SuggestedContent: suggested, Rationale: sg.Rationale, CreatedAt: httpx.Time(sg.CreatedAt)}, nil
 }
+
+// inboxItem is a suggestion in GET /suggestions: the suggestion's fields, its item and stale.
+type inboxItem struct {
+	content.Suggestion
+	ItemKind   string `json:"itemKind"`
+	ItemID     string `json:"itemId"`
+	NotebookID string `json:"notebookId"`
+	Stale      bool   `json:"stale"`
+}
+
+// inboxDetail is GET /suggestions/:id: an inbox item and the diff.
+type inboxDetail struct {
+	inboxItem
+	Diff string `json:"diff"`
+}
+
+func toInboxItem(e InboxEntry) (inboxItem, error) {
+	sg, err := toSuggestionResponse(e.Suggestion)
+	if err != nil {
+		return inboxItem{}, err
+	}
+	stale, err := e.Stale()
+	if err != nil {
+		return inboxItem{}, err
+	}
+	return inboxItem{Suggestion: sg, ItemKind: e.ItemKind, ItemID: e.ItemID, NotebookID: e.NotebookID, Stale: stale}, nil
+}
+
+func toInboxDetail(e InboxEntry) (inboxDetail, error) {
+	item, err := toInboxItem(e)
+	if err != nil {
+		return inboxDetail{}, err
+	}
+	diff, err := e.Diff()
+	if err != nil {
+		return inboxDetail{}, err
+	}
+	return inboxDetail{inboxItem: item, Diff: diff}, nil
+}

@@ -3,9 +3,12 @@ package suggestions
 import (
 	"context"
 	"net/http"
+	"slices"
+	"strings"
 
 	"github.com/gin-gonic/gin"
 
+	"folio/platform/apierr"
 	"folio/platform/auth"
 	"folio/platform/content"
 	"folio/platform/httpx"
@@ -19,12 +22,14 @@ type Handler struct{ svc *Service }
 func NewHandler(svc *Service) *Handler { return &Handler{svc: svc} }
 
 // Register implements httpx.Routes: POST /<kind>s/:id/suggest and GET /<kind>s/:id/suggestions per
-// kind, and the approve and reject endpoints.
+// kind, the inbox (GET /suggestions, GET /suggestions/:id), and the approve and reject endpoints.
 func (h *Handler) Register(r httpx.Router) {
 	for _, kind := range h.svc.Kinds() {
 		r.API.POST("/"+kind+"s/:id/suggest", httpx.Handle(h.suggest(kind)))
 		r.API.GET("/"+kind+"s/:id/suggestions", httpx.Handle(h.list(kind)))
 	}
+	r.API.GET("/suggestions", httpx.Handle(h.inbox))
+	r.API.GET("/suggestions/:id", httpx.Handle(h.get))
 	r.API.POST("/suggestions/:id/approve", httpx.Handle(h.approve))
 	r.API.POST("/suggestions/:id/reject", httpx.Handle(h.reject))
 }
@@ -75,4 +80,39 @@ func (h *Handler) reject(c *gin.Context) error {
 		return err
 	}
 	return httpx.WriteTagged(c, http.StatusOK, sg.ETag(), sg, httpx.Infallible(toResolved))
+}
+
+// inbox is GET /suggestions: the suggestions on every item the caller can read.
+func (h *Handler) inbox(c *gin.Context) error {
+	f := InboxFilter{Status: StatusPending}
+	if v, ok := httpx.QueryString(c, "status"); ok {
+		status, err := parseStatus(v)
+		if err != nil {
+			return err
+		}
+		f.Status = status
+	}
+	if v, ok := httpx.QueryString(c, "itemKind"); ok {
+		if !slices.Contains(h.svc.Kinds(), v) {
+			return apierr.Validation("query parameter \"itemKind\" must be one of %s", strings.Join(slices.Sorted(slices.Values(h.svc.Kinds())), ", "))
+		}
+		f.ItemKind = &v
+	}
+	if v, ok := httpx.QueryString(c, "notebookId"); ok {
+		f.NotebookID = &v
+	}
+	return auth.WriteList(c, false, func(ctx context.Context, p *auth.Principal, page paginate.Params) ([]InboxEntry, *string, error) {
+		return h.svc.Inbox(ctx, p, f, page)
+	}, toInboxItem)
+}
+
+// get is GET /suggestions/:id: one suggestion with the diff from its item's current content. It
+// has no ETag: stale and the diff change with the item, which the suggestion's version does not
+// follow.
+func (h *Handler) get(c *gin.Context) error {
+	e, err := h.svc.Get(c.Request.Context(), auth.FromGin(c), c.Param("id"))
+	if err != nil {
+		return err
+	}
+	return httpx.Write(c, http.StatusOK, e, toInboxDetail)
 }

@@ -2,14 +2,11 @@ package suggestions
 
 import (
 	"context"
-	"errors"
-	"net/http"
 	"unicode/utf8"
 
 	"go.uber.org/fx"
 	"gorm.io/gorm"
 
-	"folio/platform/apierr"
 	"folio/platform/auditlog"
 	"folio/platform/auth"
 	"folio/platform/clock"
@@ -33,21 +30,23 @@ import (
 // (content.Target.Lock), then suggestion rows. PATCH of the item takes only the item's row. So
 // suggest, approve, reject and PATCH of one item serialise on its row and cannot deadlock.
 type Service struct {
-	db      *gorm.DB
-	store   *Store
-	targets map[string]content.Target
-	audit   auditlog.Recorder
-	clock   clock.Clock
+	db        *gorm.DB
+	store     *Store
+	targets   map[string]content.Target
+	notebooks items.Notebooks
+	audit     auditlog.Recorder
+	clock     clock.Clock
 }
 
 // ServiceParams are the dependencies of NewService.
 type ServiceParams struct {
 	fx.In
-	DB      *gorm.DB
-	Store   *Store
-	Targets []content.Target `group:"contentTargets"`
-	Audit   auditlog.Recorder
-	Clock   clock.Clock
+	DB        *gorm.DB
+	Store     *Store
+	Targets   []content.Target `group:"contentTargets"`
+	Notebooks items.Notebooks
+	Audit     auditlog.Recorder
+	Clock     clock.Clock
 }
 
 // NewService returns the suggestions service.
@@ -56,7 +55,7 @@ func NewService(p ServiceParams) *Service {
 	for _, t := range p.Targets {
 		targets[t.Kind()] = t
 	}
-	return &Service{db: p.DB, store: p.Store, targets: targets, audit: p.Audit, clock: p.Clock}
+	return &Service{db: p.DB, store: p.Store, targets: targets, notebooks: p.Notebooks, audit: p.Audit, clock: p.Clock}
 }
 
 // Kinds returns the kinds of suggestible items.
@@ -183,12 +182,7 @@ func (s *Service) resolve(ctx context.Context, p *auth.Principal, id, status str
 	err = db.Transaction(ctx, s.db, func(tx *gorm.DB) error {
 		item, err := target.Lock(ctx, tx, p, first.ItemID)
 		if err != nil {
-			// A suggestion of an item the caller cannot reach, or of a deleted item, is not found.
-			var ae *apierr.Error
-			if errors.As(err, &ae) && ae.Status == http.StatusNotFound {
-				return ErrNotFound
-			}
-			return err
+			return asSuggestionNotFound(err)
 		}
 		sg, err = s.store.get(ctx, tx, id, true)
 		if err != nil {

@@ -2,6 +2,9 @@ package suggestions
 
 import (
 	"context"
+	"maps"
+	"slices"
+	"strings"
 	"time"
 
 	"gorm.io/gorm"
@@ -61,4 +64,21 @@ func (s *Store) list(ctx context.Context, kind, itemID string, p paginate.Params
 		return s.db.WithContext(ctx).Table("suggestions").Where("suggestions.item_kind = ? AND suggestions.item_id = ?", kind, itemID)
 	}
 	return paginate.Find(scope(), scope(), keyset, p, func(sg Suggestion) string { return sg.ID })
+}
+
+// inbox is the suggestions on the items of readable (kind → subquery of the readable items with
+// id, notebook_id and content), as one derived table named suggestions, with the columns of a
+// suggestion plus notebook_id and item_content, for InboxEntry.
+func (s *Store) inbox(ctx context.Context, readable map[string]*gorm.DB) *gorm.DB {
+	kinds := slices.Sorted(maps.Keys(readable))
+	arms := make([]string, len(kinds))
+	args := make([]any, len(kinds))
+	for i, k := range kinds {
+		arms[i] = "?"
+		args[i] = s.db.Table("suggestions AS sg").
+			Select("sg.*, it.notebook_id AS notebook_id, it.content AS item_content").
+			Joins("JOIN (?) AS it ON it.id = sg.item_id", readable[k]).
+			Where("sg.item_kind = ?", k)
+	}
+	return s.db.WithContext(ctx).Table("("+strings.Join(arms, " UNION ALL ")+") AS suggestions", args...)
 }

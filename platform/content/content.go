@@ -55,6 +55,10 @@ type Target interface {
 	// rejected) without a change of its own fields: an item whose single read shows the pending
 	// suggestion gets a new version, and so a new ETag. The row must be locked by Lock first.
 	Touch(ctx context.Context, tx *gorm.DB, item Item) error
+	// Readable is a subquery of the live items of this kind that the principal may read, with
+	// the columns id, notebook_id and content (the stored document): the suggestion inbox joins
+	// it, so that one query applies the same access rules as the item's own list.
+	Readable(db *gorm.DB, p *auth.Principal) *gorm.DB
 }
 
 // Suggestion is a suggestion on the wire, its documents rendered: the suggestions module's answer

@@ -14,6 +14,7 @@ package items
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"go.uber.org/fx"
@@ -162,6 +163,11 @@ type Service[Row any] struct {
 	versions  Versions
 	audit     auditlog.Recorder
 	clock     clock.Clock
+
+	// docColumn is the column of Shape.Document, found once (documentColumn).
+	docColumnOnce sync.Once
+	docColumn     string
+	docColumnErr  error
 }
 
 // NewService returns the flows of the items shape describes.

@@ -2,6 +2,8 @@ package items
 
 import (
 	"context"
+	"fmt"
+	"reflect"
 
 	"gorm.io/gorm"
 
@@ -82,3 +84,40 @@ func (t target[Row]) Replace(ctx context.Context, tx *gorm.DB, p *auth.Principal
 }
 
 var _ content.Target = target[struct{}]{}
+
+// Readable implements content.Target: the live items of the kind in the notebooks the principal
+// may see, as the columns id, notebook_id and content (the stored document).
+func (t target[Row]) Readable(db *gorm.DB, p *auth.Principal) *gorm.DB {
+	s := t.s
+	column, err := s.documentColumn(db)
+	if err != nil {
+		_ = db.AddError(err)
+		return db
+	}
+	var row Row
+	return db.Model(&row).Select("id, notebook_id, "+column+" AS content").
+		Where("deleted_at IS NULL AND notebook_id IN (?)", s.notebooks.VisibleIDs(db, p))
+}
+
+// documentColumn is the database column behind Shape.Document, found once from the model's
+// schema: the field whose address Document returns.
+func (s *Service[Row]) documentColumn(db *gorm.DB) (string, error) {
+	s.docColumnOnce.Do(func() {
+		var row Row
+		stmt := &gorm.Statement{DB: db}
+		if err := stmt.Parse(&row); err != nil {
+			s.docColumnErr = err
+			return
+		}
+		want := reflect.ValueOf(s.shape.Document(&row)).Pointer()
+		rv := reflect.ValueOf(&row).Elem()
+		for _, f := range stmt.Schema.Fields {
+			if f.DBName != "" && f.ReflectValueOf(context.Background(), rv).Addr().Pointer() == want {
+				s.docColumn = f.DBName
+				return
+			}
+		}
+		s.docColumnErr = fmt.Errorf("items: %s: no column holds the document", s.shape.Name)
+	})
+	return s.docColumn, s.docColumnErr
+}

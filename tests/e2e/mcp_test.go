@@ -27,7 +27,7 @@ import (
 
 // Tools by the scope they need (modules/mcp/tools.go).
 var (
-	mcpReadTools  = []string{"get_note", "list_notebooks", "list_tasks", "search_notes"}
+	mcpReadTools  = []string{"get_note", "list_notebooks", "list_suggestions", "list_tasks", "search_notes"}
 	mcpWriteTools = []string{"create_note", "create_task", "propose_note_change", "propose_task_change", "update_task"}
 )
 
@@ -399,6 +399,12 @@ func TestMCPTools(t *testing.T) {
 			t.Fatalf("note after the proposal: %v", note)
 		}
 		sameAsAPI(t, "get_note with a pending suggestion", c.mustCall(t, "get_note", map[string]any{"id": id}), s.Get(t, w.annRW, "/notes/"+id))
+		// The proposal waits in the inbox, as the API lists it.
+		inbox := c.mustCall(t, "list_suggestions", map[string]any{"itemKind": "note"})
+		if data, _ := inbox["data"].([]any); len(data) == 0 || data[0].(map[string]any)["id"] != sg["id"] {
+			t.Fatalf("list_suggestions after the proposal: %v", inbox)
+		}
+		sameAsAPI(t, "list_suggestions", inbox, s.Get(t, w.annRW, "/suggestions?itemKind=note"))
 		r := apitest.Must(t, s.Post(t, w.annRW, "/suggestions/"+sg["id"].(string)+"/approve", nil), http.StatusOK)
 		if string(r.Body) != `{"ok":true,"status":"APPROVED"}` {
 			t.Fatalf("approve: %s", r.Body)
@@ -495,6 +501,7 @@ func TestMCPAccessMatchesAPI(t *testing.T) {
 			op{name: "list_notebooks", tool: "list_notebooks", args: map[string]any{}, api: apitest.Request{Method: "GET", Path: "/notebooks"}, read: true},
 			op{name: "search_notes", tool: "search_notes", args: map[string]any{}, api: apitest.Request{Method: "GET", Path: "/notes"}, read: true},
 			op{name: "list_tasks", tool: "list_tasks", args: map[string]any{}, api: apitest.Request{Method: "GET", Path: "/tasks"}, read: true},
+			op{name: "list_suggestions", tool: "list_suggestions", args: map[string]any{}, api: apitest.Request{Method: "GET", Path: "/suggestions"}, read: true},
 		)
 		for _, p := range places {
 			ops = append(ops,
@@ -502,6 +509,7 @@ func TestMCPAccessMatchesAPI(t *testing.T) {
 				op{name: "note resource " + p.name, args: map[string]any{"id": p.note}, api: apitest.Request{Method: "GET", Path: "/notes/" + p.note}, read: true},
 				op{name: "search_notes " + p.name, tool: "search_notes", args: map[string]any{"notebookId": p.nb}, api: apitest.Request{Method: "GET", Path: "/notes?notebookId=" + p.nb}, read: true},
 				op{name: "list_tasks " + p.name, tool: "list_tasks", args: map[string]any{"notebookId": p.nb}, api: apitest.Request{Method: "GET", Path: "/tasks?notebookId=" + p.nb}, read: true},
+				op{name: "list_suggestions " + p.name, tool: "list_suggestions", args: map[string]any{"notebookId": p.nb}, api: apitest.Request{Method: "GET", Path: "/suggestions?notebookId=" + p.nb}, read: true},
 				op{name: "create_note " + p.name, tool: "create_note", args: map[string]any{"notebookId": p.nb, "content": "new"}, api: apitest.Request{Method: "POST", Path: "/notes", Body: map[string]any{"notebookId": p.nb, "content": "new"}}},
 				op{name: "create_task " + p.name, tool: "create_task", args: map[string]any{"notebookId": p.nb, "title": "new"}, api: apitest.Request{Method: "POST", Path: "/tasks", Body: map[string]any{"notebookId": p.nb, "title": "new"}}},
 				op{name: "update_task " + p.name, tool: "update_task", args: map[string]any{"id": p.task, "priority": "URGENT"}, api: apitest.Request{Method: "PATCH", Path: "/tasks/" + p.task, Body: map[string]any{"priority": "URGENT"}}},

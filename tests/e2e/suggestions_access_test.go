@@ -158,6 +158,52 @@ func suggestionMatrix(s *apitest.Server, w *world, kind string) []matrixRow {
 		{name: "list suggestions of a deleted item", method: "GET", req: ofDeleted("/suggestions"),
 			want: map[string]string{"read": gone, "write": scope, "rw": gone, "ws": gone, "wsRead": gone, "nbTeam": gone, "nbPersonal": gone, "carl": gone, "bob": gone}},
 	}
+	// one reads a new PENDING suggestion (made by the item's owner) of the item: GET /suggestions/:id.
+	one := func(tg *target) func(t *testing.T) matrixReq {
+		return func(t *testing.T) matrixReq {
+			p := path(t, tg)
+			id := apitest.Must(t, s.Post(t, tg.ownerKey, p+"/suggest", map[string]any{"content": text("to read")}), http.StatusCreated).Str(t, "id")
+			return matrixReq{path: "/suggestions/" + id, after: func(t *testing.T, r apitest.Response) {
+				if got := r.JSON(t); got["id"] != id || got["itemId"] != tg.id || got["itemKind"] != kind || got["notebookId"] != tg.notebookID {
+					t.Errorf("GET /suggestions/%s: %v", id, got)
+				}
+			}}
+		}
+	}
+	// inbox reads GET /suggestions with query; every suggestion listed must be one the principal
+	// may read, which TestSuggestionInbox checks item by item.
+	inbox := func(query string) func(t *testing.T) matrixReq {
+		return func(t *testing.T) matrixReq {
+			path(t, personal)
+			path(t, team)
+			path(t, carls)
+			return matrixReq{path: "/suggestions?itemKind=" + kind + query}
+		}
+	}
+	rows = append(rows,
+		matrixRow{name: "read a suggestion on Ann's personal item", method: "GET", req: one(personal),
+			want: map[string]string{"read": ok, "write": scope, "rw": ok, "ws": sgGone, "wsRead": sgGone, "nbTeam": sgGone, "nbPersonal": ok, "carl": sgGone, "bob": sgGone}},
+		matrixRow{name: "read a suggestion on the Team item", method: "GET", req: one(team),
+			want: map[string]string{"read": ok, "write": scope, "rw": ok, "ws": ok, "wsRead": ok, "nbTeam": ok, "nbPersonal": sgGone, "carl": sgGone, "bob": ok}},
+		matrixRow{name: "read a suggestion on Carl's item", method: "GET", req: one(carls),
+			want: map[string]string{"read": sgGone, "write": scope, "rw": sgGone, "ws": sgGone, "wsRead": sgGone, "nbTeam": sgGone, "nbPersonal": sgGone, "carl": ok, "bob": sgGone}},
+		matrixRow{name: "read a suggestion of a deleted item", method: "GET", req: ofDeleted(""),
+			want: map[string]string{"read": sgGone, "write": scope, "rw": sgGone, "ws": sgGone, "wsRead": sgGone, "nbTeam": sgGone, "nbPersonal": sgGone, "carl": sgGone, "bob": sgGone}},
+		matrixRow{name: "read an unknown suggestion", method: "GET", req: fixed("/suggestions/"+unknown, nil),
+			want: map[string]string{"read": sgGone, "write": scope, "rw": sgGone, "ws": sgGone, "wsRead": sgGone, "nbTeam": sgGone, "nbPersonal": sgGone, "carl": sgGone, "bob": sgGone}},
+		matrixRow{name: "read a malformed suggestion id", method: "GET", req: fixed("/suggestions/NOT_AN_ID", nil),
+			want: map[string]string{"read": sgGone, "write": scope, "rw": sgGone, "ws": sgGone, "wsRead": sgGone, "nbTeam": sgGone, "nbPersonal": sgGone, "carl": sgGone, "bob": sgGone}},
+		matrixRow{name: "inbox", method: "GET", req: inbox(""),
+			want: map[string]string{"read": ok, "write": scope, "rw": ok, "ws": ok, "wsRead": ok, "nbTeam": ok, "nbPersonal": ok, "carl": ok, "bob": ok}},
+		matrixRow{name: "inbox of the Team notebook", method: "GET", req: inbox("&notebookId=" + w.teamNB),
+			want: map[string]string{"read": ok, "write": scope, "rw": ok, "ws": ok, "wsRead": ok, "nbTeam": ok, "nbPersonal": nbMis, "carl": nbGone, "bob": ok}},
+		matrixRow{name: "inbox of Ann's personal notebook", method: "GET", req: inbox("&notebookId=" + w.annNB),
+			want: map[string]string{"read": ok, "write": scope, "rw": ok, "ws": wsMis, "wsRead": wsMis, "nbTeam": nbMis, "nbPersonal": ok, "carl": nbGone, "bob": nbGone}},
+		matrixRow{name: "inbox of Carl's notebook", method: "GET", req: inbox("&notebookId=" + w.carlNB),
+			want: map[string]string{"read": nbGone, "write": scope, "rw": nbGone, "ws": nbGone, "wsRead": nbGone, "nbTeam": nbMis, "nbPersonal": nbMis, "carl": ok, "bob": nbGone}},
+		matrixRow{name: "inbox with a bad status (shape before access)", method: "GET", req: inbox("&status=pending&notebookId=" + w.carlNB),
+			want: map[string]string{"read": bad, "write": scope, "rw": bad, "ws": bad, "wsRead": bad, "nbTeam": bad, "nbPersonal": bad, "carl": bad, "bob": bad}},
+	)
 	for _, verb := range []string{"approve", "reject"} {
 		rows = append(rows,
 			matrixRow{name: verb + " a suggestion on Ann's personal item", method: "POST", req: resolve(personal, verb),
