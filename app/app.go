@@ -10,6 +10,7 @@ import (
 	"folio/modules/accounts"
 	"folio/modules/audit"
 	"folio/modules/events"
+	"folio/modules/export"
 	"folio/modules/mcp"
 	"folio/modules/notebooks"
 	"folio/modules/notes"
@@ -39,6 +40,7 @@ var Modules = fx.Options(
 	settings.Module,
 	webhooks.Module,
 	mcp.Module,
+	export.Module,
 )
 
 // New builds the application graph. opts are the test seam (fx.Replace(cfg), fx.Populate(&x)) and

@@ -20,7 +20,8 @@ var allowedModuleImports = map[string][]string{
 	// The MCP server is another front end of these modules, beside their HTTP handlers: its narrow
 	// interfaces (mcp.Notes, ...) are bound to their services, and its tools answer with the
 	// modules' own API responses (notes.ToResponse, ...).
-	"mcp": {"notebooks", "notes", "suggestions", "tasks"},
+	"mcp":    {"notebooks", "notes", "suggestions", "tasks"},
+	"export": {"notebooks", "notes", "tasks"},
 	// notebooks.Memberships <- workspaces.Service.
 	"notebooks": {"workspaces"},
 	// The settings UI is the accounts module's web front: settings.Accounts <- accounts.Service,

@@ -9,6 +9,7 @@
 //	folio key revoke --prefix P
 //	folio key rotate --prefix P
 //	folio backup --out FILE            SQLite: a consistent copy while the server runs (VACUUM INTO)
+//	folio export --email E --out FILE  an account's notes and tasks as Markdown in a ZIP
 //	folio healthcheck                  exit 0 when the server on FOLIO_HTTP_ADDR is ready, else 1
 //	folio version                      version, commit and build time (also --version)
 //	folio help [command]               help on folio or a command (also --help after any command)
@@ -51,6 +52,7 @@ type cli struct {
 	User        userCmd        `cmd:"" help:"Create accounts and set their passwords."`
 	Key         keyCmd         `cmd:"" help:"Create, list, revoke and rotate API keys."`
 	Backup      backupCmd      `cmd:"" help:"Write a consistent copy of the SQLite database (PostgreSQL: use pg_dump)."`
+	Export      exportCmd      `cmd:"" help:"Write an account's notebooks, notes and tasks as Markdown files in a ZIP (as GET /export)."`
 	Healthcheck healthcheckCmd `cmd:"" help:"Exit 0 when the server on FOLIO_HTTP_ADDR is ready (GET /readyz), else 1."`
 	VersionCmd  versionCmd     `cmd:"" name:"version" help:"Print the version, commit and build time."`
 	Help        helpCmd        `cmd:"" help:"Show help on folio or on a command (folio help key create)."`

@@ -42,8 +42,11 @@ type noteWithPending struct {
 	PendingSuggestion *content.Suggestion `json:"pendingSuggestion"` // null when there is none
 }
 
-func toNoteResponse(v View) (noteResponse, error) {
-	text, err := content.Render(v.Item.Content)
+func toNoteResponse(v View) (noteResponse, error) { return renderNote(v, content.Render) }
+
+// renderNote converts a note with render turning its stored content into Markdown.
+func renderNote(v View, render func([]byte) (string, error)) (noteResponse, error) {
+	text, err := render(v.Item.Content)
 	if err != nil {
 		return noteResponse{}, err
 	}

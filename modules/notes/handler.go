@@ -12,6 +12,9 @@ import (
 	"folio/platform/items"
 )
 
+// mimeMarkdown is the media type of GET /notes/:id's Markdown representation.
+const mimeMarkdown = "text/markdown"
+
 // Handler serves the note endpoints.
 type Handler struct {
 	svc     *Service
@@ -58,7 +61,18 @@ func (h *Handler) get(c *gin.Context) error {
 	// The ETag is the note's version, read before the pending suggestion: suggesting and rejecting
 	// bump it (Shape.ShowsPending), so a change of either gives a new ETag, and a body is never
 	// older than the ETag it comes with.
+	// Two representations: JSON, and the content alone with Accept: text/markdown (CONTRACT.md
+	// section 17). They share the ETag, so that If-Match on a PATCH works whichever was read.
+	c.Writer.Header().Add("Vary", "Accept")
 	if httpx.NotModified(c, v.Item.ETag()) {
+		return nil
+	}
+	if c.NegotiateFormat(gin.MIMEJSON, mimeMarkdown) == mimeMarkdown {
+		text, err := content.Render(v.Item.Content)
+		if err != nil {
+			return err
+		}
+		c.Data(http.StatusOK, mimeMarkdown+"; charset=utf-8", []byte(text))
 		return nil
 	}
 	resp, err := toNoteResponse(v)

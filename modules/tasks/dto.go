@@ -47,8 +47,11 @@ type taskResponse struct {
 	UpdatedAt  string      `json:"updatedAt"`
 }
 
-func toTaskResponse(v View) (taskResponse, error) {
-	notes, err := content.Render(v.Item.Notes)
+func toTaskResponse(v View) (taskResponse, error) { return renderTask(v, content.Render) }
+
+// renderTask converts a task with render turning its stored notes into Markdown.
+func renderTask(v View, render func([]byte) (string, error)) (taskResponse, error) {
+	notes, err := render(v.Item.Notes)
 	if err != nil {
 		return taskResponse{}, err
 	}

@@ -123,15 +123,24 @@ func Render(stored []byte) (string, error) {
 			return text, nil
 		}
 	}
-	doc, err := markdown.Decode(stored)
+	text, err := RenderOnce(stored)
 	if err != nil {
-		return "", fmt.Errorf("decode stored document: %w", err)
+		return "", err
 	}
-	text := Text(doc)
 	if len(stored) >= renderCacheMinLen {
 		rendered.put(key, text)
 	}
 	return text, nil
+}
+
+// RenderOnce is Render without the cache, for a reader that reads each document once (an export):
+// caching its documents would only evict what the API's readers use.
+func RenderOnce(stored []byte) (string, error) {
+	doc, err := markdown.Decode(stored)
+	if err != nil {
+		return "", fmt.Errorf("decode stored document: %w", err)
+	}
+	return Text(doc), nil
 }
 
 // Text is the Markdown of a document as responses carry it: the codec's canonical form without

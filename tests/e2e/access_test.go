@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"bytes"
 	"net/http"
 	"strings"
 	"testing"
@@ -29,6 +30,13 @@ func TestAccessMatrix(t *testing.T) {
 			// cookie that does not authenticate is ignored there.
 			{name: "the docs page", method: "GET", req: fixed("//docs", nil), want: everyone},
 			{name: "the docs page's script", method: "GET", req: fixed("//docs/assets/apiref.js", nil), want: everyone},
+			{name: "export", method: "GET", req: func(t *testing.T) matrixReq {
+				return matrixReq{path: "/export", after: func(t *testing.T, r apitest.Response) {
+					if r.Header.Get("Content-Type") != "application/zip" || !bytes.HasPrefix(r.Body, []byte("PK")) {
+						t.Errorf("GET /export: %s, %.20q", r.Header.Get("Content-Type"), r.Body)
+					}
+				}}
+			}, want: map[string]string{"read": ok, "write": scope, "rw": ok, "ws": ok, "wsRead": ok, "nbTeam": ok, "nbPersonal": ok, "carl": ok, "bob": ok}},
 			{name: "list notebooks", method: "GET", req: fixed("/notebooks", nil),
 				want: map[string]string{"read": ok, "write": scope, "rw": ok, "ws": ok, "wsRead": ok, "nbTeam": ok, "nbPersonal": ok, "carl": ok, "bob": ok}},
 			{name: "get personal notebook", method: "GET", req: fixed("/notebooks/"+w.annNB, nil),

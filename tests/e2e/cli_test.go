@@ -1,8 +1,10 @@
 package e2e
 
 import (
+	"archive/zip"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -252,6 +254,51 @@ func cliScenario(t *testing.T, bin string, env []string) {
 	if got := get(kept); got != 200 {
 		t.Fatalf("the kept key got %d after another key's revocation", got)
 	}
+
+	// folio export writes what GET /export gives the account: a notebook and a note made over
+	// the API come out as <folder>/notes/<id>.md, and the file appears only when complete.
+	post := func(path string, body string) map[string]any {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPost, srv.url+"/api/v1"+path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+kept)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatalf("POST %s: %v", path, err)
+		}
+		raw, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		var out map[string]any
+		if resp.StatusCode != http.StatusCreated || json.Unmarshal(raw, &out) != nil {
+			t.Fatalf("POST %s: %d %s", path, resp.StatusCode, raw)
+		}
+		return out
+	}
+	nb := post("/notebooks", `{"name":"Exported"}`)["id"].(string)
+	note := post("/notes", `{"notebookId":"`+nb+`","content":"exported by the operator #cli"}`)["id"].(string)
+	zipPath := filepath.Join(t.TempDir(), "ann.zip")
+	if got := c.line("export", "--email", "ann@example.com", "--out", zipPath); got != zipPath {
+		t.Errorf("folio export printed %q, want %q", got, zipPath)
+	}
+	zr, err := zip.OpenReader(zipPath)
+	if err != nil {
+		t.Fatalf("folio export wrote no ZIP: %v", err)
+	}
+	if len(zr.File) != 1 || zr.File[0].Name != "exported-"+nb+"/notes/"+note+".md" {
+		t.Errorf("folio export: files %v", zr.File)
+	} else if rc, err := zr.File[0].Open(); err == nil {
+		b, _ := io.ReadAll(rc)
+		rc.Close()
+		if !strings.HasSuffix(string(b), "\n---\n\nexported by the operator #cli\n") || !strings.Contains(string(b), "id: "+note+"\n") {
+			t.Errorf("folio export: the note's file is %q", b)
+		}
+	}
+	zr.Close()
+	if tmp, _ := filepath.Glob(filepath.Join(filepath.Dir(zipPath), ".folio-export-*")); len(tmp) != 0 {
+		t.Errorf("folio export left %v", tmp)
+	}
+	c.fails("export for an unknown account", "no account", "export", "--email", "nobody@example.com", "--out", filepath.Join(t.TempDir(), "x.zip"))
+	c.fails("export without --out", "--out", "export", "--email", "ann@example.com")
 
 	// SIGTERM: graceful stop, exit status 0.
 	code, took := srv.stop(t)

@@ -149,6 +149,18 @@ func contentMatrix(s *apitest.Server, w *world, kind string) []matrixRow {
 	get := func(path func(*testing.T) string) func(t *testing.T) matrixReq {
 		return func(t *testing.T) matrixReq { return matrixReq{path: path(t)} }
 	}
+	// asMarkdown reads the item with Accept: text/markdown: a note answers with its content alone
+	// (CONTRACT.md section 17), a task with its JSON as ever.
+	asMarkdown := func(path func(*testing.T) string) func(t *testing.T) matrixReq {
+		return func(t *testing.T) matrixReq {
+			return matrixReq{path: path(t), header: map[string]string{"Accept": "text/markdown"}, after: func(t *testing.T, r apitest.Response) {
+				wantType := map[string]string{"note": "text/markdown; charset=utf-8", "task": "application/json; charset=utf-8"}[kind]
+				if got := r.Header.Get("Content-Type"); got != wantType {
+					t.Errorf("Accept: text/markdown on a %s: Content-Type %q, want %q", kind, got, wantType)
+				}
+			}}
+		}
+	}
 	unknownID := "zzzzzzzzzzzzzzzzzzzzzzzz"
 
 	return []matrixRow{
@@ -169,6 +181,12 @@ func contentMatrix(s *apitest.Server, w *world, kind string) []matrixRow {
 		{name: "get the Team item", method: "GET", req: get(teamPath),
 			want: map[string]string{"read": ok, "write": scope, "rw": ok, "ws": ok, "wsRead": ok, "nbTeam": ok, "nbPersonal": gone, "carl": gone, "bob": ok}},
 		{name: "get Carl's item", method: "GET", req: get(carlPath),
+			want: map[string]string{"read": gone, "write": scope, "rw": gone, "ws": gone, "wsRead": gone, "nbTeam": gone, "nbPersonal": gone, "carl": ok, "bob": gone}},
+		{name: "get Ann's personal item as Markdown", method: "GET", req: asMarkdown(personalPath),
+			want: map[string]string{"read": ok, "write": scope, "rw": ok, "ws": gone, "wsRead": gone, "nbTeam": gone, "nbPersonal": ok, "carl": gone, "bob": gone}},
+		{name: "get the Team item as Markdown", method: "GET", req: asMarkdown(teamPath),
+			want: map[string]string{"read": ok, "write": scope, "rw": ok, "ws": ok, "wsRead": ok, "nbTeam": ok, "nbPersonal": gone, "carl": gone, "bob": ok}},
+		{name: "get Carl's item as Markdown", method: "GET", req: asMarkdown(carlPath),
 			want: map[string]string{"read": gone, "write": scope, "rw": gone, "ws": gone, "wsRead": gone, "nbTeam": gone, "nbPersonal": gone, "carl": ok, "bob": gone}},
 		{name: "get an unknown id", method: "GET", req: fixed(base+"/"+unknownID, nil),
 			want: map[string]string{"read": gone, "write": scope, "rw": gone, "ws": gone, "wsRead": gone, "nbTeam": gone, "nbPersonal": gone, "carl": gone, "bob": gone}},

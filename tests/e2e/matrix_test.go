@@ -63,6 +63,8 @@ type matrixReq struct {
 	probeKey string
 	// after, when set, checks the effect of an accepted request.
 	after func(t *testing.T, r apitest.Response)
+	// header, when set, is sent with the request (Accept, say).
+	header map[string]string
 }
 
 // fixed is a request that is the same in every cell.
@@ -101,7 +103,7 @@ func runMatrix(t *testing.T, s *apitest.Server, w *world, rows []matrixRow) {
 				for i, p := range req.probe {
 					before[i] = apitest.Must(t, s.Get(t, req.probeKey, p), http.StatusOK).Body
 				}
-				r := s.Do(t, apitest.Request{Method: row.method, Path: req.path, Key: keys[col], Body: req.body})
+				r := s.Do(t, apitest.Request{Method: row.method, Path: req.path, Key: keys[col], Body: req.body, Header: req.header})
 				status, code, _ := strings.Cut(want, " ")
 				wantStatus, _ := strconv.Atoi(status)
 				if r.Status != wantStatus || (code != "" && r.ErrorCode(t) != code) {
