@@ -20,6 +20,7 @@ var openapiYAML []byte
 var Module = fx.Module("versions",
 	fx.Provide(
 		NewService,
+		NewHistory,
 		// Notes and tasks take their snapshots through the shared item flows.
 		func(s *Service) items.Versions { return s },
 		httpx.AsRoutes(NewHandler),
