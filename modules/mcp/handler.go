@@ -35,6 +35,7 @@ type HandlerParams struct {
 	Tasks       Tasks
 	Notebooks   Notebooks
 	Suggestions Suggestions
+	History     History
 	Pending     content.Pending `optional:"true"`
 }
 
@@ -47,7 +48,7 @@ type HandlerParams struct {
 // elicitation) or a standing stream. Answers are application/json rather than an event stream
 // (JSONResponse), which proxies and the response compression pass as they are.
 func NewHandler(p HandlerParams) *Handler {
-	t := &tools{notes: p.Notes, tasks: p.Tasks, notebooks: p.Notebooks, suggestions: p.Suggestions, pending: p.Pending}
+	t := &tools{notes: p.Notes, tasks: p.Tasks, notebooks: p.Notebooks, suggestions: p.Suggestions, history: p.History, pending: p.Pending}
 	h := &Handler{guard: p.Guard, servers: map[int]*sdk.Server{}}
 	for _, scope := range []int{auth.ScopeRead, auth.ScopeWrite, auth.ScopeReadWrite} {
 		h.servers[scope] = t.server(scope)

@@ -13,6 +13,7 @@ import (
 	"folio/modules/notebooks"
 	"folio/modules/notes"
 	"folio/modules/suggestions"
+	"folio/modules/versions"
 	"folio/modules/tasks"
 	"folio/platform/httpx"
 )
@@ -26,5 +27,6 @@ var Module = fx.Module("mcp",
 		func(s *tasks.Service) Tasks { return s },
 		func(s *notebooks.Service) Notebooks { return s },
 		func(s *suggestions.Service) Suggestions { return s },
+		func(h *versions.History) History { return h },
 	),
 )

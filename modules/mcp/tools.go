@@ -13,6 +13,7 @@ import (
 	"folio/modules/notes"
 	"folio/modules/suggestions"
 	"folio/modules/tasks"
+	"folio/modules/versions"
 	"folio/platform/apierr"
 	"folio/platform/auth"
 	"folio/platform/content"
@@ -40,6 +41,10 @@ type (
 		Create(ctx context.Context, p *auth.Principal, in tasks.NewTask) (tasks.View, error)
 		Update(ctx context.Context, p *auth.Principal, id string, patch tasks.Patch, ifMatch etag.IfMatch) (tasks.View, error)
 	}
+	// History is the versions module's reader of an item's versions.
+	History interface {
+		List(ctx context.Context, p *auth.Principal, kind, id string, page paginate.Params) ([]versions.Snapshot, *string, error)
+	}
 	// Notebooks is the notebooks module's service.
 	Notebooks interface {
 		List(ctx context.Context, p *auth.Principal, page paginate.Params) ([]notebooks.Notebook, *string, error)
@@ -57,6 +62,7 @@ type tools struct {
 	tasks       Tasks
 	notebooks   Notebooks
 	suggestions Suggestions
+	history     History
 	pending     content.Pending // nil without the suggestions module
 }
 
@@ -117,6 +123,18 @@ func (t *tools) specs() []spec {
 			}),
 			Annotations: readOnly,
 		}, t.listSuggestions),
+		tool(auth.ScopeRead, &sdk.Tool{
+			Name:  "get_history",
+			Title: "List an item's earlier versions",
+			Description: "List the earlier contents of a note or a task (itemKind note or task, id), newest first: each version's " +
+				"id, reason (what replaced it: update, suggestion or restore), when, and the API key that did (null: the owner in " +
+				"the web UI). Nothing is ever lost: every replaced content is a version. Pages as search_notes does.",
+			InputSchema: inputSchema[historyInput](func(props map[string]*jsonschema.Schema) {
+				pageBounds(props)
+				oneOf(props["itemKind"], []string{notes.ItemKind, tasks.ItemKind})
+			}),
+			Annotations: readOnly,
+		}, t.getHistory),
 		tool(auth.ScopeWrite, &sdk.Tool{
 			Name:  "create_note",
 			Title: "Create a note",
@@ -508,4 +526,17 @@ func (t *tools) listSuggestions(ctx context.Context, p *auth.Principal, in listS
 	return list(in.pageInput, func(page paginate.Params) ([]suggestions.InboxEntry, *string, error) {
 		return t.suggestions.Inbox(ctx, p, f, page)
 	}, suggestions.ToInboxItem)
+}
+
+type historyInput struct {
+	ItemKind string `json:"itemKind" jsonschema:"note or task"`
+	ID       string `json:"id" jsonschema:"the note's or task's id"`
+	pageInput
+}
+
+// getHistory is GET /<kind>s/:id/versions.
+func (t *tools) getHistory(ctx context.Context, p *auth.Principal, in historyInput) (paginate.Page[versions.VersionResponse], error) {
+	return list(in.pageInput, func(page paginate.Params) ([]versions.Snapshot, *string, error) {
+		return t.history.List(ctx, p, in.ItemKind, in.ID, page)
+	}, httpx.Infallible(versions.ToResponse))
 }

@@ -1,18 +1,30 @@
 package versions
 
 import (
+	_ "embed"
+
 	"go.uber.org/fx"
 
+	"folio/platform/apidoc"
 	"folio/platform/db"
+	"folio/platform/httpx"
 	"folio/platform/items"
 )
+
+// openapiYAML is the module's part of the OpenAPI document: its routes, beside its handler.
+//
+//go:embed openapi.yaml
+var openapiYAML []byte
 
 // Module wires the versions module.
 var Module = fx.Module("versions",
 	fx.Provide(
 		NewService,
+		NewHistory,
 		// Notes and tasks take their snapshots through the shared item flows.
 		func(s *Service) items.Versions { return s },
+		httpx.AsRoutes(NewHandler),
+		apidoc.AsPart("versions", openapiYAML),
 		db.AsMigrations(migrations),
 	),
 )

@@ -1,55 +1,63 @@
 // Package versions is the versions module: a snapshot of an item's content is saved, in the same
 // transaction, before anything overwrites it (a PATCH of note content or task notes, an approved
-// suggestion), so that no content is ever lost. There is no read endpoint yet; the model keeps
-// what one will need (item, document, why, who, when).
+// suggestion, a restore), so that no content is ever lost; and the endpoints that list, read and
+// restore them (CONTRACT.md section 15).
 package versions
 
 import (
 	"context"
-	"time"
 
 	"gorm.io/gorm"
 
+	"folio/platform/auth"
 	"folio/platform/clock"
 	"folio/platform/db"
 	"folio/platform/ids"
+	"folio/platform/paginate"
 )
 
-// Snapshot is the content of an item as it was before an overwrite.
-type Snapshot struct {
-	ID          string  `gorm:"primaryKey;size:24"`
-	ItemKind    string  `gorm:"size:10;not null;index:idx_snapshots_item,priority:1"`
-	ItemID      string  `gorm:"size:24;not null;index:idx_snapshots_item,priority:2"`
-	Document    db.JSON `gorm:"not null"`
-	Reason      string  `gorm:"size:20;not null"`
-	ActorUserID string  `gorm:"size:24;not null"`
-	CreatedAt   time.Time
+// Service saves and reads snapshots.
+type Service struct {
+	db    *gorm.DB
+	clock clock.Clock
 }
 
-// Service saves snapshots.
-type Service struct{ clock clock.Clock }
+// NewService returns the versions service (db may be nil for a service that only saves, in the
+// caller's transactions).
+func NewService(gdb *gorm.DB, clk clock.Clock) *Service { return &Service{db: gdb, clock: clk} }
 
-// NewService returns the versions service.
-func NewService(clk clock.Clock) *Service { return &Service{clock: clk} }
-
-func migrations() db.Migrations {
-	return db.Migrations{{
-		ID:       "202611221101_versions_init",
-		Migrate:  func(tx *gorm.DB) error { return tx.Migrator().CreateTable(&Snapshot{}) },
-		Rollback: func(tx *gorm.DB) error { return tx.Migrator().DropTable(&Snapshot{}) },
-	}}
+// Save stores document as a snapshot of the item, in the caller's transaction tx: p replaced it,
+// for reason.
+func (s *Service) Save(ctx context.Context, tx *gorm.DB, itemKind, itemID string, document []byte, reason string, p *auth.Principal) error {
+	snap := Snapshot{ID: ids.New(), ItemKind: itemKind, ItemID: itemID, Document: document, Reason: reason, ActorUserID: p.UserID, CreatedAt: s.clock.Now()}
+	if p.Credential == auth.CredentialKey {
+		snap.APIKeyName, snap.APIKeyPrefix = &p.KeyName, &p.KeyPrefix
+	}
+	return tx.WithContext(ctx).Create(&snap).Error
 }
 
-// Save stores document as a snapshot of the item, in the caller's transaction tx.
-func (s *Service) Save(ctx context.Context, tx *gorm.DB, itemKind, itemID string, document []byte, reason, actorUserID string) error {
-	return tx.WithContext(ctx).Create(&Snapshot{
-		ID: ids.New(), ItemKind: itemKind, ItemID: itemID, Document: document, Reason: reason, ActorUserID: actorUserID, CreatedAt: s.clock.Now(),
-	}).Error
-}
-
-// List returns an item's snapshots, newest first (for tests and a later read endpoint).
+// List returns all of an item's snapshots, newest first, read in tx (for tests).
 func (s *Service) List(ctx context.Context, tx *gorm.DB, itemKind, itemID string) ([]Snapshot, error) {
 	var out []Snapshot
 	err := tx.WithContext(ctx).Where("item_kind = ? AND item_id = ?", itemKind, itemID).Order("created_at DESC, id DESC").Find(&out).Error
 	return out, err
+}
+
+var keyset = paginate.Keyset{Table: "snapshots"}
+
+// Page returns a page of an item's snapshots, newest first. The caller has checked that the
+// principal may read the item.
+func (s *Service) Page(ctx context.Context, itemKind, itemID string, page paginate.Params) ([]Snapshot, *string, error) {
+	scope := func() *gorm.DB {
+		return s.db.WithContext(ctx).Table("snapshots").Where("snapshots.item_kind = ? AND snapshots.item_id = ?", itemKind, itemID)
+	}
+	return paginate.Find(scope(), scope(), keyset, page, func(v Snapshot) string { return v.ID })
+}
+
+// Get returns one snapshot of the item: VERSION_NOT_FOUND for an unknown id or another item's.
+func (s *Service) Get(ctx context.Context, itemKind, itemID, versionID string) (Snapshot, error) {
+	if !ids.Valid(versionID) {
+		return Snapshot{}, ErrNotFound
+	}
+	return db.Take[Snapshot](s.db.WithContext(ctx).Where("id = ? AND item_kind = ? AND item_id = ?", versionID, itemKind, itemID), false, ErrNotFound)
 }

@@ -9,6 +9,7 @@ import (
 
 	"gorm.io/gorm"
 
+	"folio/platform/auth"
 	"folio/tests/apitest"
 	"folio/tests/testenv"
 )
@@ -22,7 +23,11 @@ func TestSave(t *testing.T) {
 	apitest.ForEachGraph(t, func(t *testing.T, g *apitest.Graph) {
 		ctx := context.Background()
 		save := func(tx *gorm.DB, kind, id, doc, reason string) error {
-			return g.Versions.Save(ctx, tx, kind, id, []byte(doc), reason, "actor1")
+			p := &auth.Principal{Credential: auth.CredentialKey, UserID: "actor1", KeyName: "assistant", KeyPrefix: "svc_live_ABCDEFGH"}
+			if reason == "suggestion" { // by a session: no key is named
+				p = &auth.Principal{Credential: auth.CredentialSession, UserID: "actor1"}
+			}
+			return g.Versions.Save(ctx, tx, kind, id, []byte(doc), reason, p)
 		}
 		if err := save(g.DB, "note", "item1", `{"v":1}`, "update"); err != nil {
 			t.Fatal(err)
@@ -61,7 +66,8 @@ func TestSave(t *testing.T) {
 			t.Fatalf("%d snapshots of note item1, want 2: %+v", len(got), got)
 		}
 		if doc(got[0].Document) != `{"v":2}` || got[0].Reason != "suggestion" || !got[0].CreatedAt.Equal(first.Add(time.Second)) ||
-			doc(got[1].Document) != `{"v":1}` || got[1].Reason != "update" || got[1].ActorUserID != "actor1" || !got[1].CreatedAt.Equal(first) {
+			doc(got[1].Document) != `{"v":1}` || got[1].Reason != "update" || got[1].ActorUserID != "actor1" || !got[1].CreatedAt.Equal(first) ||
+			got[0].APIKeyName != nil || got[0].APIKeyPrefix != nil || got[1].APIKeyName == nil || *got[1].APIKeyName != "assistant" || *got[1].APIKeyPrefix != "svc_live_ABCDEFGH" {
 			t.Fatalf("snapshots %+v", got)
 		}
 		if tasks, err := g.Versions.List(ctx, g.DB, "task", "item1"); err != nil || len(tasks) != 1 || doc(tasks[0].Document) != `{"v":3}` {

@@ -21,6 +21,7 @@ import (
 
 	"folio/platform/apierr"
 	"folio/platform/auth"
+	"folio/platform/etag"
 	"folio/platform/eventlog"
 	"folio/platform/markdown"
 )
@@ -59,6 +60,11 @@ type Target interface {
 	// the columns id, notebook_id and content (the stored document): the suggestion inbox joins
 	// it, so that one query applies the same access rules as the item's own list.
 	Readable(db *gorm.DB, p *auth.Principal) *gorm.DB
+	// Restore makes doc (an earlier version's document) the item's content, as a change of its
+	// own after checking write access and ifMatch: snapshot (reason restore), tags, audit entry
+	// <kind>.restore and event <kind>.restored. It answers the item as the API renders it, and
+	// its ETag.
+	Restore(ctx context.Context, p *auth.Principal, id string, doc markdown.Doc, ifMatch etag.IfMatch) (any, string, error)
 }
 
 // Suggestion is a suggestion on the wire, its documents rendered: the suggestions module's answer

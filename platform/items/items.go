@@ -127,13 +127,15 @@ type Tags interface {
 // Versions saves a snapshot of an item's document before it is overwritten (the versions module
 // provides it).
 type Versions interface {
-	Save(ctx context.Context, tx *gorm.DB, itemKind, itemID string, document []byte, reason, actorUserID string) error
+	// Save stores document as a snapshot of the item, inside tx; p is who replaced it.
+	Save(ctx context.Context, tx *gorm.DB, itemKind, itemID string, document []byte, reason string, p *auth.Principal) error
 }
 
 // Reasons a snapshot is taken (Versions.Save's reason).
 const (
 	ReasonUpdate     = "update"     // a PATCH overwrote the document (Update takes it)
 	ReasonSuggestion = "suggestion" // an approved suggestion replaced it
+	ReasonRestore    = "restore"    // a restore of an earlier version replaced it
 )
 
 // ServiceParams are what the shared flows use from the rest of the application: an fx parameter object, so

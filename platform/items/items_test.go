@@ -100,7 +100,7 @@ type snapshot struct{ document, reason string }
 
 type versionLog struct{ saved []snapshot }
 
-func (l *versionLog) Save(_ context.Context, _ *gorm.DB, _, _ string, document []byte, reason, _ string) error {
+func (l *versionLog) Save(_ context.Context, _ *gorm.DB, _, _ string, document []byte, reason string, _ *auth.Principal) error {
 	l.saved = append(l.saved, snapshot{string(document), reason})
 	return nil
 }

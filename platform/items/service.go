@@ -235,7 +235,7 @@ func (s *Service[Row]) Update(ctx context.Context, p *auth.Principal, id string,
 				return View[Row]{}, err
 			}
 			if stored := s.shape.Document(&row); !bytes.Equal(encoded, *stored) {
-				if err := s.versions.Save(ctx, tx, s.shape.Name, c.ID, *stored, ReasonUpdate, p.UserID); err != nil {
+				if err := s.versions.Save(ctx, tx, s.shape.Name, c.ID, *stored, ReasonUpdate, p); err != nil {
 					return View[Row]{}, err
 				}
 				s.setDocument(&row, encoded, *change.Document)
@@ -301,5 +301,42 @@ func (s *Service[Row]) Delete(ctx context.Context, p *auth.Principal, id string,
 		}
 		_, err = s.record(ctx, tx, p, "delete", &row, nb)
 		return err
+	})
+}
+
+// Restore makes doc, the document of one of the item's versions, its content again: a change like
+// a PATCH of the document, in one transaction under the row's lock (ifMatch checked against it):
+// a snapshot of the stored document (reason restore, even when it equals doc: the restore is
+// recorded), what the module derives from the document, the tags, the version bump, and the
+// audit entry <kind>.restore with the event <kind>.restored.
+func (s *Service[Row]) Restore(ctx context.Context, p *auth.Principal, id string, doc markdown.Doc, ifMatch etag.IfMatch) (View[Row], error) {
+	if !ids.Valid(id) {
+		return View[Row]{}, s.shape.NotFound
+	}
+	encoded, err := markdown.Encode(doc)
+	if err != nil {
+		return View[Row]{}, err
+	}
+	return s.viewAfter(ctx, func(tx *gorm.DB) (View[Row], error) {
+		row, nb, err := s.getInNotebook(ctx, tx, p, id, s.notebooks.VisibleIDs(tx, p), true)
+		if err != nil {
+			return View[Row]{}, err
+		}
+		c := s.shape.Columns(&row)
+		if err := ifMatch.Check(c.ETag()); err != nil {
+			return View[Row]{}, err
+		}
+		if err := s.versions.Save(ctx, tx, s.shape.Name, c.ID, *s.shape.Document(&row), ReasonRestore, p); err != nil {
+			return View[Row]{}, err
+		}
+		s.setDocument(&row, encoded, doc)
+		c.UpdatedAt = s.clock.Now()
+		if err := s.save(ctx, tx, &row); err != nil {
+			return View[Row]{}, err
+		}
+		if err := s.tags.Replace(ctx, tx, nb.TagSpace, s.shape.Name, c.ID, doc.Tags()); err != nil {
+			return View[Row]{}, err
+		}
+		return s.record(ctx, tx, p, "restore", &row, nb)
 	})
 }

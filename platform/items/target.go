@@ -9,6 +9,7 @@ import (
 
 	"folio/platform/auth"
 	"folio/platform/content"
+	"folio/platform/etag"
 	"folio/platform/eventlog"
 	"folio/platform/ids"
 	"folio/platform/markdown"
@@ -68,7 +69,7 @@ func (t target[Row]) Replace(ctx context.Context, tx *gorm.DB, p *auth.Principal
 	if err != nil {
 		return err
 	}
-	if err := s.versions.Save(ctx, tx, s.shape.Name, c.ID, *s.shape.Document(&row), reason, p.UserID); err != nil {
+	if err := s.versions.Save(ctx, tx, s.shape.Name, c.ID, *s.shape.Document(&row), reason, p); err != nil {
 		return err
 	}
 	s.setDocument(&row, encoded, doc)
@@ -120,4 +121,17 @@ func (s *Service[Row]) documentColumn(db *gorm.DB) (string, error) {
 		s.docColumnErr = fmt.Errorf("items: %s: no column holds the document", s.shape.Name)
 	})
 	return s.docColumn, s.docColumnErr
+}
+
+// Restore implements content.Target: Service.Restore, answered as the API renders the item.
+func (t target[Row]) Restore(ctx context.Context, p *auth.Principal, id string, doc markdown.Doc, ifMatch etag.IfMatch) (any, string, error) {
+	v, err := t.s.Restore(ctx, p, id, doc, ifMatch)
+	if err != nil {
+		return nil, "", err
+	}
+	resp, err := t.s.shape.Render(v)
+	if err != nil {
+		return nil, "", err
+	}
+	return resp, t.s.shape.Columns(&v.Item).ETag(), nil
 }

@@ -116,6 +116,14 @@ func TestEveryWriteRouteEmits(t *testing.T) {
 			"POST /suggestions/{id}/approve": {func(t *testing.T) (apitest.Response, string) {
 				return apitest.Must(t, s.Post(t, key, "/suggestions/"+noteSg+"/approve", nil), http.StatusOK), noteID
 			}, []string{"note.updated", "suggestion.approved"}, -1},
+			"POST /notes/{id}/versions/{versionId}/restore": {func(t *testing.T) (apitest.Response, string) {
+				v := apitest.Must(t, s.Get(t, key, "/notes/"+noteID+"/versions"), http.StatusOK).Data(t)[0]["id"].(string)
+				return apitest.Must(t, s.Post(t, key, "/notes/"+noteID+"/versions/"+v+"/restore", nil), http.StatusOK), noteID
+			}, []string{"note.restored"}, 0},
+			"POST /tasks/{id}/versions/{versionId}/restore": {func(t *testing.T) (apitest.Response, string) {
+				v := apitest.Must(t, s.Get(t, key, "/tasks/"+taskID+"/versions"), http.StatusOK).Data(t)[0]["id"].(string)
+				return apitest.Must(t, s.Post(t, key, "/tasks/"+taskID+"/versions/"+v+"/restore", nil), http.StatusOK), taskID
+			}, []string{"task.restored"}, 0},
 			"DELETE /notes/{id}": {func(t *testing.T) (apitest.Response, string) {
 				return apitest.Must(t, s.Delete(t, key, "/notes/"+noteID), http.StatusOK), noteID
 			}, []string{"note.deleted"}, -1},
@@ -125,7 +133,7 @@ func TestEveryWriteRouteEmits(t *testing.T) {
 				return r, taskID
 			}, []string{"task.created"}, 0},
 			"PATCH /tasks/{id}": {func(t *testing.T) (apitest.Response, string) {
-				return apitest.Must(t, s.Do(t, apitest.Request{Method: "PATCH", Path: "/tasks/" + taskID, Key: key, Body: map[string]any{"status": "DONE"}}), http.StatusOK), taskID
+				return apitest.Must(t, s.Do(t, apitest.Request{Method: "PATCH", Path: "/tasks/" + taskID, Key: key, Body: map[string]any{"status": "DONE", "notes": "#ops, changed"}}), http.StatusOK), taskID
 			}, []string{"task.updated"}, 0},
 			"POST /tasks/{id}/suggest": {func(t *testing.T) (apitest.Response, string) {
 				// A second suggestion supersedes the first: its event comes before the new one's.
@@ -145,8 +153,8 @@ func TestEveryWriteRouteEmits(t *testing.T) {
 		}
 		// The order the writes run in (each may need the one before).
 		order := []string{"POST /notebooks", "POST /workspaces", "POST /webhooks", "DELETE /webhooks/{id}", "POST /workspaces/{id}/members", "DELETE /workspaces/{id}/members/{userId}",
-			"POST /notes", "PATCH /notes/{id}", "POST /notes/{id}/suggest", "POST /suggestions/{id}/approve", "DELETE /notes/{id}",
-			"POST /tasks", "PATCH /tasks/{id}", "POST /tasks/{id}/suggest", "POST /suggestions/{id}/reject", "DELETE /tasks/{id}"}
+			"POST /notes", "PATCH /notes/{id}", "POST /notes/{id}/suggest", "POST /suggestions/{id}/approve", "POST /notes/{id}/versions/{versionId}/restore", "DELETE /notes/{id}",
+			"POST /tasks", "PATCH /tasks/{id}", "POST /tasks/{id}/versions/{versionId}/restore", "POST /tasks/{id}/suggest", "POST /suggestions/{id}/reject", "DELETE /tasks/{id}"}
 
 		var doc struct {
 			Paths map[string]map[string]json.RawMessage `json:"paths"`

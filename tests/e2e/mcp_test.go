@@ -27,7 +27,7 @@ import (
 
 // Tools by the scope they need (modules/mcp/tools.go).
 var (
-	mcpReadTools  = []string{"get_note", "list_notebooks", "list_suggestions", "list_tasks", "search_notes"}
+	mcpReadTools  = []string{"get_history", "get_note", "list_notebooks", "list_suggestions", "list_tasks", "search_notes"}
 	mcpWriteTools = []string{"create_note", "create_task", "propose_note_change", "propose_task_change", "update_task"}
 )
 
@@ -405,6 +405,14 @@ func TestMCPTools(t *testing.T) {
 			t.Fatalf("list_suggestions after the proposal: %v", inbox)
 		}
 		sameAsAPI(t, "list_suggestions", inbox, s.Get(t, w.annRW, "/suggestions?itemKind=note"))
+		// After the approval below, the note's history shows the replaced content.
+		defer func() {
+			hist := c.mustCall(t, "get_history", map[string]any{"itemKind": "note", "id": id})
+			if data, _ := hist["data"].([]any); len(data) == 0 || data[0].(map[string]any)["reason"] != "suggestion" {
+				t.Errorf("get_history after the approval: %v", hist)
+			}
+			sameAsAPI(t, "get_history", hist, s.Get(t, w.annRW, "/notes/"+id+"/versions"))
+		}()
 		r := apitest.Must(t, s.Post(t, w.annRW, "/suggestions/"+sg["id"].(string)+"/approve", nil), http.StatusOK)
 		if string(r.Body) != `{"ok":true,"status":"APPROVED"}` {
 			t.Fatalf("approve: %s", r.Body)
@@ -510,6 +518,7 @@ func TestMCPAccessMatchesAPI(t *testing.T) {
 				op{name: "search_notes " + p.name, tool: "search_notes", args: map[string]any{"notebookId": p.nb}, api: apitest.Request{Method: "GET", Path: "/notes?notebookId=" + p.nb}, read: true},
 				op{name: "list_tasks " + p.name, tool: "list_tasks", args: map[string]any{"notebookId": p.nb}, api: apitest.Request{Method: "GET", Path: "/tasks?notebookId=" + p.nb}, read: true},
 				op{name: "list_suggestions " + p.name, tool: "list_suggestions", args: map[string]any{"notebookId": p.nb}, api: apitest.Request{Method: "GET", Path: "/suggestions?notebookId=" + p.nb}, read: true},
+				op{name: "get_history " + p.name, tool: "get_history", args: map[string]any{"itemKind": "note", "id": p.note}, api: apitest.Request{Method: "GET", Path: "/notes/" + p.note + "/versions"}, read: true},
 				op{name: "create_note " + p.name, tool: "create_note", args: map[string]any{"notebookId": p.nb, "content": "new"}, api: apitest.Request{Method: "POST", Path: "/notes", Body: map[string]any{"notebookId": p.nb, "content": "new"}}},
 				op{name: "create_task " + p.name, tool: "create_task", args: map[string]any{"notebookId": p.nb, "title": "new"}, api: apitest.Request{Method: "POST", Path: "/tasks", Body: map[string]any{"notebookId": p.nb, "title": "new"}}},
 				op{name: "update_task " + p.name, tool: "update_task", args: map[string]any{"id": p.task, "priority": "URGENT"}, api: apitest.Request{Method: "PATCH", Path: "/tasks/" + p.task, Body: map[string]any{"priority": "URGENT"}}},

@@ -1,0 +1,22 @@
+package versions
+
+import (
+	"time"
+
+	"folio/platform/db"
+)
+
+// Snapshot is the content of an item as it was before an overwrite.
+type Snapshot struct {
+	ID          string  `gorm:"primaryKey;size:24"`
+	ItemKind    string  `gorm:"size:10;not null;index:idx_snapshots_item,priority:1"`
+	ItemID      string  `gorm:"size:24;not null;index:idx_snapshots_item,priority:2"`
+	Document    db.JSON `gorm:"not null"`
+	Reason      string  `gorm:"size:20;not null"` // what replaced this content: update, suggestion, restore
+	ActorUserID string  `gorm:"size:24;not null"`
+	// The key that replaced this content, as the audit log names it; null for a session (and for
+	// snapshots taken before the columns existed).
+	APIKeyName   *string `gorm:"column:api_key_name;size:100"`
+	APIKeyPrefix *string `gorm:"column:api_key_prefix;size:32"`
+	CreatedAt    time.Time
+}
