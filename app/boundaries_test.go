@@ -20,7 +20,7 @@ var allowedModuleImports = map[string][]string{
 	// The MCP server is another front end of these modules, beside their HTTP handlers: its narrow
 	// interfaces (mcp.Notes, ...) are bound to their services, and its tools answer with the
 	// modules' own API responses (notes.ToResponse, ...).
-	"mcp":    {"notebooks", "notes", "suggestions", "tasks", "versions"},
+	"mcp": {"notebooks", "notes", "suggestions", "tasks", "versions"},
 	// The export reads the same lists (export.Notebooks, ... bound to their services) and writes
 	// the modules' API responses (notes.ToExportResponse, ...) as front matter.
 	"export": {"notebooks", "notes", "tasks"},

@@ -13,8 +13,8 @@ import (
 	"folio/modules/notebooks"
 	"folio/modules/notes"
 	"folio/modules/suggestions"
-	"folio/modules/versions"
 	"folio/modules/tasks"
+	"folio/modules/versions"
 	"folio/platform/httpx"
 )
 
