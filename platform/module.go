@@ -26,6 +26,7 @@ import (
 	"folio/platform/httpx"
 	"folio/platform/idempotency"
 	"folio/platform/ratelimit"
+	"folio/platform/search"
 )
 
 // Module provides the shared platform.
@@ -45,6 +46,7 @@ var Module = fx.Module("platform",
 		idempotency.New,
 		fx.Annotate((*idempotency.Middleware).Handler, fx.ResultTags(`group:"apiAfterGuard"`)),
 		db.AsMigrations(idempotency.Migrations),
+		db.AsMigrations(search.Migrations),
 		func(c config.Config) httpx.ServerConfig {
 			return httpx.ServerConfig{Addr: c.HTTPAddr, ShutdownTimeout: c.ShutdownTimeout}
 		},

@@ -46,6 +46,13 @@ func (h *Handler) list(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
+	if _, ok := c.GetQuery("hasDecision"); ok {
+		has, err := httpx.QueryBool(c, "hasDecision", false)
+		if err != nil {
+			return err
+		}
+		f.Conditions = append(f.Conditions, items.Condition{SQL: "notes.has_decision = ?", Args: []any{has}})
+	}
 	views, next, err := h.svc.List(c.Request.Context(), auth.FromGin(c), f, page)
 	if err != nil {
 		return err

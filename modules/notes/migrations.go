@@ -4,6 +4,7 @@ import (
 	"gorm.io/gorm"
 
 	"folio/platform/db"
+	"folio/platform/items"
 )
 
 func migrations() db.Migrations {
@@ -21,5 +22,7 @@ func migrations() db.Migrations {
 	},
 		db.StoreDocumentAsText("202611221210_notes_content_json", "notes", "content"),
 		db.AddVersionColumn("202611232300_notes_version", "notes"),
+		// The search index (platform/search) of the notes made before it existed.
+		items.IndexExisting("202611241110_notes_search_index", "notes", shape()),
 	}
 }

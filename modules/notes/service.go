@@ -25,9 +25,7 @@ type Service struct {
 func NewService(store *Store, params items.ServiceParams) *Service {
 	// A note's GET shows its pending suggestion: ShowsPending makes suggesting and rejecting bump its
 	// version, so its ETag covers pendingSuggestion too.
-	shape := items.Shape[Note]{Name: ItemKind, NotFound: ErrNotFound, Columns: (*Note).ItemColumns, Document: (*Note).document, Derive: (*Note).derive, ShowsPending: true,
-		Render: func(v View) (any, error) { return toNoteResponse(v) }}
-	return &Service{items: items.NewService(shape, params), store: store}
+	return &Service{items: items.NewService(shape(), params), store: store}
 }
 
 // View is a note with its tags.
@@ -87,4 +85,10 @@ func (s *Service) Update(ctx context.Context, p *auth.Principal, id string, patc
 // the note's ETag under its row's lock.
 func (s *Service) Delete(ctx context.Context, p *auth.Principal, id string, ifMatch etag.IfMatch) error {
 	return s.items.Delete(ctx, p, id, ifMatch)
+}
+
+// shape is how the shared item flows read and write a note.
+func shape() items.Shape[Note] {
+	return items.Shape[Note]{Name: ItemKind, NotFound: ErrNotFound, Columns: (*Note).ItemColumns, Document: (*Note).document, Derive: (*Note).derive, ShowsPending: true,
+		Render: func(v View) (any, error) { return toNoteResponse(v) }}
 }

@@ -36,15 +36,17 @@ func (s *Store) list(ctx context.Context, visible func() *gorm.DB, f items.ListF
 		return s.db.WithContext(ctx).Table("notes").Where("notes.notebook_id IN (?)", visible())
 	}
 	idOf := func(n Note) string { return n.ID }
-	if !db.IsPostgres(s.db) {
+	// A text query starts from the search index: its matches are few next to the notes walked
+	// notebook by notebook to find them.
+	if !db.IsPostgres(s.db) || f.Searching() {
 		return paginate.Find(f.Where(scope(), "notes"), scope(), keyset, p, idOf)
 	}
 	var cursorScope *gorm.DB // read only with a cursor
 	if p.Cursor != "" {
 		cursorScope = scope()
 	}
-	perNotebook := s.db.Table("notes").Select("notes.id, notes.created_at").
-		Where("notes.notebook_id = nb.id AND notes.deleted_at IS NULL AND notes.archived = ?", f.Archived)
+	perNotebook := f.Narrow(s.db.Table("notes").Select("notes.id, notes.created_at").
+		Where("notes.notebook_id = nb.id AND notes.deleted_at IS NULL AND notes.archived = ?", f.Archived), "notes")
 	perNotebook = keyset.Order(keyset.After(perNotebook, cursorScope, p.Cursor)).Limit(p.Limit + 1)
 	notebooks := s.db.Table("(?) AS nb", visible())
 	if f.NotebookID != nil {

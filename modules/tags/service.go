@@ -32,7 +32,7 @@ func hashKey(lowered string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-func nameKey(name string) string { return hashKey(strings.ToLower(name)) }
+func nameKey(name string) string { return items.TagKey(name) }
 
 // batch bounds the rows or values of one statement: a 100,000-character content holds some 15,000
 // tags, and PostgreSQL takes at most 65,535 parameters per statement (SQLite 32,766).

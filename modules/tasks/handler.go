@@ -2,10 +2,13 @@ package tasks
 
 import (
 	"net/http"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
 
+	"folio/platform/apierr"
 	"folio/platform/auth"
 	"folio/platform/content"
 	"folio/platform/httpx"
@@ -36,6 +39,22 @@ func (h *Handler) list(c *gin.Context) error {
 	f := Filter{ListFilter: shared}
 	if st, ok := c.GetQuery("status"); ok {
 		f.Status = &st
+	}
+	if pr, ok := httpx.QueryString(c, "priority"); ok {
+		if !slices.Contains(Priorities, pr) {
+			return apierr.Validation("query parameter \"priority\" must be one of %s", strings.Join(Priorities, ", "))
+		}
+		f.Conditions = append(f.Conditions, items.Condition{SQL: "tasks.priority = ?", Args: []any{pr}})
+	}
+	from, to, err := items.DateRange(c, "dueFrom", "dueTo")
+	if err != nil {
+		return err
+	}
+	if from != nil {
+		f.Conditions = append(f.Conditions, items.Condition{SQL: "tasks.due_at >= ?", Args: []any{*from}})
+	}
+	if to != nil {
+		f.Conditions = append(f.Conditions, items.Condition{SQL: "tasks.due_at < ?", Args: []any{*to}})
 	}
 	views, next, err := h.svc.List(c.Request.Context(), auth.FromGin(c), f, page)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"gorm.io/gorm"
 
 	"folio/platform/db"
+	"folio/platform/items"
 )
 
 func migrations() db.Migrations {
@@ -19,5 +20,7 @@ func migrations() db.Migrations {
 	},
 		db.StoreDocumentAsText("202611221500_tasks_notes_json", "tasks", "notes"),
 		db.AddVersionColumn("202611232300_tasks_version", "tasks"),
+		// The search index (platform/search) of the tasks made before it existed.
+		items.IndexExisting("202611241110_tasks_search_index", "tasks", shape()),
 	}
 }

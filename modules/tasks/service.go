@@ -32,9 +32,7 @@ type Service struct {
 
 // NewService returns the tasks service.
 func NewService(store *Store, params items.ServiceParams) *Service {
-	shape := items.Shape[Task]{Name: ItemKind, NotFound: ErrNotFound, Columns: (*Task).ItemColumns, Document: (*Task).document,
-		Render: func(v View) (any, error) { return toTaskResponse(v) }}
-	return &Service{items: items.NewService(shape, params), store: store}
+	return &Service{items: items.NewService(shape(), params), store: store}
 }
 
 // View is a task with its tags.
@@ -172,4 +170,11 @@ func applyFields(t *Task, patch Patch) {
 // ifMatch is checked against the task's ETag under its row's lock.
 func (s *Service) Delete(ctx context.Context, p *auth.Principal, id string, ifMatch etag.IfMatch) error {
 	return s.items.Delete(ctx, p, id, ifMatch)
+}
+
+// shape is how the shared item flows read and write a task.
+func shape() items.Shape[Task] {
+	return items.Shape[Task]{Name: ItemKind, NotFound: ErrNotFound, Columns: (*Task).ItemColumns, Document: (*Task).document,
+		SearchText: func(t *Task, notes string) string { return t.Title + "\n" + notes },
+		Render:     func(v View) (any, error) { return toTaskResponse(v) }}
 }

@@ -46,6 +46,9 @@ type Shape[Row any] struct {
 	// pendingSuggestion): then suggesting and rejecting bump the item's version too, so that its
 	// ETag changes whenever what a GET shows does (see Target's Touch).
 	ShowsPending bool
+	// SearchText, when not nil, is the item's text for full-text search given its document's
+	// Markdown (a task adds its title); nil: the Markdown alone.
+	SearchText func(row *Row, markdown string) string
 	// Render is the module's response conversion: the item as the API returns it, the data of its
 	// events in the change feed (platform/eventlog).
 	Render func(v View[Row]) (any, error)

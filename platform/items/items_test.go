@@ -20,6 +20,7 @@ import (
 	"folio/platform/ids"
 	"folio/platform/items"
 	"folio/platform/markdown"
+	"folio/platform/search"
 )
 
 // Widget is an item kind of the tests' own: the flows must work on any row that embeds
@@ -139,6 +140,11 @@ func newFixture(t *testing.T) *fixture {
 			_ = sqlDB.Close()
 		}
 	})
+	for _, m := range search.Migrations() { // the flows keep the search index current
+		if err := m.Migrate(gdb); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if err := gdb.AutoMigrate(&Widget{}); err != nil {
 		t.Fatal(err)
 	}

@@ -10,11 +10,13 @@ import (
 
 	"folio/platform/auditlog"
 	"folio/platform/auth"
+	"folio/platform/content"
 	"folio/platform/db"
 	"folio/platform/etag"
 	"folio/platform/eventlog"
 	"folio/platform/ids"
 	"folio/platform/markdown"
+	"folio/platform/search"
 )
 
 // Create stores row, whose document is doc, in a notebook the principal may write, within the
@@ -38,6 +40,9 @@ func (s *Service[Row]) Create(ctx context.Context, p *auth.Principal, notebookID
 			return View[Row]{}, err
 		}
 		if err := s.create(ctx, tx, &row); err != nil {
+			return View[Row]{}, err
+		}
+		if err := s.index(ctx, tx, &row); err != nil {
 			return View[Row]{}, err
 		}
 		if err := s.tags.Replace(ctx, tx, nb.TagSpace, s.shape.Name, c.ID, doc.Tags()); err != nil {
@@ -258,6 +263,9 @@ func (s *Service[Row]) Update(ctx context.Context, p *auth.Principal, id string,
 		if err := s.save(ctx, tx, &row); err != nil {
 			return View[Row]{}, err
 		}
+		if err := s.index(ctx, tx, &row); err != nil {
+			return View[Row]{}, err
+		}
 		if newDoc == nil && spaceChanged {
 			// A move without a new document: the stored one is the only copy of its tags.
 			doc, err := markdown.Decode(*s.shape.Document(&row))
@@ -334,9 +342,25 @@ func (s *Service[Row]) Restore(ctx context.Context, p *auth.Principal, id string
 		if err := s.save(ctx, tx, &row); err != nil {
 			return View[Row]{}, err
 		}
+		if err := s.index(ctx, tx, &row); err != nil {
+			return View[Row]{}, err
+		}
 		if err := s.tags.Replace(ctx, tx, nb.TagSpace, s.shape.Name, c.ID, doc.Tags()); err != nil {
 			return View[Row]{}, err
 		}
 		return s.record(ctx, tx, p, "restore", &row, nb)
 	})
+}
+
+// index writes the item's text (Shape.SearchText, by default the document's Markdown) to the
+// search index, in the write's transaction: every write that can change the text calls it.
+func (s *Service[Row]) index(ctx context.Context, tx *gorm.DB, row *Row) error {
+	text, err := content.RenderOnce(*s.shape.Document(row))
+	if err != nil {
+		return err
+	}
+	if s.shape.SearchText != nil {
+		text = s.shape.SearchText(row, text)
+	}
+	return search.Set(ctx, tx, s.shape.Name, s.shape.Columns(row).ID, text)
 }

@@ -2,21 +2,42 @@ package items
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
+	"time"
 
 	"gorm.io/gorm"
 
+	"github.com/go-gormigrate/gormigrate/v2"
+
 	"folio/platform/auth"
 	"folio/platform/db"
+	"folio/platform/search"
 )
 
 // The queries every kind of item runs on its own table alike; GORM names the table after Row.
 // Lists stay in the modules' stores (their filters and their query plans differ) but share
 // ListFilter.Where.
 
-// ListFilter is what every item list filters on: the query parameters notebookId and archived.
+// ListFilter is what every item list filters on: the query parameters notebookId and archived,
+// and the search filters of CONTRACT.md section 14 (q, tag, person, targetFrom, targetTo) with the
+// module's own (Conditions). Everything combines with AND.
 type ListFilter struct {
 	NotebookID *string
 	Archived   bool
+	Text       *search.Query // q
+	Tags       []string      // tag (repeatable): #tag names, any case, the item has them all
+	People     []string      // person (repeatable): @person names
+	TargetFrom *time.Time    // targetAt on or after
+	TargetTo   *time.Time    // targetAt before (the end of the day of targetTo, made exclusive)
+	Conditions []Condition   // the module's own filters (a note's hasDecision, a task's priority)
+}
+
+// Condition is one SQL condition with its arguments.
+type Condition struct {
+	SQL  string
+	Args []any
 }
 
 // Where narrows q, a query on table, to the live items the filter asks for.
@@ -25,7 +46,48 @@ func (f ListFilter) Where(q *gorm.DB, table string) *gorm.DB {
 	if f.NotebookID != nil {
 		q = q.Where(table+".notebook_id = ?", *f.NotebookID)
 	}
+	return f.Narrow(q, table)
+}
+
+// Searching reports whether the filter has a text query: lists then start from the search index.
+func (f ListFilter) Searching() bool { return f.Text != nil }
+
+// Narrow adds the search filters and the module's conditions (not archived, deleted or notebook)
+// to q, a query on table.
+func (f ListFilter) Narrow(q *gorm.DB, table string) *gorm.DB {
+	kind := strings.TrimSuffix(table, "s")
+	if f.Text != nil {
+		cond, args := search.Matching(q, table, kind, *f.Text)
+		q = q.Where(cond, args...)
+	}
+	for _, t := range [...]struct {
+		kind  string
+		names []string
+	}{{"TAG", f.Tags}, {"PERSON", f.People}} {
+		for _, name := range t.names {
+			// One EXISTS per name: the item carries them all. The tag's identity key leads its
+			// unique index (see modules/tags), and (item_kind, item_id) leads item_tags' key.
+			q = q.Where("EXISTS (SELECT 1 FROM item_tags it JOIN tags t ON t.id = it.tag_id WHERE it.item_kind = ? AND it.item_id = "+
+				table+".id AND t.kind = ? AND t.name_key = ?)", kind, t.kind, TagKey(name))
+		}
+	}
+	if f.TargetFrom != nil {
+		q = q.Where(table+".target_at >= ?", *f.TargetFrom)
+	}
+	if f.TargetTo != nil {
+		q = q.Where(table+".target_at < ?", *f.TargetTo)
+	}
+	for _, c := range f.Conditions {
+		q = q.Where(c.SQL, c.Args...)
+	}
 	return q
+}
+
+// TagKey is the identity key of a tag name: the SHA-256 (hex) of the lower-cased name. The tags
+// module stores it; list filters look tags up by it.
+func TagKey(name string) string {
+	sum := sha256.Sum256([]byte(strings.ToLower(name)))
+	return hex.EncodeToString(sum[:])
 }
 
 // get loads a live item among the notebooks of visible (a subquery of notebook ids). With tx and
@@ -64,4 +126,28 @@ func (s *Service[Row]) save(ctx context.Context, tx *gorm.DB, row *Row) error {
 func (s *Service[Row]) touch(ctx context.Context, tx *gorm.DB, id string) error {
 	var row Row
 	return tx.WithContext(ctx).Model(&row).Where("id = ?", id).UpdateColumn("version", gorm.Expr("version + 1")).Error
+}
+
+// IndexExisting is a migration step that writes the text of every live item of table to the search
+// index (search_index), a page of rows at a time: the items made before the index existed. Later
+// writes keep it current (Service.index).
+func IndexExisting[Row any](id, table string, shape Shape[Row]) *gormigrate.Migration {
+	return &gormigrate.Migration{
+		ID: id,
+		Migrate: func(tx *gorm.DB) error {
+			s := &Service[Row]{shape: shape}
+			var rows []Row
+			return tx.Table(table).Where("deleted_at IS NULL").FindInBatches(&rows, 500, func(batch *gorm.DB, _ int) error {
+				for i := range rows {
+					if err := s.index(context.Background(), tx, &rows[i]); err != nil {
+						return err
+					}
+				}
+				return nil
+			}).Error
+		},
+		Rollback: func(tx *gorm.DB) error {
+			return tx.Exec("DELETE FROM search_index WHERE item_kind = ?", shape.Name).Error
+		},
+	}
 }

@@ -77,6 +77,9 @@ func (t target[Row]) Replace(ctx context.Context, tx *gorm.DB, p *auth.Principal
 	if err := s.save(ctx, tx, &row); err != nil {
 		return err
 	}
+	if err := s.index(ctx, tx, &row); err != nil {
+		return err
+	}
 	if err := s.tags.Replace(ctx, tx, nb.TagSpace, s.shape.Name, c.ID, doc.Tags()); err != nil {
 		return err
 	}
