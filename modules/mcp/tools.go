@@ -22,6 +22,7 @@ import (
 	"folio/platform/items"
 	"folio/platform/markdown"
 	"folio/platform/paginate"
+	"folio/platform/search"
 )
 
 // The services the tools call, each narrowed to what the tools use. module.go binds them to the
@@ -72,11 +73,12 @@ func (t *tools) specs() []spec {
 		tool(auth.ScopeRead, &sdk.Tool{
 			Name:  "search_notes",
 			Title: "Search notes",
-			Description: "List the notes the user can see, newest first: each note's Markdown content, tags (#tags and @people), " +
-				"dates and ids. Narrow to one notebook with notebookId (ids come from list_notebooks); archived notes are listed only " +
-				"with archived=true. Results come in pages: pass the previous answer's nextCursor as cursor to get the next page " +
-				"(nextCursor null: there is none). The text, tag and person filters (q, tag, person) are not available on this server " +
-				"yet: a call that sets one fails with VALIDATION_ERROR.",
+			Description: "Find the notes the user can see, newest first: each note's Markdown content, tags (#tags and @people), " +
+				"dates and ids. q finds words anywhere in the text (each word matches the start of a word, case and accents ignored; " +
+				"all words must match; \"a phrase\" in double quotes matches consecutive words). tag and person keep the notes " +
+				"carrying that #tag or mentioning that @person (name without # or @). Narrow to one notebook with notebookId (ids " +
+				"come from list_notebooks); archived notes are listed only with archived=true. All filters combine. Results come in " +
+				"pages: pass the previous answer's nextCursor as cursor to get the next page (nextCursor null: there is none).",
 			InputSchema: inputSchema[searchNotesInput](pageBounds),
 			Annotations: readOnly,
 		}, t.searchNotes),
@@ -227,25 +229,33 @@ func list[V, R any](page pageInput, rows func(paginate.Params) ([]V, *string, er
 }
 
 type searchNotesInput struct {
-	Q          string `json:"q,omitempty" jsonschema:"words to find in the notes (not available yet)"`
-	Tag        string `json:"tag,omitempty" jsonschema:"only notes with this #tag (not available yet)"`
-	Person     string `json:"person,omitempty" jsonschema:"only notes that mention this @person (not available yet)"`
+	Q          string `json:"q,omitempty" jsonschema:"words to find in the notes' text (up to 200 characters)"`
+	Tag        string `json:"tag,omitempty" jsonschema:"only notes with this #tag (the name without #)"`
+	Person     string `json:"person,omitempty" jsonschema:"only notes that mention this @person (the name without @)"`
 	NotebookID string `json:"notebookId,omitempty" jsonschema:"only notes of this notebook"`
 	Archived   bool   `json:"archived,omitempty" jsonschema:"true lists archived notes only; default false, the active ones"`
 	pageInput
 }
 
-// errSearchUnavailable refuses the filters GET /notes does not take yet.
-var errSearchUnavailable = apierr.Validation(`arguments "q", "tag" and "person" are not available on this server yet; list with notebookId, archived, limit and cursor`)
-
-// filter is the notes list's filter, as GET /notes reads it from its query.
+// filter is the notes list's filter, as GET /notes reads it from its query (q, tag, person,
+// notebookId, archived).
 func (in searchNotesInput) filter() (notes.Filter, error) {
-	if in.Q != "" || in.Tag != "" || in.Person != "" {
-		return notes.Filter{}, errSearchUnavailable
-	}
 	f := notes.Filter{Archived: in.Archived}
 	if in.NotebookID != "" {
 		f.NotebookID = &in.NotebookID
+	}
+	if in.Q != "" {
+		q, err := search.Parse(in.Q)
+		if err != nil {
+			return notes.Filter{}, err
+		}
+		f.Text = &q
+	}
+	if name := strings.TrimPrefix(in.Tag, "#"); name != "" {
+		f.Tags = []string{name}
+	}
+	if name := strings.TrimPrefix(in.Person, "@"); name != "" {
+		f.People = []string{name}
 	}
 	return f, nil
 }

@@ -359,11 +359,22 @@ func TestMCPTools(t *testing.T) {
 		}
 		sameAsAPI(t, "search_notes", c.mustCall(t, "search_notes", map[string]any{}), s.Get(t, w.annRW, "/notes"))
 		sameAsAPI(t, "search_notes archived", c.mustCall(t, "search_notes", map[string]any{"archived": true}), s.Get(t, w.annRW, "/notes?archived=true"))
-		// The text, tag and person filters wait for the notes service's search: refused, not ignored.
-		for _, arg := range []string{"q", "tag", "person"} {
-			if o := c.call(t, "search_notes", map[string]any{arg: "hiring"}); o.code != "VALIDATION_ERROR" || !strings.Contains(o.text, `\"`+arg+`\"`) {
-				t.Fatalf("search_notes with %s: %s %s", arg, o.code, o.text)
-			}
+		// The text, tag and person filters are GET /notes' q, tag and person.
+		for _, tc := range []struct {
+			args  map[string]any
+			query string
+		}{
+			{map[string]any{"q": "hiring"}, "q=hiring"},
+			{map[string]any{"q": "DANA hir"}, "q=DANA+hir"},
+			{map[string]any{"tag": "hiring"}, "tag=hiring"},
+			{map[string]any{"person": "@dana", "q": "1:1"}, "person=dana&q=1%3A1"},
+			{map[string]any{"q": "nothing-like-this"}, "q=nothing-like-this"},
+		} {
+			got := c.mustCall(t, "search_notes", tc.args)
+			sameAsAPI(t, "search_notes "+tc.query, got, s.Get(t, w.annRW, "/notes?"+tc.query))
+		}
+		if got := c.mustCall(t, "search_notes", map[string]any{"q": "hiring"}); len(got["data"].([]any)) == 0 {
+			t.Fatalf("search_notes q=hiring found nothing: %v", got)
 		}
 
 		// The note resource is the note's Markdown.
