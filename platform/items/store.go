@@ -65,10 +65,18 @@ func (f ListFilter) Narrow(q *gorm.DB, table string) *gorm.DB {
 		names []string
 	}{{"TAG", f.Tags}, {"PERSON", f.People}} {
 		for _, name := range t.names {
-			// One EXISTS per name: the item carries them all. The tag's identity key leads its
-			// unique index (see modules/tags), and (item_kind, item_id) leads item_tags' key.
-			q = q.Where("EXISTS (SELECT 1 FROM item_tags it JOIN tags t ON t.id = it.tag_id WHERE it.item_kind = ? AND it.item_id = "+
-				table+".id AND t.kind = ? AND t.name_key = ?)", kind, t.kind, TagKey(name))
+			// One EXISTS per name: the item carries them all. The ids of the tags of that name (one
+			// per space) are read once per statement (ARRAY of an uncorrelated subquery: an
+			// InitPlan on PostgreSQL), from the identity index, whose key leads with name_key (see
+			// modules/tags); each candidate item is then one probe of item_tags' key (item_kind,
+			// item_id, tag_id). Written as IN (SELECT ...), PostgreSQL re-read the tags for every
+			// candidate row (SQLite, which has no arrays, keeps that form).
+			tagIDs := "IN (SELECT tags.id FROM tags WHERE tags.name_key = ? AND tags.kind = ?)"
+			if db.IsPostgres(q) {
+				tagIDs = "= ANY (ARRAY(SELECT tags.id FROM tags WHERE tags.name_key = ? AND tags.kind = ?))"
+			}
+			q = q.Where("EXISTS (SELECT 1 FROM item_tags it WHERE it.item_kind = ? AND it.item_id = "+table+".id AND it.tag_id "+tagIDs+")",
+				kind, TagKey(name), t.kind)
 		}
 	}
 	if f.TargetFrom != nil {

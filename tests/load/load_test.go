@@ -254,6 +254,12 @@ func Targets(d Seeded) []Target {
 			Req: func(i int) (string, []byte) {
 				return "/notes?notebookId=" + d.CallerNotebooks[i%len(d.CallerNotebooks)], nil
 			}},
+		// Search (CONTRACT.md section 14): a selective text query (SearchWord matches about 100 of
+		// the caller's notes) and a tag filter (a #tag on about one note in 15).
+		{Name: "search", Method: http.MethodGet, Status: http.StatusOK,
+			Req: func(int) (string, []byte) { return "/notes?q=" + SearchWord, nil }},
+		{Name: "list-tag", Method: http.MethodGet, Status: http.StatusOK,
+			Req: func(int) (string, []byte) { return "/notes?tag=" + tagNames[0], nil }},
 		{Name: "create", Method: http.MethodPost, Status: http.StatusCreated,
 			Req: func(i int) (string, []byte) { return "/notes", create(i) }},
 		{Name: "create-idempotent", Method: http.MethodPost, Status: http.StatusCreated, Idempotent: true,

@@ -13,6 +13,7 @@ import (
 
 	"folio/platform/auth"
 	"folio/platform/markdown"
+	"folio/platform/search"
 	"folio/tests/apitest"
 )
 
@@ -61,6 +62,9 @@ Discussed the **Q3 roadmap** with @alice and @bob. Key points:
 > **Decision:** ship the new pagination behind a flag first.
 
 Follow-up next week with the [design doc](https://example.com/design). #roadmap #meeting`
+
+// SearchWord is in the indexed text of about 100 of the caller's notes (see seed).
+const SearchWord = "zephyrquartz"
 
 var tagNames = []string{"roadmap", "meeting", "hiring", "budget", "oncall", "release", "design",
 	"incident", "retro", "planning", "customer", "security", "infra", "billing", "growth", "legal",
@@ -167,7 +171,7 @@ func seed(t testing.TB, conn *gorm.DB, ann apitest.User, sc Scenario) Seeded {
 		     (VALUES ('TAG', ?::text[], 30), ('PERSON', ?::text[], 20)) k(kind, names, n),
 		     LATERAL generate_series(0, k.n - 1) i`, pgArray(tagNames), pgArray(personNames))
 
-	rebuild := dropIndexes(t, conn, "notes", "item_tags")
+	rebuild := dropIndexes(t, conn, "notes", "item_tags", "search_index")
 
 	// Notes, inserted in createdAt order as a live table grows. Note g <= CallerNotes goes to the
 	// caller's notebook g % CallerNotebooks, the others round-robin over the other notebooks.
@@ -200,8 +204,17 @@ func seed(t testing.TB, conn *gorm.DB, ann apitest.User, sc Scenario) Seeded {
 		FROM notes n JOIN notebooks nb ON nb.id = n.notebook_id,
 		     LATERAL (SELECT hashtext(n.id) & 1023 AS h) x,
 		     LATERAL (VALUES ('TAG', x.h % 30), ('TAG', (x.h + 7) % 30), ('PERSON', x.h % 20)) t(kind, i)`)
+	// The search index: each note's text as the server indexes it (platform/search), its heading
+	// numbered like its content. One caller note in CallerNotes/100 also carries SearchWord, so a
+	// search for it matches about 100 of the caller's notes among the million.
+	exec(`INSERT INTO search_index (item_kind, item_id, body)
+		SELECT 'note', 'n'||substr(md5('n'||g), 1, 23),
+		       replace(?, 'weekly sync with', 'weekly sync '||g||' with') ||
+		       CASE WHEN g <= ? AND g % ? = 0 THEN ' '||? ELSE '' END
+		FROM generate_series(1, ?) g`,
+		search.Normalize(markdown.Render(doc)), sc.CallerNotes, max(1, sc.CallerNotes/100), SearchWord, sc.Total)
 	rebuild()
-	for _, table := range []string{"users", "workspaces", "memberships", "notebooks", "tags", "notes", "item_tags"} {
+	for _, table := range []string{"users", "workspaces", "memberships", "notebooks", "tags", "notes", "item_tags", "search_index"} {
 		exec("VACUUM ANALYZE " + table)
 	}
 
