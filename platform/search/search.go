@@ -90,8 +90,13 @@ func Matching(gdb *gorm.DB, table, itemKind string, q Query) (string, []any) {
 		return "1 = 0", nil
 	}
 	if db.IsPostgres(gdb) {
-		return table + ".id IN (SELECT s.item_id FROM search_index s WHERE s.item_kind = ? AND to_tsvector('simple', s.body) @@ to_tsquery('simple', ?))",
-			[]any{itemKind, tsquery(q)}
+		// ARRAY of an uncorrelated subquery is an InitPlan: the GIN index finds the matching ids
+		// once, then the list filters those. Written as IN (SELECT ...), PostgreSQL turned it
+		// into a semi-join driven from the caller's notes, probing search_index by key and
+		// computing to_tsvector for each of them: 1.7 s of database CPU per request with 50,000
+		// visible notes among a million, instead of a few milliseconds.
+		return table + ".id = ANY (ARRAY(SELECT s.item_id FROM search_index s WHERE s.item_kind = ? AND " +
+			"to_tsvector('simple', s.body) @@ to_tsquery('simple', ?)))", []any{itemKind, tsquery(q)}
 	}
 	return table + ".id IN (SELECT s.item_id FROM search_index s WHERE s.item_kind = ? AND s.rowid IN (SELECT rowid FROM search_fts WHERE search_fts MATCH ?))",
 		[]any{itemKind, ftsQuery(q)}
