@@ -70,10 +70,12 @@ func (f ListFilter) Narrow(q *gorm.DB, table string) *gorm.DB {
 			// InitPlan on PostgreSQL), from the identity index, whose key leads with name_key (see
 			// modules/tags); each candidate item is then one probe of item_tags' key (item_kind,
 			// item_id, tag_id). Written as IN (SELECT ...), PostgreSQL re-read the tags for every
-			// candidate row (SQLite, which has no arrays, keeps that form).
+			// candidate row (SQLite, which has no arrays, keeps that form). OFFSET 0 keeps the
+			// EXISTS a per-row probe under the per-notebook LIMIT: PostgreSQL may otherwise make
+			// it a semi-join that hashes every item_tags row of the tag, once per notebook.
 			tagIDs := "IN (SELECT tags.id FROM tags WHERE tags.name_key = ? AND tags.kind = ?)"
 			if db.IsPostgres(q) {
-				tagIDs = "= ANY (ARRAY(SELECT tags.id FROM tags WHERE tags.name_key = ? AND tags.kind = ?))"
+				tagIDs = "= ANY (ARRAY(SELECT tags.id FROM tags WHERE tags.name_key = ? AND tags.kind = ?)) OFFSET 0"
 			}
 			q = q.Where("EXISTS (SELECT 1 FROM item_tags it WHERE it.item_kind = ? AND it.item_id = "+table+".id AND it.tag_id "+tagIDs+")",
 				kind, TagKey(name), t.kind)
