@@ -45,8 +45,18 @@ check(suggestion.data, `suggest: ${suggestion.response.status} ${JSON.stringify(
 check(suggestion.data.status === "PENDING", "a new suggestion is PENDING");
 check(suggestion.data.originalContent === note.data.content, "originalContent is the note's content");
 
-const pending = await api.GET("/notes/{id}", { params: { path: { id: noteId } } });
-check(pending.data?.pendingSuggestion?.id === suggestion.data.id, "the note shows its pending suggestion");
+// GET /notes/{id} has two representations (JSON, and the content alone as text/markdown): a
+// helper narrows the answer to the JSON one, as a typed client must.
+const getNote = async (id: string) => {
+  const r = await api.GET("/notes/{id}", { params: { path: { id } } });
+  check(typeof r.data === "object" && r.data !== null, `GET /notes/{id}: ${r.response.status}`);
+  return r.data as Exclude<typeof r.data, string | undefined>;
+};
+const markdown = await api.GET("/notes/{id}", { params: { path: { id: noteId } }, headers: { Accept: "text/markdown" }, parseAs: "text" });
+check(markdown.data === note.data.content, `the Markdown representation is the content: ${markdown.data}`);
+
+const pending = await getNote(noteId);
+check(pending.pendingSuggestion?.id === suggestion.data.id, "the note shows its pending suggestion");
 
 const approved = await api.POST("/suggestions/{id}/approve", { params: { path: { id: suggestion.data.id } } });
 check(approved.data?.status === "APPROVED", `approve: ${approved.response.status} ${JSON.stringify(approved.error)}`);
@@ -54,9 +64,9 @@ check(approved.data?.status === "APPROVED", `approve: ${approved.response.status
 const again = await api.POST("/suggestions/{id}/approve", { params: { path: { id: suggestion.data.id } } });
 check(again.response.status === 409 && again.error?.error.code === "SUGGESTION_ALREADY_RESOLVED", "approving twice is 409");
 
-const after = await api.GET("/notes/{id}", { params: { path: { id: noteId } } });
-check(after.data?.content === suggested, `the approved content is the note's: ${after.data?.content}`);
-check(after.data.pendingSuggestion === null, "nothing pending after approval");
+const after = await getNote(noteId);
+check(after.content === suggested, `the approved content is the note's: ${after.content}`);
+check(after.pendingSuggestion === null, "nothing pending after approval");
 
 for (let i = 0; i < 4; i++) {
   const r = await api.POST("/notes", { body: { content: `note ${i} #paging`, notebookId } });
