@@ -3,10 +3,8 @@ package notes
 import (
 	"context"
 	"database/sql"
-	"strconv"
 
 	"gorm.io/gorm"
-	"gorm.io/gorm/clause"
 
 	"folio/platform/db"
 	"folio/platform/items"
@@ -49,16 +47,7 @@ func (s *Store) list(ctx context.Context, visible func() *gorm.DB, f items.ListF
 	}
 	perNotebook := f.Narrow(s.db.Table("notes").Select("notes.id, notes.created_at").
 		Where("notes.notebook_id = nb.id AND notes.deleted_at IS NULL AND notes.archived = ?", f.Archived), "notes")
-	perNotebook = keyset.Order(keyset.After(perNotebook, cursorScope, p.Cursor))
-	if f.Narrowed() {
-		// A filtered walk (a tag, say) must stop after the page's rows: with LIMIT as a parameter
-		// the generic plan assumes a large limit and evaluates the filter for every note of the
-		// notebook first. Written into the SQL, the limit is known to the planner (one prepared
-		// statement per page size, at most 100).
-		perNotebook = perNotebook.Clauses(literalLimit(p.Limit + 1))
-	} else {
-		perNotebook = perNotebook.Limit(p.Limit + 1)
-	}
+	perNotebook = keyset.Order(keyset.After(perNotebook, cursorScope, p.Cursor)).Limit(p.Limit + 1)
 	notebooks := s.db.Table("(?) AS nb", visible())
 	if f.NotebookID != nil {
 		notebooks = notebooks.Where("nb.id = ?", *f.NotebookID)
@@ -84,10 +73,3 @@ func scanNote(rows *sql.Rows) (Note, error) {
 		&n.CreatedByID, &n.CreatedAt, &n.UpdatedAt, &n.DeletedAt, &n.Version)
 	return n, err
 }
-
-// literalLimit is a LIMIT clause with its number in the SQL text rather than a bound parameter.
-type literalLimit int
-
-func (l literalLimit) Name() string                 { return "LIMIT" }
-func (l literalLimit) Build(b clause.Builder)       { b.WriteString("LIMIT " + strconv.Itoa(int(l))) }
-func (l literalLimit) MergeClause(c *clause.Clause) { c.Name, c.Expression = "", l }

@@ -49,12 +49,6 @@ func (f ListFilter) Where(q *gorm.DB, table string) *gorm.DB {
 	return f.Narrow(q, table)
 }
 
-// Narrowed reports whether the filter has any search filter or module condition (Narrow adds
-// something).
-func (f ListFilter) Narrowed() bool {
-	return f.Text != nil || len(f.Tags) > 0 || len(f.People) > 0 || f.TargetFrom != nil || f.TargetTo != nil || len(f.Conditions) > 0
-}
-
 // Searching reports whether the filter has a text query: lists then start from the search index.
 func (f ListFilter) Searching() bool { return f.Text != nil }
 
