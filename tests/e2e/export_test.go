@@ -259,8 +259,11 @@ func TestExportStreamsInConstantMemory(t *testing.T) {
 			count, markdown>>20, written>>20, base>>20, peak>>20, growth>>20)
 		// What a streamed export keeps: one page of items, and the ZIP format's central directory,
 		// written at the end, so held until then: about 600 bytes per file (its header and name).
-		// Buffering the ZIP would add its whole size (over 40 MB) on top.
-		if bound := int64(4<<20 + 1024*count); growth > bound {
+		// Measured: 12-27 MB (a collection may run late, and on PostgreSQL the driver holds a
+		// page's rows too). Buffering the ZIP would hold at least its whole size (written, over
+		// 40 MB) at the end, so the bound sits at half of it plus the directory: above what
+		// streaming needs, below what buffering must.
+		if bound := written/2 + 600*count; growth > bound {
 			t.Fatalf("the live heap grew by %d MB during a %d MB export (bound %d MB): the export is not streamed", growth>>20, markdown>>20, bound>>20)
 		}
 	})
