@@ -22,7 +22,6 @@ import (
 	"folio/modules/webhooks"
 	"folio/modules/workspaces"
 	"folio/platform"
-	"folio/platform/httpx"
 )
 
 // Modules is every domain module of folio. Adding a module is one line here.
@@ -45,14 +44,22 @@ var Modules = fx.Options(
 
 // New builds the application graph. opts are the test seam (fx.Replace(cfg), fx.Populate(&x)) and
 // the command's own invokes.
-func New(opts ...fx.Option) *fx.App {
-	return fx.New(platform.Module, Modules, platform.WithLogger, fx.Options(opts...))
+func New(opts ...fx.Option) *fx.App { return build(nil, opts...) }
+
+// build is New with a module placed before the platform: its invokes run before every other
+// constructor and invoke, so the hooks they append stop last.
+func build(first fx.Option, opts ...fx.Option) *fx.App {
+	if first == nil {
+		first = fx.Options()
+	}
+	return fx.New(first, platform.Module, Modules, platform.WithLogger, fx.Options(opts...))
 }
 
-// Serve builds the server application: it migrates, then listens until stopped. Run it with
-// (*fx.App).Run, which stops it on SIGINT or SIGTERM and drains in-flight requests.
+// Serve builds the server application: it migrates, then listens until stopped, logging one line
+// when it has started and one when it has stopped. Run it with (*fx.App).Run, which stops it on
+// SIGINT or SIGTERM and drains in-flight requests.
 func Serve(opts ...fx.Option) *fx.App {
-	return New(append(opts, fx.Invoke(func(*httpx.Server) {}))...)
+	return build(fx.Module("lifecycle", fx.Invoke(platform.LogStop)), append(opts, fx.Invoke(platform.LogStart))...)
 }
 
 // Exec runs one operator command (folio migrate, folio user ..., folio key ...): it builds the

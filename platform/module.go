@@ -60,12 +60,16 @@ var Module = fx.Module("platform",
 		httpx.NewEngine,
 		newServer,
 	),
+	fx.Invoke(logConfigWarnings),
 )
 
-// WithLogger routes fx's own events to zap at debug level, so a CLI's output stays clean.
+// WithLogger routes fx's own events to zap at debug level, errors included, so a CLI's output
+// stays clean: whoever runs the graph reports its error once, in one line (cmd/folio prints the
+// root cause; a dependency-graph dump helps only whoever debugs folio, at FOLIO_LOG_LEVEL=debug).
 var WithLogger = fx.WithLogger(func(l *zap.Logger) fxevent.Logger {
 	z := &fxevent.ZapLogger{Logger: l.Named("fx")}
 	z.UseLogLevel(zapcore.DebugLevel)
+	z.UseErrorLevel(zapcore.DebugLevel)
 	return z
 })
 
@@ -94,7 +98,7 @@ func newLogger(c config.Config, out LogOutput) (*zap.Logger, error) {
 }
 
 func newDatabase(lc fx.Lifecycle, c config.Config, log *zap.Logger) (*gorm.DB, error) {
-	gdb, err := db.Open(db.Options{URL: c.DatabaseURL, SQLitePath: c.SQLitePath, MaxOpenConns: c.DBMaxOpenConns, MaxIdleConns: c.DBMaxIdleConns, SlowQuery: c.DBSlowQuery}, log)
+	gdb, err := db.OpenWaiting(db.Options{URL: c.DatabaseURL, SQLitePath: c.SQLitePath, MaxOpenConns: c.DBMaxOpenConns, MaxIdleConns: c.DBMaxIdleConns, SlowQuery: c.DBSlowQuery}, log, c.DBConnectTimeout)
 	if err != nil {
 		return nil, err
 	}

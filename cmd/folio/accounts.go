@@ -14,16 +14,15 @@ import (
 	"github.com/alecthomas/kong"
 	"go.uber.org/fx"
 
-	"folio/app"
 	"folio/modules/accounts"
 	"folio/platform/auth"
 	"folio/platform/httpx"
 )
 
 // withAccounts runs fn with the accounts service of a migrated, server-less application.
-func withAccounts(ctx context.Context, fn func(ctx context.Context, acc *accounts.Service) error) error {
+func withAccounts(e *runEnv, fn func(ctx context.Context, acc *accounts.Service) error) error {
 	var acc *accounts.Service
-	return app.Exec(ctx, func(ctx context.Context) error { return fn(ctx, acc) }, fx.Populate(&acc))
+	return e.exec(func(ctx context.Context) error { return fn(ctx, acc) }, fx.Populate(&acc))
 }
 
 // userCmd groups the account commands.
@@ -40,7 +39,7 @@ type userCreateCmd struct {
 
 // Run creates the account and prints its id.
 func (c *userCreateCmd) Run(e *runEnv) error {
-	return withAccounts(e.ctx, func(ctx context.Context, acc *accounts.Service) error {
+	return withAccounts(e, func(ctx context.Context, acc *accounts.Service) error {
 		u, err := acc.CreateUser(ctx, c.Email, c.Name, c.Password)
 		if err != nil {
 			return err
@@ -61,7 +60,7 @@ func (c *userSetPasswordCmd) Run(e *runEnv) error {
 		return err
 	}
 	password := strings.TrimRight(line, "\r\n")
-	return withAccounts(e.ctx, func(ctx context.Context, acc *accounts.Service) error {
+	return withAccounts(e, func(ctx context.Context, acc *accounts.Service) error {
 		return acc.SetPassword(ctx, c.Email, password)
 	})
 }
@@ -85,7 +84,7 @@ type keyCreateCmd struct {
 
 // Run creates the key and prints the raw key.
 func (c *keyCreateCmd) Run(e *runEnv) error {
-	return withAccounts(e.ctx, func(ctx context.Context, acc *accounts.Service) error {
+	return withAccounts(e, func(ctx context.Context, acc *accounts.Service) error {
 		u, err := acc.UserByEmail(ctx, c.Email)
 		if err != nil {
 			return err
@@ -125,7 +124,7 @@ type keyListCmd struct {
 
 // Run prints the user's keys, newest first.
 func (c *keyListCmd) Run(e *runEnv) error {
-	return withAccounts(e.ctx, func(ctx context.Context, acc *accounts.Service) error {
+	return withAccounts(e, func(ctx context.Context, acc *accounts.Service) error {
 		u, err := acc.UserByEmail(ctx, c.Email)
 		if err != nil {
 			return err
@@ -148,7 +147,7 @@ type keyRevokeCmd struct {
 
 // Run revokes the key.
 func (c *keyRevokeCmd) Run(e *runEnv) error {
-	return withAccounts(e.ctx, func(ctx context.Context, acc *accounts.Service) error {
+	return withAccounts(e, func(ctx context.Context, acc *accounts.Service) error {
 		_, err := acc.RevokeKey(ctx, c.Prefix)
 		return err
 	})
@@ -160,7 +159,7 @@ type keyRotateCmd struct {
 
 // Run rotates the key and prints the new raw key.
 func (c *keyRotateCmd) Run(e *runEnv) error {
-	return withAccounts(e.ctx, func(ctx context.Context, acc *accounts.Service) error {
+	return withAccounts(e, func(ctx context.Context, acc *accounts.Service) error {
 		raw, _, err := acc.RotateKey(ctx, c.Prefix)
 		if err != nil {
 			return err

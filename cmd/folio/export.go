@@ -8,7 +8,6 @@ import (
 
 	"go.uber.org/fx"
 
-	"folio/app"
 	"folio/modules/accounts"
 	"folio/modules/export"
 	"folio/platform/auth"
@@ -27,7 +26,7 @@ func (c *exportCmd) Run(e *runEnv) error {
 		acc *accounts.Service
 		exp *export.Service
 	)
-	return app.Exec(e.ctx, func(ctx context.Context) error {
+	return e.exec(func(ctx context.Context) error {
 		u, err := acc.UserByEmail(ctx, c.Email)
 		if err != nil {
 			return err

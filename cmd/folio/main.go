@@ -35,8 +35,13 @@ import (
 	"github.com/alecthomas/kong"
 	"github.com/posener/complete"
 	"github.com/willabides/kongplete"
+	"go.uber.org/dig"
+	"go.uber.org/fx"
 
+	"folio/app"
 	"folio/platform/apierr"
+	"folio/platform/buildinfo"
+	"folio/platform/config"
 )
 
 func main() {
@@ -58,11 +63,37 @@ type cli struct {
 	Help        helpCmd        `cmd:"" help:"Show help on folio or on a command (folio help key create)."`
 }
 
-// runEnv is what every command's Run gets: the process's context and streams.
+// runEnv is what every command's Run gets: the process's context and streams, and the
+// configuration, read on first use.
 type runEnv struct {
 	ctx    context.Context
 	stdin  io.Reader
 	stdout io.Writer
+	cfg    *config.Config
+}
+
+// config reads and checks the FOLIO_* configuration once, before any dependency graph is built:
+// a bad value is the command's one-line error (variable, value, what is allowed), not a graph
+// failure.
+func (e *runEnv) config() (config.Config, error) {
+	if e.cfg == nil {
+		cfg, err := config.FromEnv()
+		if err != nil {
+			return config.Config{}, err
+		}
+		e.cfg = &cfg
+	}
+	return *e.cfg, nil
+}
+
+// exec runs fn in app.Exec (the graph without the HTTP server, migrated) with the configuration
+// read by config.
+func (e *runEnv) exec(fn func(ctx context.Context) error, opts ...fx.Option) error {
+	cfg, err := e.config()
+	if err != nil {
+		return err
+	}
+	return app.Exec(e.ctx, fn, append(opts, fx.Replace(cfg))...)
 }
 
 const description = `folio: a notes and tasks service with a JSON API.
@@ -83,7 +114,7 @@ func newParser(stdout, stderr io.Writer, exit func(int)) (*kong.Kong, error) {
 		kong.Description(description),
 		kong.Writers(stdout, stderr),
 		kong.Exit(exit),
-		kong.Vars{"version": version()},
+		kong.Vars{"version": buildinfo.Read().String()},
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
 	)
 }
@@ -115,15 +146,21 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (status int) 
 		return 1
 	}
 	if err := kctx.Run(&runEnv{ctx: context.Background(), stdin: stdin, stdout: stdout}); err != nil {
-		var ae *apierr.Error
-		if errors.As(err, &ae) {
-			fmt.Fprintln(stderr, "folio:", ae.Message)
-		} else {
-			fmt.Fprintln(stderr, "folio:", err)
-		}
+		fmt.Fprintln(stderr, "folio:", oneLine(err))
 		return 1
 	}
 	return 0
+}
+
+// oneLine is what a failed command prints: an API error's message, or the root cause of a
+// dependency-graph error (which constructor failed is for debugging, at FOLIO_LOG_LEVEL=debug),
+// on one line (pgx lists every address it tried on lines of their own).
+func oneLine(err error) string {
+	var ae *apierr.Error
+	if errors.As(err, &ae) {
+		return ae.Message
+	}
+	return strings.Join(strings.Fields(dig.RootCause(err).Error()), " ")
 }
 
 // commandPath is the command a parse error happened in ("folio key create"), or "folio".

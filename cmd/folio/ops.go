@@ -8,24 +8,42 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"runtime/debug"
-	"strings"
 	"time"
 
 	"go.uber.org/fx"
 	"gorm.io/gorm"
 
 	"folio/app"
-	"folio/platform/config"
+	"folio/platform/buildinfo"
 )
 
 // serveCmd is `folio serve`, also what `folio` alone runs.
 type serveCmd struct{}
 
 // Run starts the API and blocks until SIGINT or SIGTERM (fx's Run exits the process on failure).
-func (serveCmd) Run() error {
-	app.Serve().Run()
-	return nil
+func (serveCmd) Run(e *runEnv) error {
+	cfg, err := e.config()
+	if err != nil {
+		return err
+	}
+	return runServer(app.Serve(fx.Replace(cfg)))
+}
+
+// runServer is (*fx.App).Run returning its error instead of exiting: start (within fx's start
+// timeout), wait for SIGINT or SIGTERM, stop (draining in-flight requests).
+func runServer(a *fx.App) error {
+	if err := a.Err(); err != nil {
+		return err
+	}
+	startCtx, cancel := context.WithTimeout(context.Background(), a.StartTimeout())
+	defer cancel()
+	if err := a.Start(startCtx); err != nil {
+		return err
+	}
+	<-a.Wait()
+	stopCtx, cancel := context.WithTimeout(context.Background(), a.StopTimeout())
+	defer cancel()
+	return a.Stop(stopCtx)
 }
 
 // migrateCmd is `folio migrate`.
@@ -33,7 +51,7 @@ type migrateCmd struct{}
 
 // Run applies the migrations (app.Exec runs them before calling back) and exits.
 func (migrateCmd) Run(e *runEnv) error {
-	return app.Exec(e.ctx, func(context.Context) error { return nil })
+	return e.exec(func(context.Context) error { return nil })
 }
 
 // versionCmd is `folio version` (--version prints the same line).
@@ -41,7 +59,7 @@ type versionCmd struct{}
 
 // Run prints the version line.
 func (versionCmd) Run(e *runEnv) error {
-	_, err := fmt.Fprintln(e.stdout, version())
+	_, err := fmt.Fprintln(e.stdout, buildinfo.Read())
 	return err
 }
 
@@ -53,7 +71,7 @@ type healthcheckCmd struct{}
 // Run exits 0 when /readyz answers 200.
 func (healthcheckCmd) Run(e *runEnv) error {
 	ctx := e.ctx
-	cfg, err := config.FromEnv()
+	cfg, err := e.config()
 	if err != nil {
 		return err
 	}
@@ -89,29 +107,6 @@ func dialAddr(listen string) string {
 	return net.JoinHostPort(host, port)
 }
 
-// version is the module version, VCS revision and commit time the Go toolchain stamped into the
-// binary ("devel" fields when built outside a checkout or with -buildvcs=false).
-func version() string {
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "folio (no build information)"
-	}
-	v, rev, at, dirty := info.Main.Version, "unknown", "unknown", ""
-	for _, s := range info.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.time":
-			at = s.Value
-		case "vcs.modified":
-			if s.Value == "true" {
-				dirty = " (modified)"
-			}
-		}
-	}
-	return strings.TrimSpace(fmt.Sprintf("folio %s commit %s%s (%s), %s", v, rev, dirty, at, info.GoVersion))
-}
-
 // backupCmd writes a consistent copy of the SQLite database to --out while the server may be
 // running: VACUUM INTO reads inside one transaction, so the copy is a snapshot, and it is
 // compacted. It refuses to overwrite a file. On PostgreSQL the database's own tool does this
@@ -122,7 +117,7 @@ type backupCmd struct {
 
 // Run writes the copy and prints its path.
 func (c *backupCmd) Run(e *runEnv) error {
-	cfg, err := config.FromEnv()
+	cfg, err := e.config()
 	if err != nil {
 		return err
 	}
@@ -137,7 +132,7 @@ func (c *backupCmd) Run(e *runEnv) error {
 		return err
 	}
 	var gdb *gorm.DB
-	err = app.Exec(e.ctx, func(ctx context.Context) error {
+	err = e.exec(func(ctx context.Context) error {
 		return gdb.WithContext(ctx).Exec("VACUUM INTO ?", abs).Error
 	}, fx.Populate(&gdb))
 	if err != nil {

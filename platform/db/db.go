@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/glebarez/sqlite"
+	"github.com/jackc/pgx/v5/pgconn"
 	"go.uber.org/zap"
 	"gorm.io/driver/postgres"
 	"gorm.io/gorm"
@@ -237,4 +238,61 @@ func capText(s string, max int) string {
 		cut--
 	}
 	return s[:cut] + fmt.Sprintf("… (%d bytes in all)", len(s))
+}
+
+// OpenWaiting opens the database like Open, waiting up to timeout for a PostgreSQL server that
+// does not answer yet (a container started beside its database): it tries a bare connection with
+// a growing pause (250 ms doubling to 5 s), logging each retry, and opens the pool once one
+// succeeds. A server that answers with an error (a wrong password, a missing database) fails at
+// once, except "the database system is starting up". SQLite is a local file: nothing to wait for.
+func OpenWaiting(opts Options, log *zap.Logger, timeout time.Duration) (*gorm.DB, error) {
+	if opts.URL != "" {
+		if err := waitForPostgres(opts.URL, log, timeout); err != nil {
+			return nil, err
+		}
+	}
+	return Open(opts, log)
+}
+
+func waitForPostgres(url string, log *zap.Logger, timeout time.Duration) error {
+	if log == nil {
+		log = zap.NewNop()
+	}
+	deadline := time.Now().Add(timeout)
+	pause := 250 * time.Millisecond
+	for attempt := 1; ; attempt++ {
+		ctx, cancel := context.WithDeadline(context.Background(), deadline)
+		conn, err := pgconn.Connect(ctx, url)
+		cancel()
+		if err == nil {
+			if attempt > 1 {
+				log.Info("database reachable", zap.Int("attempt", attempt))
+			}
+			return conn.Close(context.Background())
+		}
+		if !retryableConnectError(err) {
+			return fmt.Errorf("open database: %w", err)
+		}
+		if time.Now().Add(pause).After(deadline) {
+			return fmt.Errorf("the database did not answer within FOLIO_DB_CONNECT_TIMEOUT (%s): %w", timeout, err)
+		}
+		log.Warn("database not reachable yet; retrying",
+			zap.Int("attempt", attempt), zap.Duration("retryIn", pause), zap.Error(err))
+		time.Sleep(pause)
+		pause = min(2*pause, 5*time.Second)
+	}
+}
+
+// retryableConnectError tells a server that is not there yet (no answer: refused, unreachable,
+// timed out; or "starting up") from one that answered no.
+func retryableConnectError(err error) bool {
+	var parseErr *pgconn.ParseConfigError
+	if errors.As(err, &parseErr) {
+		return false // the URL itself is wrong: waiting cannot mend it
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return pgErr.Code == "57P03" // cannot_connect_now: starting up, shutting down, recovering
+	}
+	return true
 }

@@ -115,7 +115,7 @@ func (s *Server) start(context.Context) error {
 		return err
 	}
 	s.listener = ln
-	s.log.Info("listening", zap.String("addr", ln.Addr().String()))
+	s.log.Debug("listening", zap.String("addr", ln.Addr().String()))
 	go func() {
 		if err := s.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			s.log.Error("server stopped", zap.Error(err))
