@@ -27,8 +27,10 @@ var allowedModuleImports = map[string][]string{
 	// notebooks.Memberships <- workspaces.Service.
 	"notebooks": {"workspaces"},
 	// The settings UI is the accounts module's web front: settings.Accounts <- accounts.Service,
-	// and its pages show accounts' types (users, keys, sessions).
-	"settings": {"accounts"},
+	// and its pages show accounts' types (users, keys, sessions). Its review pages are the
+	// suggestions and versions modules' web front, as the MCP server is another: settings.Reviews
+	// <- suggestions.Service, settings.Histories <- versions.History, showing their types.
+	"settings": {"accounts", "suggestions", "versions"},
 	// workspaces.UserDirectory <- accounts.Directory.
 	"workspaces": {"accounts"},
 }

@@ -21,4 +21,5 @@ type Accounts interface {
 	CreateKey(ctx context.Context, in accounts.NewKey) (string, accounts.APIKey, error)
 	RevokeOwnKey(ctx context.Context, userID, prefix string) (accounts.APIKey, error)
 	RotateOwnKey(ctx context.Context, userID, prefix string) (string, accounts.APIKey, error)
+	UsersByIDs(ctx context.Context, ids []string) ([]accounts.User, error)
 }

@@ -22,12 +22,13 @@ import (
 	"folio/platform/auth"
 	"folio/platform/clock"
 	"folio/platform/config"
+	"folio/platform/content"
 	"folio/platform/httpx"
 	"folio/platform/ratelimit"
 )
 
-// Handler is the settings UI: sign-up, sign-in and sign-out, the account page and API key management,
-// as server-rendered pages (html/template, assets embedded in the binary). Every page works
+// Handler is the web UI for people: sign-up, sign-in and sign-out, the account page, API key
+// management, and the review of suggestions and history (review.go), as server-rendered pages (html/template, assets embedded in the binary). Every page works
 // without JavaScript; one small external script only adds a copy button.
 //
 // Routes:
@@ -41,6 +42,7 @@ import (
 //	GET  /settings/keys/:prefix/rotate, POST ... /rotate  confirm, then rotate (new key shown once)
 //	GET  /settings/keys/:prefix/revoke, POST ... /revoke  confirm, then revoke
 //	GET  /settings/account, POST /settings/account/password   profile and password change
+//	GET  /review ...                          the review pages (review.go)
 //	GET  /assets/:name                        stylesheet, script, icon
 type Handler struct {
 	svc        Accounts
@@ -52,17 +54,23 @@ type Handler struct {
 	proxies    []netip.Prefix
 	pages      pages
 	assets     httpx.Assets
+	reviews    Reviews
+	histories  Histories
+	targets    map[string]content.Target // by item kind: labels, ETags and access of the reviewed items
 }
 
 // HandlerParams are the dependencies of NewHandler.
 type HandlerParams struct {
 	fx.In
-	Accounts Accounts
-	Places   auth.KeyPlaces
-	Limiters platform.Limiters
-	Clock    clock.Clock
-	Config   config.Config
-	Logger   *zap.Logger
+	Accounts  Accounts
+	Places    auth.KeyPlaces
+	Limiters  platform.Limiters
+	Clock     clock.Clock
+	Config    config.Config
+	Logger    *zap.Logger
+	Reviews   Reviews
+	Histories Histories
+	Targets   []content.Target `group:"contentTargets"`
 }
 
 // NewHandler returns the settings UI.
@@ -70,6 +78,10 @@ func NewHandler(p HandlerParams) (*Handler, error) {
 	w := &Handler{
 		svc: p.Accounts, places: p.Places, failures: p.Limiters.Failure, clock: p.Clock,
 		log: p.Logger.Named("web"), secureMode: p.Config.CookieSecure,
+		reviews: p.Reviews, histories: p.Histories, targets: map[string]content.Target{},
+	}
+	for _, t := range p.Targets {
+		w.targets[t.Kind()] = t
 	}
 	for _, s := range p.Config.TrustedProxies {
 		if pfx, err := netip.ParsePrefix(s); err == nil {
@@ -118,6 +130,7 @@ func (w *Handler) Register(r httpx.Router) {
 	g.POST("/settings/keys/:prefix/revoke", w.signedIn(w.revokeKey))
 	g.GET("/settings/account", w.signedIn(w.accountPage))
 	g.POST("/settings/account/password", w.signedIn(w.changePassword))
+	w.registerReview(g)
 	r.Public.GET("/assets/:name", w.assets.Serve)
 }
 

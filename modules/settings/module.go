@@ -1,12 +1,16 @@
-// Package settings is the settings UI: server-rendered pages for people (sign-up, sign-in, API
-// keys, password) over the accounts module's service. Templates and assets are in web/, embedded.
-// Its routes join the same routes group as the API's handlers.
+// Package settings is the web UI for people: server-rendered pages for sign-up, sign-in, API keys
+// and password over the accounts module's service, and the review pages (suggestions to approve or
+// reject, an item's history to restore) over the suggestions and versions modules' services.
+// Templates and assets are in web/, embedded. Its routes join the same routes group as the API's
+// handlers.
 package settings
 
 import (
 	"go.uber.org/fx"
 
 	"folio/modules/accounts"
+	"folio/modules/suggestions"
+	"folio/modules/versions"
 	"folio/platform/httpx"
 )
 
@@ -15,5 +19,7 @@ var Module = fx.Module("settings",
 	fx.Provide(
 		httpx.AsRoutes(NewHandler),
 		func(s *accounts.Service) Accounts { return s },
+		func(s *suggestions.Service) Reviews { return s },
+		func(h *versions.History) Histories { return h },
 	),
 )

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net/http"
 
-	udiff "github.com/aymanbagabas/go-udiff"
 	"gorm.io/gorm"
 
 	"folio/platform/apierr"
@@ -45,8 +44,7 @@ func (e InboxEntry) Stale() (bool, error) {
 }
 
 // Diff is the unified diff, lines of Markdown, from the item's current content to the suggested
-// one; empty when they are the same. Both texts get a final newline first, so that the diff has no
-// "\ No newline at end of file" markers: responses carry Markdown without its final newline.
+// one (content.UnifiedDiff); empty when they are the same.
 func (e InboxEntry) Diff() (string, error) {
 	current, err := content.Render(e.Current)
 	if err != nil {
@@ -56,7 +54,7 @@ func (e InboxEntry) Diff() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return udiff.Unified("current", "suggested", current+"\n", suggested+"\n"), nil
+	return content.UnifiedDiff(current, suggested), nil
 }
 
 // Inbox returns a page of the suggestions on every item the principal can read, newest first.

@@ -19,5 +19,6 @@ func migrations() db.Migrations {
 		Rollback: func(tx *gorm.DB) error { return tx.Migrator().DropTable(&Suggestion{}) },
 	},
 		db.AddVersionColumn("202611232300_suggestions_version", "suggestions"),
+		db.AddColumns("202611261000_suggestions_key", &Suggestion{}, "CreatedByKeyName", "CreatedByKeyPrefix"),
 	}
 }

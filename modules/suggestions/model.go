@@ -26,9 +26,13 @@ type Suggestion struct {
 	SuggestedContent db.JSON `gorm:"not null"`
 	Rationale        string  `gorm:"size:8000;not null"`
 	CreatedByID      string  `gorm:"size:24;not null"`
-	CreatedAt        time.Time
-	ResolvedAt       *time.Time
-	ResolvedByID     *string `gorm:"size:24"`
+	// The key that proposed it (its name and display prefix), nil for a session: the review pages
+	// show who proposed a change ("Research assistant", or the person).
+	CreatedByKeyName   *string `gorm:"size:100"`
+	CreatedByKeyPrefix *string `gorm:"size:20"`
+	CreatedAt          time.Time
+	ResolvedAt         *time.Time
+	ResolvedByID       *string `gorm:"size:24"`
 	// Version is 1 when suggested; superseding or resolving increments it in the same UPDATE. Its
 	// ETag is made of it.
 	Version int64 `gorm:"not null;default:1"`

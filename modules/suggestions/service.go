@@ -114,6 +114,9 @@ func (s *Service) Suggest(ctx context.Context, p *auth.Principal, kind, itemID s
 		}
 		sg = Suggestion{ID: ids.New(), ItemKind: kind, ItemID: item.ID, Status: StatusPending, OriginalContent: original,
 			SuggestedContent: suggested, Rationale: rationale, CreatedByID: p.UserID, CreatedAt: now, Version: 1}
+		if p.Credential == auth.CredentialKey {
+			sg.CreatedByKeyName, sg.CreatedByKeyPrefix = &p.KeyName, &p.KeyPrefix
+		}
 		if err := s.store.create(ctx, tx, &sg); err != nil {
 			return err
 		}

@@ -176,5 +176,6 @@ func (s *Service) Delete(ctx context.Context, p *auth.Principal, id string, ifMa
 func shape() items.Shape[Task] {
 	return items.Shape[Task]{Name: ItemKind, NotFound: ErrNotFound, Columns: (*Task).ItemColumns, Document: (*Task).document,
 		SearchText: func(t *Task, notes string) string { return t.Title + "\n" + notes },
+		Label:      func(t *Task) string { return t.Title },
 		Render:     func(v View) (any, error) { return toTaskResponse(v) }}
 }

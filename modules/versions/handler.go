@@ -13,6 +13,7 @@ import (
 	"folio/platform/apierr"
 	"folio/platform/auth"
 	"folio/platform/content"
+	"folio/platform/etag"
 	"folio/platform/httpx"
 	"folio/platform/markdown"
 	"folio/platform/paginate"
@@ -60,19 +61,10 @@ func (h *Handler) get(kind string) httpx.HandlerFunc {
 }
 
 // restore answers 200 with the item as its GET does (without a note's pendingSuggestion) and its
-// new ETag. The version is read first (read access), then the target restores under the item's
-// lock, checking write access and If-Match.
+// new ETag (History.Restore).
 func (h *Handler) restore(t content.Target) httpx.HandlerFunc {
 	return func(c *gin.Context) error {
-		v, err := h.history.Get(c.Request.Context(), auth.FromGin(c), t.Kind(), c.Param("id"), c.Param("versionId"))
-		if err != nil {
-			return err
-		}
-		doc, err := markdown.Decode(v.Document)
-		if err != nil {
-			return err
-		}
-		resp, tag, err := t.Restore(c.Request.Context(), auth.FromGin(c), c.Param("id"), doc, httpx.IfMatch(c))
+		resp, tag, err := h.history.Restore(c.Request.Context(), auth.FromGin(c), t.Kind(), c.Param("id"), c.Param("versionId"), httpx.IfMatch(c))
 		if err != nil {
 			return err
 		}
@@ -141,3 +133,18 @@ type VersionResponse = versionResponse
 
 // ToResponse is the API's conversion of a version in a list.
 func ToResponse(v Snapshot) VersionResponse { return toVersionResponse(v) }
+
+// Restore makes the version the item's content: the version is read first (read access), then the
+// item's target restores it under the item's lock, checking write access and ifMatch. It answers
+// the item as the API renders it, and its new ETag. The API and the review pages restore through it.
+func (h *History) Restore(ctx context.Context, p *auth.Principal, kind, id, versionID string, ifMatch etag.IfMatch) (any, string, error) {
+	v, err := h.Get(ctx, p, kind, id, versionID)
+	if err != nil {
+		return nil, "", err
+	}
+	doc, err := markdown.Decode(v.Document)
+	if err != nil {
+		return nil, "", err
+	}
+	return h.targets[kind].Restore(ctx, p, id, doc, ifMatch)
+}

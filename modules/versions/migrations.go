@@ -1,7 +1,6 @@
 package versions
 
 import (
-	"github.com/go-gormigrate/gormigrate/v2"
 	"gorm.io/gorm"
 
 	"folio/platform/db"
@@ -15,31 +14,6 @@ func migrations() db.Migrations {
 			Rollback: func(tx *gorm.DB) error { return tx.Migrator().DropTable(&Snapshot{}) },
 		},
 		// Who replaced the content, shown by GET /<kind>s/:id/versions (CONTRACT.md section 15).
-		addKeyColumns("202611241001_versions_key", "APIKeyName", "APIKeyPrefix"),
-	}
-}
-
-// addKeyColumns adds the model's fields as columns, unless the table was created with them.
-func addKeyColumns(id string, fields ...string) *gormigrate.Migration {
-	return &gormigrate.Migration{
-		ID: id,
-		Migrate: func(tx *gorm.DB) error {
-			for _, f := range fields {
-				if !tx.Migrator().HasColumn(&Snapshot{}, f) {
-					if err := tx.Migrator().AddColumn(&Snapshot{}, f); err != nil {
-						return err
-					}
-				}
-			}
-			return nil
-		},
-		Rollback: func(tx *gorm.DB) error {
-			for _, f := range fields {
-				if err := tx.Migrator().DropColumn(&Snapshot{}, f); err != nil {
-					return err
-				}
-			}
-			return nil
-		},
+		db.AddColumns("202611241001_versions_key", &Snapshot{}, "APIKeyName", "APIKeyPrefix"),
 	}
 }

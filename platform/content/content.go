@@ -17,6 +17,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	udiff "github.com/aymanbagabas/go-udiff"
+
 	"gorm.io/gorm"
 
 	"folio/platform/apierr"
@@ -34,6 +36,7 @@ type Item struct {
 	WorkspaceID *string
 	Content     markdown.Doc
 	ETag        string // the item's ETag as loaded (an approval's If-Match is checked against it)
+	Label       string // how a person recognises the item in a list: a note's first line, a task's title
 }
 
 // Target is one kind of item whose content can be proposed and replaced.
@@ -153,3 +156,11 @@ func RenderOnce(stored []byte) (string, error) {
 // its final newline, so that a client sending "Buy milk" reads back "Buy milk", and sending back
 // what it read changes nothing.
 func Text(doc markdown.Doc) string { return strings.TrimSuffix(markdown.Render(doc), "\n") }
+
+// UnifiedDiff is the unified line diff from one Markdown text to another ("current" to
+// "suggested"), empty when they are the same. Both texts get a final newline first, so that the
+// diff has no "\ No newline at end of file" markers: responses carry Markdown without its final
+// newline. The suggestion inbox's diff and the review pages use it.
+func UnifiedDiff(from, to string) string {
+	return udiff.Unified("current", "suggested", from+"\n", to+"\n")
+}

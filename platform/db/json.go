@@ -83,3 +83,30 @@ func AddVersionColumn(id, table string) *gormigrate.Migration {
 		Rollback: func(tx *gorm.DB) error { return tx.Migrator().DropColumn(table, "version") },
 	}
 }
+
+// AddColumns is a migration step adding the model's fields as columns, each unless the table
+// already has it (a database created after the fields joined the model has them from the table's
+// first step, which creates the table from the model).
+func AddColumns(id string, model any, fields ...string) *gormigrate.Migration {
+	return &gormigrate.Migration{
+		ID: id,
+		Migrate: func(tx *gorm.DB) error {
+			for _, f := range fields {
+				if !tx.Migrator().HasColumn(model, f) {
+					if err := tx.Migrator().AddColumn(model, f); err != nil {
+						return err
+					}
+				}
+			}
+			return nil
+		},
+		Rollback: func(tx *gorm.DB) error {
+			for _, f := range fields {
+				if err := tx.Migrator().DropColumn(model, f); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+	}
+}

@@ -49,6 +49,9 @@ type Shape[Row any] struct {
 	// SearchText, when not nil, is the item's text for full-text search given its document's
 	// Markdown (a task adds its title); nil: the Markdown alone.
 	SearchText func(row *Row, markdown string) string
+	// Label, when not nil, is how a person recognises the item in a list (a task's title); nil:
+	// the first line of the document's text (a note).
+	Label func(row *Row) string
 	// Render is the module's response conversion: the item as the API returns it, the data of its
 	// events in the change feed (platform/eventlog).
 	Render func(v View[Row]) (any, error)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"strings"
 
 	"gorm.io/gorm"
 
@@ -46,7 +47,23 @@ func (t target[Row]) load(ctx context.Context, tx *gorm.DB, p *auth.Principal, i
 	if err != nil {
 		return content.Item{}, err
 	}
-	return content.Item{Kind: s.shape.Name, ID: c.ID, NotebookID: nb.ID, WorkspaceID: nb.WorkspaceID, Content: doc, ETag: c.ETag()}, nil
+	return content.Item{Kind: s.shape.Name, ID: c.ID, NotebookID: nb.ID, WorkspaceID: nb.WorkspaceID, Content: doc, ETag: c.ETag(), Label: s.label(&row, doc)}, nil
+}
+
+// label is Shape.Label, or the first non-blank line of the document's text, at most 120 characters.
+func (s *Service[Row]) label(row *Row, doc markdown.Doc) string {
+	if s.shape.Label != nil {
+		return s.shape.Label(row)
+	}
+	for line := range strings.Lines(doc.Text()) {
+		if line = strings.TrimSpace(line); line != "" {
+			if r := []rune(line); len(r) > 120 {
+				return string(r[:119]) + "…"
+			}
+			return line
+		}
+	}
+	return ""
 }
 
 // Touch bumps the item's version when a read of it shows its pending suggestion (Shape.ShowsPending).
