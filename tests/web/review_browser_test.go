@@ -1,0 +1,197 @@
+package web
+
+import (
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"folio/tests/apitest"
+)
+
+// keyTransport sends the API key on every request of the MCP client.
+type keyTransport struct{ key string }
+
+func (k keyTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	req = req.Clone(req.Context())
+	req.Header.Set("Authorization", "Bearer "+k.key)
+	return http.DefaultTransport.RoundTrip(req)
+}
+
+// TestBrowserReview is the loop of assistants and people in a real headless Chromium: an
+// assistant's key proposes a change through the MCP server; the person signs in, finds it in
+// /review, reads the diff and approves; the API then shows the new content and a version of the
+// old one. A second proposal, approved from a page opened before the note changed, shows the
+// conflict page and changes nothing. The history page restores the first content. Screenshots of
+// each page are kept in tests/output/web (review-*.png).
+func TestBrowserReview(t *testing.T) {
+	ctx, logs := chromium(t)
+	s := apitest.Start(t, "sqlite")
+	out := outputDir(t)
+	hb := newBrowser(t, s)
+	person := signUp(t, hb, "Mia Manager")
+	key := createKey(t, hb, "Research assistant", 3, "")
+	notebook := apitest.Must(t, s.Post(t, key, "/notebooks", map[string]any{"name": "Leadership"}), 201).Str(t, "id")
+	original := "Hiring plan\n\nOpen two #backend roles in Q1.\n\n> **Decision:** start with one senior hire.\n\nOwner: @mia"
+	note := apitest.Must(t, s.Post(t, key, "/notes", map[string]any{"notebookId": notebook, "content": original}), 201).Str(t, "id")
+
+	// The assistant, through MCP with the same key.
+	client := mcp.NewClient(&mcp.Implementation{Name: "assistant", Version: "1"}, nil)
+	cs, err := client.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: s.URL + "/mcp",
+		HTTPClient: &http.Client{Transport: keyTransport{key}, Timeout: 30 * time.Second}, MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatalf("MCP connect: %v", err)
+	}
+	t.Cleanup(func() { _ = cs.Close() })
+	propose := func(content, rationale string) {
+		t.Helper()
+		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "propose_note_change",
+			Arguments: map[string]any{"id": note, "content": content, "rationale": rationale}})
+		if err != nil || res.IsError {
+			t.Fatalf("propose_note_change: %v %+v", err, res)
+		}
+	}
+	proposed := "Hiring plan\n\nOpen three #backend roles in Q1.\n\n> **Decision:** start with one senior hire.\n\nOwner: @mia"
+	propose(proposed, "The Q1 budget allows a third role.")
+
+	run := func(what string, steps ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		if err := chromedp.Do(ctx, steps...); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+	text := func(sel string) string {
+		t.Helper()
+		s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel), chromedp.NodeVisible))
+		if err != nil {
+			t.Fatalf("read %s: %v", sel, err)
+		}
+		return strings.TrimSpace(s)
+	}
+	shot := func(name string) {
+		t.Helper()
+		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+		if err != nil {
+			t.Fatalf("screenshot %s: %v", name, err)
+		}
+		path := filepath.Join(out, name)
+		if err := os.WriteFile(path, png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("screenshot: %s", path)
+	}
+
+	// Sign in, open the review list.
+	run("sign in",
+		chromedp.Navigate(s.URL+"/signin"),
+		chromedp.WaitVisible(chromedp.CSS(`#email`)),
+		chromedp.SendKeys(chromedp.CSS(`#email`), person.Email),
+		chromedp.SendKeys(chromedp.CSS(`#password`), person.Password),
+		chromedp.Click(chromedp.CSS(`form button[type=submit]`)),
+		chromedp.WaitVisible(chromedp.CSS(`.tabs`)),
+		chromedp.Click(chromedp.CSS(`.tabs a[href="/review"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#pending`)),
+	)
+	if got := text(`#pending tbody tr`); !strings.Contains(got, "Hiring plan") || !strings.Contains(got, "Leadership") ||
+		!strings.Contains(got, "Research assistant") || !strings.Contains(got, "Pending") {
+		t.Fatalf("the review row says %q", got)
+	}
+	shot("review-list.png")
+
+	// The suggestion: the diff marks the changed line; approve.
+	run("open the suggestion",
+		chromedp.Click(chromedp.CSS(`#pending tbody tr a`)),
+		chromedp.WaitVisible(chromedp.CSS(`#approve`)),
+	)
+	if got := text(`.diff-del`); !strings.Contains(got, "Open two #backend roles in Q1.") {
+		t.Fatalf("the removed line reads %q", got)
+	}
+	if got := text(`.diff-add`); !strings.Contains(got, "Open three #backend roles in Q1.") {
+		t.Fatalf("the added line reads %q", got)
+	}
+	shot("review-suggestion.png")
+	run("phone", chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2), chromedp.EmulateMobile), chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS(`#approve`)))
+	shot("review-suggestion-phone.png")
+	run("approve",
+		chromedp.EmulateViewport(1280, 900),
+		chromedp.Click(chromedp.CSS(`#approve`)),
+		chromedp.WaitVisible(chromedp.CSS(`.notice`)),
+	)
+	if got := text(".notice"); !strings.HasPrefix(got, "Approved.") {
+		t.Fatalf("after approving the page says %q", got)
+	}
+	shot("review-approved.png")
+	if got := apitest.Must(t, s.Get(t, key, "/notes/"+note), 200).Str(t, "content"); got != proposed {
+		t.Fatalf("after approval the API shows %q", got)
+	}
+	versions := apitest.Must(t, s.Get(t, key, "/notes/"+note+"/versions"), 200).Data(t)
+	if len(versions) != 1 || versions[0]["reason"] != "suggestion" {
+		t.Fatalf("versions after approval: %v", versions)
+	}
+	if got := apitest.Must(t, s.Get(t, key, "/notes/"+note+"/versions/"+versions[0]["id"].(string)), 200).Str(t, "content"); got != original {
+		t.Fatalf("the version keeps %q", got)
+	}
+
+	// A stale approve: the page is opened, then the note changes; approving shows the conflict.
+	propose(proposed+"\n\nBudget: confirmed by finance.", "Finance confirmed.")
+	run("open the second suggestion",
+		chromedp.Navigate(s.URL+"/review"),
+		chromedp.WaitVisible(chromedp.CSS(`#pending`)),
+		chromedp.Click(chromedp.CSS(`#pending tbody tr a`)),
+		chromedp.WaitVisible(chromedp.CSS(`#approve`)),
+	)
+	edited := proposed + "\n\nEdited by Mia meanwhile."
+	apitest.Must(t, s.Do(t, apitest.Request{Method: http.MethodPatch, Path: "/notes/" + note, Key: key, Body: map[string]any{"content": edited}}), 200)
+	run("stale approve",
+		chromedp.Click(chromedp.CSS(`#approve`)),
+		chromedp.WaitVisible(chromedp.CSS(`#open-again`)),
+	)
+	if got := text("h1"); got != "This note changed since you opened it" {
+		t.Fatalf("the stale approve shows %q", got)
+	}
+	shot("review-conflict.png")
+	if got := apitest.Must(t, s.Get(t, key, "/notes/"+note), 200).Str(t, "content"); got != edited {
+		t.Fatalf("a stale approve changed the note: %q", got)
+	}
+	run("open it again", chromedp.Click(chromedp.CSS(`#open-again`)), chromedp.WaitVisible(chromedp.CSS(`#reject`)))
+	if got := text(`.status-stale`); got != "Stale" {
+		t.Fatalf("the reopened suggestion is not marked stale: %q", got)
+	}
+	run("reject", chromedp.Click(chromedp.CSS(`#reject`)), chromedp.WaitVisible(chromedp.CSS(`.notice`)))
+
+	// History: view the first version and restore it.
+	run("history",
+		chromedp.Navigate(s.URL+"/review/notes/"+note+"/history"),
+		chromedp.WaitVisible(chromedp.CSS(`#versions`)),
+	)
+	shot("review-history.png")
+	run("view the oldest version",
+		chromedp.Click(chromedp.CSS(`#versions tbody tr:last-child a`)),
+		chromedp.WaitVisible(chromedp.CSS(`#restore`)),
+	)
+	if got := text(`#version-text`); got != original {
+		t.Fatalf("the version page shows %q", got)
+	}
+	shot("review-version.png")
+	run("restore", chromedp.Click(chromedp.CSS(`#restore`)), chromedp.WaitVisible(chromedp.CSS(`.notice`)))
+	shot("review-restored.png")
+	if got := apitest.Must(t, s.Get(t, key, "/notes/"+note), 200).Str(t, "content"); got != original {
+		t.Fatalf("after restore the API shows %q", got)
+	}
+	// The conflict page is a 412 on purpose, which Chromium reports as a failed load; anything
+	// else (a blocked inline script or style, a failed asset) fails the test.
+	var errs []string
+	for _, e := range logs.all() {
+		if !strings.Contains(e, "status of 412 (Precondition Failed)") {
+			errs = append(errs, e)
+		}
+	}
+	if len(errs) > 0 {
+		t.Fatalf("the browser reported errors:\n%s", strings.Join(errs, "\n"))
+	}
+}
