@@ -107,6 +107,13 @@ func (a *Access) VisibleIDs(db *gorm.DB, p *auth.Principal) *gorm.DB {
 	return a.Visible(p)(db.Table("notebooks").Select("notebooks.id"))
 }
 
+// VisibleSpaces implements items.Notebooks: the spaces of every notebook the user may see (their
+// own personal space and their workspaces'), whatever the key's restriction, which VisibleIDs
+// applies to the notebooks themselves.
+func (a *Access) VisibleSpaces(db *gorm.DB, p *auth.Principal) *gorm.DB {
+	return db.Raw("SELECT CAST(? AS VARCHAR(24)) UNION ALL ?", p.UserID, a.memberships.MemberWorkspaceIDs(p.UserID))
+}
+
 // CheckRestriction implements auth.RestrictionChecker: a restricted key works only while its
 // workspace or notebook is within its user's reach. A workspace the user was removed from gives
 // 403 NOT_WORKSPACE_MEMBER on every call.

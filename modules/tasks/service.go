@@ -101,7 +101,8 @@ func (s *Service) List(ctx context.Context, p *auth.Principal, f Filter, page pa
 	if f.Status != nil && !slices.Contains(Statuses, *f.Status) {
 		return nil, nil, ErrQStatus
 	}
-	return s.items.List(ctx, p, f.ListFilter, func(visible items.VisibleNotebooks) ([]Task, *string, error) {
+	return s.items.List(ctx, p, f.ListFilter, func(visible items.VisibleNotebooks, lf items.ListFilter) ([]Task, *string, error) {
+		f.ListFilter = lf
 		return s.store.list(ctx, visible, f, page)
 	})
 }

@@ -101,6 +101,9 @@ type Notebooks interface {
 	ItemNotebook(ctx context.Context, tx *gorm.DB, p *auth.Principal, id string) (Notebook, error)
 	// VisibleIDs is a subquery of the ids of the notebooks the principal may see.
 	VisibleIDs(db *gorm.DB, p *auth.Principal) *gorm.DB
+	// VisibleSpaces is a subquery of the tag spaces of those notebooks (a superset will do): the
+	// tag filters look up a name's tags in these spaces only, not in every space of the database.
+	VisibleSpaces(db *gorm.DB, p *auth.Principal) *gorm.DB
 	// Reserve takes n item slots in a notebook inside tx, or fails with ITEM_LIMIT_REACHED.
 	Reserve(ctx context.Context, tx *gorm.DB, notebookID string, n int) error
 	// Release gives n item slots back inside tx.

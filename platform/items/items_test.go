@@ -59,6 +59,10 @@ func (n *notebooks) VisibleIDs(gdb *gorm.DB, _ *auth.Principal) *gorm.DB {
 	return gdb.Table("notebooks").Select("id")
 }
 
+func (n *notebooks) VisibleSpaces(gdb *gorm.DB, _ *auth.Principal) *gorm.DB {
+	return gdb.Table("tags").Select("space_id")
+}
+
 func (n *notebooks) Reserve(_ context.Context, _ *gorm.DB, id string, k int) error {
 	if n.count[id]+k > n.limit {
 		return errItemLimit
@@ -351,7 +355,7 @@ func TestListChecksTheNamedNotebookAndAddsTags(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t)
 	a, b := f.create(t, "mine", "a #x").Item, f.create(t, "team", "b #y").Item
-	page := func(visible items.VisibleNotebooks) ([]Widget, *string, error) {
+	page := func(visible items.VisibleNotebooks, _ items.ListFilter) ([]Widget, *string, error) {
 		var rows []Widget
 		err := items.ListFilter{}.Where(f.gdb.Table("widgets").Where("widgets.notebook_id IN (?)", visible()), "widgets").
 			Order("widgets.id").Find(&rows).Error
@@ -369,7 +373,7 @@ func TestListChecksTheNamedNotebookAndAddsTags(t *testing.T) {
 		t.Fatalf("list %v", got)
 	}
 	called := false
-	_, _, err = f.svc.List(ctx, f.p, items.ListFilter{NotebookID: ptr("elsewhere")}, func(items.VisibleNotebooks) ([]Widget, *string, error) {
+	_, _, err = f.svc.List(ctx, f.p, items.ListFilter{NotebookID: ptr("elsewhere")}, func(items.VisibleNotebooks, items.ListFilter) ([]Widget, *string, error) {
 		called = true
 		return nil, nil, nil
 	})

@@ -161,15 +161,17 @@ func (s *Service[Row]) Read(ctx context.Context, p *auth.Principal, id string, i
 type VisibleNotebooks func() *gorm.DB
 
 // List returns a page of the items the principal may see, with their tags; page is the module's
-// own list query. A notebook named by the filter is checked first, so that it gets the access codes
+// own list query, given the visible notebooks and the filter completed with the principal's tag
+// spaces. A notebook named by the filter is checked first, so that it gets the access codes
 // (KEY_NOTEBOOK_MISMATCH, 404, ...) rather than an empty page.
-func (s *Service[Row]) List(ctx context.Context, p *auth.Principal, f ListFilter, page func(VisibleNotebooks) ([]Row, *string, error)) ([]View[Row], *string, error) {
+func (s *Service[Row]) List(ctx context.Context, p *auth.Principal, f ListFilter, page func(VisibleNotebooks, ListFilter) ([]Row, *string, error)) ([]View[Row], *string, error) {
 	if f.NotebookID != nil {
 		if _, err := s.notebooks.ItemNotebook(ctx, nil, p, *f.NotebookID); err != nil {
 			return nil, nil, err
 		}
 	}
-	rows, next, err := page(func() *gorm.DB { return s.notebooks.VisibleIDs(s.db, p) })
+	f.TagSpaces = func() *gorm.DB { return s.notebooks.VisibleSpaces(s.db, p) }
+	rows, next, err := page(func() *gorm.DB { return s.notebooks.VisibleIDs(s.db, p) }, f)
 	if err != nil {
 		return nil, nil, err
 	}

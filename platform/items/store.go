@@ -32,6 +32,9 @@ type ListFilter struct {
 	TargetFrom *time.Time    // targetAt on or after
 	TargetTo   *time.Time    // targetAt before (the end of the day of targetTo, made exclusive)
 	Conditions []Condition   // the module's own filters (a note's hasDecision, a task's priority)
+	// TagSpaces, set by Service.List, is a subquery of the caller's tag spaces: a tag name is
+	// looked up there only (a name like "roadmap" has a tag in every space of the database).
+	TagSpaces func() *gorm.DB
 }
 
 // Condition is one SQL condition with its arguments.
@@ -65,20 +68,26 @@ func (f ListFilter) Narrow(q *gorm.DB, table string) *gorm.DB {
 		names []string
 	}{{"TAG", f.Tags}, {"PERSON", f.People}} {
 		for _, name := range t.names {
-			// One EXISTS per name: the item carries them all. The ids of the tags of that name (one
-			// per space) are read once per statement (ARRAY of an uncorrelated subquery: an
+			// One EXISTS per name: the item carries them all. The ids of the tags of that name in
+			// the caller's spaces (one per space: a few, where the database has thousands) are read
+			// once per statement (ARRAY of an uncorrelated subquery: an
 			// InitPlan on PostgreSQL), from the identity index, whose key leads with name_key (see
 			// modules/tags); each candidate item is then one probe of item_tags' key (item_kind,
 			// item_id, tag_id). Written as IN (SELECT ...), PostgreSQL re-read the tags for every
 			// candidate row (SQLite, which has no arrays, keeps that form). OFFSET 0 keeps the
 			// EXISTS a per-row probe under the per-notebook LIMIT: PostgreSQL may otherwise make
 			// it a semi-join that hashes every item_tags row of the tag, once per notebook.
-			tagIDs := "IN (SELECT tags.id FROM tags WHERE tags.name_key = ? AND tags.kind = ?)"
-			if db.IsPostgres(q) {
-				tagIDs = "= ANY (ARRAY(SELECT tags.id FROM tags WHERE tags.name_key = ? AND tags.kind = ?)) OFFSET 0"
+			tags := "SELECT tags.id FROM tags WHERE tags.name_key = ? AND tags.kind = ?"
+			args := []any{kind, TagKey(name), t.kind}
+			if f.TagSpaces != nil {
+				tags += " AND tags.space_id IN (?)"
+				args = append(args, f.TagSpaces())
 			}
-			q = q.Where("EXISTS (SELECT 1 FROM item_tags it WHERE it.item_kind = ? AND it.item_id = "+table+".id AND it.tag_id "+tagIDs+")",
-				kind, TagKey(name), t.kind)
+			tagIDs := "IN (" + tags + ")"
+			if db.IsPostgres(q) {
+				tagIDs = "= ANY (ARRAY(" + tags + ")) OFFSET 0"
+			}
+			q = q.Where("EXISTS (SELECT 1 FROM item_tags it WHERE it.item_kind = ? AND it.item_id = "+table+".id AND it.tag_id "+tagIDs+")", args...)
 		}
 	}
 	if f.TargetFrom != nil {
