@@ -4,6 +4,7 @@ package config
 
 import (
 	"fmt"
+	"net"
 	"net/url"
 	"os"
 	"runtime"
@@ -32,6 +33,7 @@ type Config struct {
 	TrustedProxies    []string      // FOLIO_TRUSTED_PROXIES: comma-separated CIDRs
 	CORSOrigins       []string      // FOLIO_CORS_ORIGINS: comma-separated origins allowed to call the API from a browser
 	ShutdownTimeout   time.Duration // FOLIO_SHUTDOWN_TIMEOUT
+	MetricsAddr       string        // FOLIO_METRICS_ADDR: host:port of the Prometheus listener; empty: no metrics
 	// Webhook deliveries (CONTRACT.md section 18): http URLs and non-public addresses are refused
 	// unless these say otherwise (tests and local setups).
 	WebhookAllowInsecure bool          // FOLIO_WEBHOOK_ALLOW_INSECURE
@@ -92,6 +94,7 @@ func FromLookup(lookup func(string) (string, bool)) (Config, error) {
 	c.TrustedProxies = r.list("FOLIO_TRUSTED_PROXIES")
 	c.CORSOrigins = r.list("FOLIO_CORS_ORIGINS")
 	r.dur("FOLIO_SHUTDOWN_TIMEOUT", &c.ShutdownTimeout)
+	r.str("FOLIO_METRICS_ADDR", &c.MetricsAddr)
 	r.bool("FOLIO_WEBHOOK_ALLOW_INSECURE", &c.WebhookAllowInsecure)
 	r.bool("FOLIO_WEBHOOK_ALLOW_PRIVATE", &c.WebhookAllowPrivate)
 	r.dur("FOLIO_WEBHOOK_RETRY_BASE", &c.WebhookRetryBase)
@@ -131,6 +134,24 @@ func (c Config) Validate() error {
 	case "json", "console":
 	default:
 		return fmt.Errorf("FOLIO_LOG_FORMAT must be json or console")
+	}
+	if c.MetricsAddr != "" {
+		if err := validateHostPort(c.MetricsAddr); err != nil {
+			return fmt.Errorf("FOLIO_METRICS_ADDR: %w", err)
+		}
+	}
+	return nil
+}
+
+// validateHostPort checks a listen address: host:port, with an optional host (":9090" listens on
+// every interface) and a numeric port (0 picks a free one).
+func validateHostPort(addr string) error {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("%q is not host:port (for example 127.0.0.1:9090 or :9090)", addr)
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return fmt.Errorf("%q has no valid port: write a number between 0 and 65535", addr)
 	}
 	return nil
 }
