@@ -83,7 +83,7 @@ func (t *Tracing) TracerProvider() trace.TracerProvider { return t.provider }
 
 // Middleware returns the request middleware: otelgin's server span (continuing a trace from the
 // traceparent header; named and labelled with the route template, with the HTTP semantic
-// conventions' attributes), then the request id on that span.
+// conventions' attributes), then annotateSpan.
 func (t *Tracing) Middleware() []gin.HandlerFunc {
 	return []gin.HandlerFunc{
 		otelgin.Middleware(ServiceName,
@@ -91,18 +91,27 @@ func (t *Tracing) Middleware() []gin.HandlerFunc {
 			otelgin.WithPropagators(t.propagator),
 			otelgin.WithMeterProvider(noop.NewMeterProvider()), // metrics are Prometheus's job
 		),
-		requestIDOnSpan,
+		annotateSpan,
 	}
 }
 
-// requestIDOnSpan puts the request id on the server span. The id is set by httpx's request id
-// middleware, which runs after the observers, so it is read once the chain has run.
-func requestIDOnSpan(c *gin.Context) {
+// annotateSpan puts the request id on the server span, and replaces its url.path by the path as
+// the access log writes it: an API key a client put into the path is redacted (httpx.RedactKeys).
+// The id is set by httpx's request id middleware, which runs after the observers, so it is read
+// once the chain has run. (otelgin records no query string, which may hold what a user searched
+// for.)
+func annotateSpan(c *gin.Context) {
 	span := trace.SpanFromContext(c.Request.Context())
+	path := c.Request.URL.Path
 	c.Next()
-	if id := httpx.RequestID(c); id != "" {
-		span.SetAttributes(attribute.String(RequestIDAttribute, id))
+	if !span.IsRecording() {
+		return
 	}
+	attrs := []attribute.KeyValue{attribute.String("url.path", httpx.RedactKeys(path))}
+	if id := httpx.RequestID(c); id != "" {
+		attrs = append(attrs, attribute.String(RequestIDAttribute, id))
+	}
+	span.SetAttributes(attrs...)
 }
 
 // InstrumentDB makes every GORM statement on gdb a client span, a child of the request's span

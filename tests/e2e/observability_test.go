@@ -295,5 +295,20 @@ func TestTraces(t *testing.T) {
 				t.Errorf("a GORM span's SQL holds a bound value (the note id): %s", q)
 			}
 		}
+
+		// A key a client put into the path is redacted on the span, as in the access log.
+		secret := key[strings.LastIndex(key, "_")+1:]
+		r = s.Get(t, key, "/notes/"+key)
+		keyed := ""
+		for deadline := time.Now().Add(15 * time.Second); keyed == "" && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			for _, sp := range recv.find(func(sp *tracepb.Span) bool {
+				return attr(sp.GetAttributes(), observability.RequestIDAttribute) == r.Header.Get("X-Request-Id")
+			}) {
+				keyed = attr(sp.GetAttributes(), "url.path")
+			}
+		}
+		if keyed == "" || strings.Contains(keyed, secret) || !strings.Contains(keyed, "[REDACTED]") {
+			t.Errorf("the span of a request with a key in its path has url.path %q, want the key redacted", keyed)
+		}
 	})
 }
