@@ -4,13 +4,16 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/gin-gonic/gin"
 	"go.uber.org/fx"
 	"go.uber.org/fx/fxtest"
 	"go.uber.org/zap"
@@ -114,6 +117,14 @@ func TestMetricsOnServesRegistry(t *testing.T) {
 	}
 	g.Observer.AuthFailed(auth.FailureRevoked)
 	g.Observer.RateLimitDecided(auth.LimiterUser, false)
+	// One request through the middleware on a templated route, one on no route.
+	gin.SetMode(gin.ReleaseMode)
+	e := gin.New()
+	e.Use(g.Observers...)
+	e.GET("/api/v1/notes/:id", func(c *gin.Context) { c.Status(http.StatusNoContent) })
+	for _, path := range []string{"/api/v1/notes/n0te1d", "/nowhere"} {
+		e.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, path, nil))
+	}
 
 	client := &http.Client{Timeout: 5 * time.Second}
 	resp, err := client.Get("http://" + addr + "/metrics")
@@ -132,10 +143,16 @@ func TestMetricsOnServesRegistry(t *testing.T) {
 		"folio_http_requests_in_flight 0",
 		`folio_auth_failures_total{reason="revoked"} 1`,
 		`folio_ratelimit_decisions_total{decision="limited",limiter="user"} 1`,
+		`folio_http_requests_total{method="GET",route="/api/v1/notes/:id",status="204"} 1`,
+		`folio_http_requests_total{method="GET",route="unmatched",status="404"} 1`,
+		`folio_http_request_duration_seconds_count{method="GET",route="/api/v1/notes/:id",status="204"} 1`,
 	} {
 		if !strings.Contains(string(body), want) {
 			t.Errorf("/metrics has no line %q", want)
 		}
+	}
+	if strings.Contains(string(body), "n0te1d") {
+		t.Error("a raw path became a label value")
 	}
 	for _, req := range []struct{ method, path string }{{"POST", "/metrics"}, {"GET", "/"}, {"GET", "/api/v1/notes"}} {
 		r, _ := http.NewRequestWithContext(context.Background(), req.method, "http://"+addr+req.path, nil)
@@ -148,9 +165,29 @@ func TestMetricsOnServesRegistry(t *testing.T) {
 			t.Errorf("%s %s on the metrics listener: 200, want a refusal", req.method, req.path)
 		}
 	}
+	checkDashboard(t, string(body))
 	client.CloseIdleConnections()
 	app.RequireStop()
 	if _, err := client.Get("http://" + addr + "/metrics"); err == nil {
 		t.Error("the metrics listener still answers after stop")
+	}
+}
+
+// checkDashboard fails on a metric the sample Grafana dashboard (deploy/grafana/folio.json) queries
+// that the scrape does not have: a renamed metric must not leave the dashboard empty.
+func checkDashboard(t *testing.T, scrape string) {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("..", "..", "deploy", "grafana", "folio.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := regexp.MustCompile(`\b(?:folio|go|process)_[a-z_]+`).FindAllString(string(raw), -1)
+	if len(names) < 10 {
+		t.Fatalf("the dashboard queries only %d metrics: %q", len(names), names)
+	}
+	for _, name := range names {
+		if !regexp.MustCompile(`(?m)^# TYPE ` + strings.TrimSuffix(name, "_bucket") + ` `).MatchString(scrape) {
+			t.Errorf("the dashboard queries %s, which /metrics does not have", name)
+		}
 	}
 }
