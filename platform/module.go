@@ -1,6 +1,6 @@
 // Package platform wires what every module shares into one fx module: configuration, logging,
 // the clock, the database and its migrations, the HTTP engine and server, the OpenAPI document,
-// authentication and the rate limiters. Each piece lives in its own package and is usable without fx; this file only
+// authentication, the rate limiters, and the metrics and traces (package observability). Each piece lives in its own package and is usable without fx; this file only
 // connects them.
 package platform
 
@@ -25,6 +25,7 @@ import (
 	"folio/platform/db"
 	"folio/platform/httpx"
 	"folio/platform/idempotency"
+	"folio/platform/observability"
 	"folio/platform/ratelimit"
 	"folio/platform/search"
 )
@@ -60,6 +61,7 @@ var Module = fx.Module("platform",
 		httpx.NewEngine,
 		newServer,
 	),
+	observability.Module,
 	fx.Invoke(logConfigWarnings),
 )
 
@@ -174,12 +176,14 @@ type guardParams struct {
 	Limiters     Limiters
 	Clock        clock.Clock
 	Logger       *zap.Logger
+	Observer     auth.Observer `optional:"true"` // the metrics, when on
 }
 
 func newGuard(p guardParams) *auth.Guard {
 	return &auth.Guard{
 		Credentials: p.Credentials, Restrictions: p.Restrictions, Hasher: p.Hasher, Cache: p.Cache,
 		UserLimit: p.Limiters.User, FailureLimit: p.Limiters.Failure, Clock: p.Clock, Log: p.Logger.Named("auth"),
+		Observer: p.Observer,
 	}
 }
 

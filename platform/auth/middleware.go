@@ -38,6 +38,70 @@ type Guard struct {
 	FailureLimit ratelimit.Limiter // per client address, counts failed authentications
 	Clock        clock.Clock
 	Log          *zap.Logger
+	// Observer is told of every failed authentication and every rate-limit decision (the metrics
+	// count them); nil tells nobody.
+	Observer Observer
+}
+
+// Observer hears the guard's verdicts. Its methods are called on the request's goroutine and
+// must not block.
+type Observer interface {
+	// AuthFailed is called once per request refused as unauthenticated (401, or 429 when the
+	// address is over its budget of failures), with one of the Failure* reasons.
+	AuthFailed(reason string)
+	// RateLimitDecided is called once per decision of a limiter (LimiterUser or
+	// LimiterAuthFailure); a limiter that could not decide (an error) is not reported.
+	RateLimitDecided(limiter string, allowed bool)
+}
+
+// The reasons an authentication fails, as the Observer hears them: a small fixed set, so a metric
+// labelled with them stays small.
+const (
+	FailureMissing     = "missing"      // no Authorization header and no session cookie (or no header where only keys count)
+	FailureMalformed   = "malformed"    // an Authorization header that is not "Bearer <API key>", or a key of the wrong form
+	FailureInvalid     = "invalid"      // an unknown key or session, or a wrong secret
+	FailureExpired     = "expired"      // an expired key or session
+	FailureRevoked     = "revoked"      // a revoked key
+	FailureCrossOrigin = "cross_origin" // a session cookie sent from another origin
+)
+
+// The limiters the Observer hears of.
+const (
+	LimiterUser        = "user"         // the per-user budget of accepted requests
+	LimiterAuthFailure = "auth_failure" // the per-address budget of failed authentications
+)
+
+// refusal is a 401 together with the reason the Observer hears; errors.Is and errors.As see the
+// *apierr.Error it wraps, so the response is the same.
+type refusal struct {
+	reason string
+	err    error
+}
+
+func (r refusal) Error() string { return r.err.Error() }
+func (r refusal) Unwrap() error { return r.err }
+
+func refuse(reason string, err error) error { return refusal{reason: reason, err: err} }
+
+// failureReason is the reason of a refusal made by refuse; FailureInvalid for any other 401.
+func failureReason(err error) string {
+	var r refusal
+	if errors.As(err, &r) {
+		return r.reason
+	}
+	return FailureInvalid
+}
+
+func (g *Guard) authFailed(reason string) {
+	if g.Observer != nil {
+		g.Observer.AuthFailed(reason)
+	}
+}
+
+func (g *Guard) rateLimitDecided(limiter string, allowed bool) {
+	if g.Observer != nil {
+		g.Observer.RateLimitDecided(limiter, allowed)
+	}
 }
 
 // FailureKey is the failure limiter's key for a client address's failed API authentications
@@ -82,6 +146,7 @@ func (g *Guard) Middleware() gin.HandlerFunc {
 func (g *Guard) KeyMiddleware() gin.HandlerFunc {
 	return func(c *gin.Context) {
 		if c.GetHeader("Authorization") == "" {
+			g.authFailed(FailureMissing)
 			httpx.Fail(c, errKeyRequired)
 			return
 		}
@@ -135,6 +200,7 @@ func (g *Guard) authenticate(c *gin.Context) (*Principal, error) {
 	header := c.GetHeader("Authorization")
 	cookie, cookieErr := c.Cookie(SessionCookie)
 	if header == "" && (cookieErr != nil || cookie == "") {
+		g.authFailed(FailureMissing)
 		return nil, apierr.ErrUnauthenticated.WithMessage("the Authorization header is missing; send Authorization: Bearer <API key>")
 	}
 	var (
@@ -144,7 +210,9 @@ func (g *Guard) authenticate(c *gin.Context) (*Principal, error) {
 	if header != "" { // an Authorization header wins over the cookie
 		p, err = g.fromKey(c.Request.Context(), header)
 	} else if CrossOrigin(c.Request) {
-		// Not a failed authentication (nothing was guessed): it is not counted.
+		// Not a failed authentication (nothing was guessed): it is not counted against the
+		// address, but the Observer hears of it.
+		g.authFailed(FailureCrossOrigin)
 		return nil, errCookieCrossOrigin
 	} else {
 		p, err = g.fromSession(c, cookie)
@@ -153,7 +221,11 @@ func (g *Guard) authenticate(c *gin.Context) (*Principal, error) {
 		return p, nil
 	}
 	if errors.Is(err, apierr.ErrUnauthenticated) {
+		g.authFailed(failureReason(err))
 		d, lerr := g.FailureLimit.Allow(c.Request.Context(), FailureKey(c.ClientIP()))
+		if lerr == nil {
+			g.rateLimitDecided(LimiterAuthFailure, d.Allowed)
+		}
 		if lerr == nil && !d.Allowed {
 			return nil, apierr.ErrRateLimited.WithMessage("too many failed authentications from this address; retry after 60 seconds")
 		}
@@ -164,11 +236,11 @@ func (g *Guard) authenticate(c *gin.Context) (*Principal, error) {
 func (g *Guard) fromKey(ctx context.Context, header string) (*Principal, error) {
 	scheme, raw, ok := strings.Cut(header, " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return nil, apierr.ErrUnauthenticated.WithMessage("the Authorization header must be \"Bearer <API key>\"")
+		return nil, refuse(FailureMalformed, apierr.ErrUnauthenticated.WithMessage("the Authorization header must be \"Bearer <API key>\""))
 	}
 	prefix, secret, err := ParseKey(strings.TrimSpace(raw))
 	if err != nil {
-		return nil, apierr.ErrUnauthenticated.WithMessage("the API key is invalid")
+		return nil, refuse(FailureMalformed, apierr.ErrUnauthenticated.WithMessage("the API key is invalid"))
 	}
 	now := g.Clock.Now()
 	if neg, ok := g.Cache.getNegative(prefix, now); ok {
@@ -255,11 +327,11 @@ func CrossOrigin(r *http.Request) bool {
 func keyRefusal(neg negativeEntry) error {
 	switch {
 	case neg.revoked:
-		return apierr.ErrUnauthenticated.WithMessage("the API key has been revoked")
+		return refuse(FailureRevoked, apierr.ErrUnauthenticated.WithMessage("the API key has been revoked"))
 	case neg.expired:
-		return apierr.ErrUnauthenticated.WithMessage("the API key has expired")
+		return refuse(FailureExpired, apierr.ErrUnauthenticated.WithMessage("the API key has expired"))
 	}
-	return apierr.ErrUnauthenticated.WithMessage("the API key is invalid")
+	return refuse(FailureInvalid, apierr.ErrUnauthenticated.WithMessage("the API key is invalid"))
 }
 
 // expired reports whether an expiry (nil: never) has passed at now.
@@ -297,7 +369,7 @@ func (g *Guard) fromSession(c *gin.Context, token string) (*Principal, error) {
 	}
 	// Checked on every request, cached or not: a cache entry may outlive the session by its TTL.
 	if !now.Before(entry.sessionExpires) {
-		return nil, apierr.ErrUnauthenticated.WithMessage("the session has expired; sign in again")
+		return nil, refuse(FailureExpired, apierr.ErrUnauthenticated.WithMessage("the session has expired; sign in again"))
 	}
 	if requiredScope(c.Request.Method) == ScopeWrite {
 		sent := c.GetHeader(CSRFHeader)
@@ -315,6 +387,7 @@ func (g *Guard) limit(c *gin.Context, userID string) error {
 	if err != nil {
 		return apierr.ErrUnavailable.WithMessage("the rate limiter is unavailable").Wrap(err)
 	}
+	g.rateLimitDecided(LimiterUser, d.Allowed)
 	c.Header("X-RateLimit-Limit", strconv.Itoa(d.Limit))
 	c.Header("X-RateLimit-Remaining", strconv.Itoa(d.Remaining))
 	c.Header("X-RateLimit-Reset", strconv.FormatInt(d.Reset.Unix(), 10))

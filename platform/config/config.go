@@ -45,6 +45,7 @@ type Config struct {
 	CORSOrigins       []string      // FOLIO_CORS_ORIGINS: comma-separated origins allowed to call the API from a browser
 	ShutdownTimeout   time.Duration // FOLIO_SHUTDOWN_TIMEOUT
 	DBConnectTimeout  time.Duration // FOLIO_DB_CONNECT_TIMEOUT: how long start waits for the database to answer
+	MetricsAddr       string        // FOLIO_METRICS_ADDR: host:port of the Prometheus listener; empty: no metrics
 	// Webhook deliveries (CONTRACT.md section 18): http URLs and non-public addresses are refused
 	// unless these say otherwise (tests and local setups).
 	WebhookAllowInsecure bool          // FOLIO_WEBHOOK_ALLOW_INSECURE
@@ -128,6 +129,7 @@ func Load(src Source) (Config, error) {
 	c.TrustedProxies = r.list("FOLIO_TRUSTED_PROXIES")
 	c.CORSOrigins = r.list("FOLIO_CORS_ORIGINS")
 	r.dur("FOLIO_SHUTDOWN_TIMEOUT", &c.ShutdownTimeout)
+	r.str("FOLIO_METRICS_ADDR", &c.MetricsAddr)
 	r.bool("FOLIO_WEBHOOK_ALLOW_INSECURE", &c.WebhookAllowInsecure)
 	r.bool("FOLIO_WEBHOOK_ALLOW_PRIVATE", &c.WebhookAllowPrivate)
 	r.positiveDur("FOLIO_WEBHOOK_RETRY_BASE", &c.WebhookRetryBase)
@@ -148,6 +150,11 @@ func Load(src Source) (Config, error) {
 func (c Config) Validate() error {
 	if err := validateListenAddr(c.HTTPAddr); err != nil {
 		return fmt.Errorf("FOLIO_HTTP_ADDR=%q: %w", c.HTTPAddr, err)
+	}
+	if c.MetricsAddr != "" {
+		if err := validateListenAddr(c.MetricsAddr); err != nil {
+			return fmt.Errorf("FOLIO_METRICS_ADDR=%q: %w", c.MetricsAddr, err)
+		}
 	}
 	if c.DatabaseURL != "" && !hasScheme(c.DatabaseURL, "postgres", "postgresql") {
 		return fmt.Errorf("FOLIO_DATABASE_URL=%s: must start with postgres:// or postgresql:// (unset it for the embedded SQLite)", redactURL(c.DatabaseURL))

@@ -48,9 +48,25 @@ func TestOverridesAndErrors(t *testing.T) {
 		"origin case":   {"FOLIO_CORS_ORIGINS": "https://App.example.com"},
 		"origin ftp":    {"FOLIO_CORS_ORIGINS": "ftp://app.example.com"},
 		"origin query":  {"FOLIO_CORS_ORIGINS": "https://app.example.com?x"},
+		"metrics port":  {"FOLIO_METRICS_ADDR": "9090"},
+		"metrics name":  {"FOLIO_METRICS_ADDR": "127.0.0.1:http"},
+		"metrics range": {"FOLIO_METRICS_ADDR": "127.0.0.1:70000"},
+		"metrics url":   {"FOLIO_METRICS_ADDR": "http://127.0.0.1:9090"},
 	} {
 		if _, err := config.FromLookup(lookup(env)); err == nil {
 			t.Errorf("%s: want an error", name)
+		}
+	}
+}
+
+func TestMetricsAddr(t *testing.T) {
+	if c, _ := config.FromLookup(lookup(nil)); c.MetricsAddr != "" {
+		t.Fatalf("default FOLIO_METRICS_ADDR %q, want unset (no metrics listener)", c.MetricsAddr)
+	}
+	for _, addr := range []string{"127.0.0.1:9090", ":9090", "[::1]:9090", "localhost:0"} {
+		c, err := config.FromLookup(lookup(map[string]string{"FOLIO_METRICS_ADDR": addr}))
+		if err != nil || c.MetricsAddr != addr {
+			t.Errorf("FOLIO_METRICS_ADDR=%s: got %q, %v", addr, c.MetricsAddr, err)
 		}
 	}
 }

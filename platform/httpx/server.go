@@ -24,7 +24,15 @@ type EngineParams struct {
 	APIAfterGuard  []gin.HandlerFunc `group:"apiAfterGuard"`
 	TrustedProxies TrustedProxies
 	CORS           CORSOrigins
+	// Observers run first on every request (metrics, tracing): optional, see Observers.
+	Observers Observers `optional:"true"`
 }
+
+// Observers are the middleware that watch requests rather than answer them (metrics, tracing),
+// in the order given. The engine runs them before all of its own middleware, so what they see
+// includes every refusal (431, 401, 429 ...) and the error envelope. One package provides them
+// (platform/observability); without it there are none.
+type Observers []gin.HandlerFunc
 
 // TrustedProxies are the CIDRs whose X-Forwarded-For is believed when finding a client's address.
 type TrustedProxies []string
@@ -43,6 +51,11 @@ func NewEngine(p EngineParams) (*gin.Engine, error) {
 		return nil, err
 	}
 	httpLog := p.Logger.Named("http")
+	for _, mw := range p.Observers {
+		if mw != nil {
+			e.Use(mw)
+		}
+	}
 	e.Use(requestIDMiddleware(httpLog), accessLogMiddleware(httpLog), recoveryMiddleware(), envelopeMiddleware())
 	// CORS before every check that can refuse, so that a browser can read the refusal (a 431, a
 	// 401, a 429 with Retry-After) too.
