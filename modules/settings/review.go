@@ -144,15 +144,18 @@ type diffLine struct {
 	Text string
 }
 
-// diffLines parses a unified diff (suggestions.InboxEntry.Diff) into lines, without its file
-// headers.
+// diffLines parses a unified diff (content.UnifiedDiff) into lines, without its two file header
+// lines ("--- current", "+++ suggested"). Only the lines before the first hunk are headers: a
+// removed Markdown rule is "----" further down, and must show.
 func diffLines(unified string) []diffLine {
 	var out []diffLine
+	inHunks := false
 	for line := range strings.Lines(unified) {
 		line = strings.TrimSuffix(line, "\n")
 		switch {
-		case strings.HasPrefix(line, "---"), strings.HasPrefix(line, "+++"):
+		case !inHunks && !strings.HasPrefix(line, "@@"):
 		case strings.HasPrefix(line, "@@"):
+			inHunks = true
 			if len(out) > 0 {
 				out = append(out, diffLine{Op: "hunk"})
 			}
@@ -256,6 +259,10 @@ func (w *Handler) reviewPage(c *gin.Context, sess accounts.Session) {
 		return
 	}
 	entries, next, err := w.reviews.Inbox(ctx, p, suggestions.InboxFilter{Status: suggestions.StatusPending}, page)
+	if err != nil && apierr.From(err).Status == http.StatusBadRequest { // a cursor naming no suggestion of theirs
+		c.Redirect(http.StatusSeeOther, "/review")
+		return
+	}
 	if err != nil {
 		w.internal(c, &sess, err)
 		return
@@ -273,7 +280,11 @@ func (w *Handler) reviewPage(c *gin.Context, sess accounts.Session) {
 	for _, e := range entries {
 		item, err := w.item(ctx, p, e.ItemKind, e.ItemID)
 		if err != nil {
-			continue // deleted or moved out of reach since the list was read
+			if s := apierr.From(err).Status; s == http.StatusNotFound || s == http.StatusForbidden {
+				continue // deleted or moved out of reach since the list was read
+			}
+			w.internal(c, &sess, err)
+			return
 		}
 		r, err := w.row(e, item.Label, n)
 		if err != nil {
@@ -332,9 +343,21 @@ func (w *Handler) suggestionPage(c *gin.Context, sess accounts.Session) {
 	w.render(c, http.StatusOK, "suggestion", v)
 }
 
+// shownVersion is the If-Match of an approve or restore form: the item version the page showed.
+// A form without one (or with "*", which matches anything) was not made by the page: it would
+// apply the change whatever happened meanwhile, so it is refused like a changed item.
+func shownVersion(c *gin.Context) (etag.IfMatch, bool) {
+	v := strings.TrimSpace(c.Request.PostForm.Get(itemETagField))
+	return etag.ParseIfMatch(v), v != "" && v != "*"
+}
+
 func (w *Handler) approve(c *gin.Context, sess accounts.Session) {
 	id := c.Param("id")
-	ifMatch := etag.ParseIfMatch(c.Request.PostForm.Get(itemETagField))
+	ifMatch, ok := shownVersion(c)
+	if !ok {
+		w.reviewError(c, sess, etag.ErrPreconditionFailed, "/review/suggestions/"+url.PathEscape(id))
+		return
+	}
 	ctx, p := c.Request.Context(), principal(sess)
 	if _, err := w.reviews.Approve(ctx, p, id, ifMatch); err != nil {
 		kind := ""
@@ -405,6 +428,10 @@ func (w *Handler) historyPage(kind string) func(*gin.Context, accounts.Session) 
 			return
 		}
 		snaps, next, err := w.histories.List(ctx, p, kind, id, page)
+		if err != nil && apierr.From(err).Status == http.StatusBadRequest { // a cursor naming no version of it
+			c.Redirect(http.StatusSeeOther, path+"/history")
+			return
+		}
 		if err != nil {
 			w.reviewError(c, sess, err, "")
 			return
@@ -458,8 +485,12 @@ func (w *Handler) versionPage(kind string) func(*gin.Context, accounts.Session) 
 func (w *Handler) restore(kind string) func(*gin.Context, accounts.Session) {
 	return func(c *gin.Context, sess accounts.Session) {
 		id, version := c.Param("id"), c.Param("version")
-		ifMatch := etag.ParseIfMatch(c.Request.PostForm.Get(itemETagField))
 		path := "/review/" + kind + "s/" + url.PathEscape(id)
+		ifMatch, ok := shownVersion(c)
+		if !ok {
+			w.reviewError(c, sess, etag.ErrPreconditionFailed, path+"/history/"+url.PathEscape(version), kind)
+			return
+		}
 		if _, _, err := w.histories.Restore(c.Request.Context(), principal(sess), kind, id, version, ifMatch); err != nil {
 			w.reviewError(c, sess, err, path+"/history/"+url.PathEscape(version), kind)
 			return

@@ -28,11 +28,19 @@ func (k keyTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 // /review, reads the diff and approves; the API then shows the new content and a version of the
 // old one. A second proposal, approved from a page opened before the note changed, shows the
 // conflict page and changes nothing. The history page restores the first content. Screenshots of
-// each page are kept in tests/output/web (review-*.png).
+// each page are kept in tests/output/web (review-*.png, from the SQLite run). On SQLite and
+// PostgreSQL.
 func TestBrowserReview(t *testing.T) {
+	apitest.EachDB(t, browserReview)
+}
+
+func browserReview(t *testing.T, kind string) {
 	ctx, logs := chromium(t)
-	s := apitest.Start(t, "sqlite")
+	s := apitest.Start(t, kind)
 	out := outputDir(t)
+	if kind != "sqlite" {
+		out = t.TempDir() // one set of screenshots in tests/output/web
+	}
 	hb := newBrowser(t, s)
 	person := signUp(t, hb, "Mia Manager")
 	key := createKey(t, hb, "Research assistant", 3, "")

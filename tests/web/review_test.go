@@ -178,12 +178,35 @@ func TestReviewPages(t *testing.T) {
 		signUp(t, other, "Olga Other")
 		want(t, other.get("/review"), http.StatusOK, "Nothing to review")
 		want(t, other.get("/review/suggestions/"+third), http.StatusNotFound, "Not found")
-		want(t, other.submit("/review/suggestions/"+third+"/approve", url.Values{"item_etag": {"*"}}), http.StatusNotFound)
+		want(t, other.submit("/review/suggestions/"+third+"/approve", url.Values{"item_etag": {`"v1"`}}), http.StatusNotFound)
 		want(t, other.get("/review/notes/"+f.note+"/history"), http.StatusNotFound)
-		want(t, other.submit("/review/notes/"+f.note+"/history/"+m[1]+"/restore", nil), http.StatusNotFound)
+		want(t, other.submit("/review/notes/"+f.note+"/history/"+m[1]+"/restore", url.Values{"item_etag": {`"v1"`}}), http.StatusNotFound)
 		wantRedirect(t, newBrowser(t, s).get("/review"), "/signin")
 		if got := apitest.Must(t, s.Get(t, f.key, "/suggestions/"+third), 200).Str(t, "status"); got != "PENDING" {
 			t.Fatalf("another user's approve changed the suggestion: %s", got)
+		}
+		// A form without the version the page showed (hand-made, or "*") is refused like a change
+		// meanwhile: it would otherwise apply whatever happened since.
+		for _, v := range []string{"", "*"} {
+			want(t, b.submit("/review/suggestions/"+third+"/approve", url.Values{"item_etag": {v}}), http.StatusPreconditionFailed, "changed since you opened it")
+			want(t, b.submit("/review/notes/"+f.note+"/history/"+m[1]+"/restore", url.Values{"item_etag": {v}}), http.StatusPreconditionFailed, "This note changed since you opened it")
+		}
+		if got := apitest.Must(t, s.Get(t, f.key, "/suggestions/"+third), 200).Str(t, "status"); got != "PENDING" {
+			t.Fatalf("an approve without the shown version changed the suggestion: %s", got)
+		}
+		// A removed Markdown rule ("---", "----" in the diff) and a line starting with "--" show
+		// as removed lines: only the diff's two header lines are left out.
+		ruled := apitest.Must(t, s.Post(t, f.key, "/notes", map[string]any{"notebookId": f.notebook, "content": "team note\n\n---\n\nline after rule\n\n-- signed"}), 201).Str(t, "id")
+		ruledSug := f.suggest(t, "note", ruled, "team note\n\nline after rule", "")
+		wantSaid(t, b.get("/review/suggestions/"+ruledSug), "Removed: ---", "Removed: -- signed")
+		// A well-formed cursor that names none of their suggestions (or versions) starts over.
+		wantRedirect(t, b.get("/review?cursor="+f.note), "/review")
+		wantRedirect(t, b.get("/review/notes/"+f.note+"/history?cursor="+f.task), "/review/notes/"+f.note+"/history")
+		// Every review page has the settings UI's security headers.
+		for _, path := range []string{"/review/suggestions/" + third, "/review/notes/" + f.note + "/history", "/review/notes/" + f.note + "/history/" + m[1]} {
+			if h := b.get(path).Header; h.Get("Content-Security-Policy") == "" || h.Get("X-Frame-Options") != "DENY" || h.Get("Cache-Control") != "no-store" {
+				t.Fatalf("%s lacks the security headers: %v", path, h)
+			}
 		}
 		// Unknown ids are a page, never a 500.
 		want(t, b.get("/review/suggestions/nope"), http.StatusNotFound)
