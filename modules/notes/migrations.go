@@ -24,5 +24,6 @@ func migrations() db.Migrations {
 		db.AddVersionColumn("202611232300_notes_version", "notes"),
 		// The search index (platform/search) of the notes made before it existed.
 		items.IndexExisting("202611241110_notes_search_index", "notes", shape()),
+		items.StampTagTimes("202611261110_notes_tag_times", "notes", ItemKind),
 	}
 }

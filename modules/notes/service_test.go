@@ -8,6 +8,7 @@ import (
 	"folio/modules/notes"
 	"folio/platform/auth"
 	"folio/platform/etag"
+	"folio/platform/items"
 	"folio/platform/markdown"
 	"folio/tests/apitest"
 	"folio/tests/testenv"
@@ -61,3 +62,55 @@ func TestNoteFields(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestTagLinksCarryTheNoteTime: every tag link of a note holds the note's created_at (the tag
+// filter walks idx_item_tags_tag_time by it), on create and after an edit; and the migration step
+// that stamps links made before the column existed fills exactly those.
+func TestTagLinksCarryTheNoteTime(t *testing.T) {
+	apitest.ForEachGraph(t, func(t *testing.T, g *apitest.Graph) {
+		ctx := context.Background()
+		_, p := g.NewUser(t, "Ann")
+		nb := g.NewNotebook(t, p, "Mine", "")
+		v, err := g.Notes.Create(ctx, p, notes.NewNote{NotebookID: nb, Content: apitest.Doc(t, "#roadmap with @dana")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		g.Clock.Advance(time.Hour)
+		if _, err = g.Notes.Update(ctx, p, v.Item.ID, notes.Patch{Content: ptr(apitest.Doc(t, "#roadmap #budget with @dana"))}, etag.IfMatch{}); err != nil {
+			t.Fatal(err)
+		}
+		times := func() (out []time.Time) {
+			var rows []struct{ ItemCreatedAt *time.Time }
+			if err := g.DB.Raw("SELECT item_created_at FROM item_tags WHERE item_kind = 'note' AND item_id = ?", v.Item.ID).Scan(&rows).Error; err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range rows {
+				if r.ItemCreatedAt == nil {
+					t.Fatalf("a link without its time: %+v", rows)
+				}
+				out = append(out, *r.ItemCreatedAt)
+			}
+			return out
+		}
+		check := func(when string) {
+			t.Helper()
+			got := times()
+			if len(got) != 3 {
+				t.Fatalf("%s: %d links, want 3", when, len(got))
+			}
+			for _, at := range got {
+				if !at.Equal(v.Item.CreatedAt) {
+					t.Fatalf("%s: a link's time %v, want the note's created_at %v", when, at, v.Item.CreatedAt)
+				}
+			}
+		}
+		check("after an edit")
+		if err := g.DB.Exec("UPDATE item_tags SET item_created_at = NULL WHERE item_id = ?", v.Item.ID).Error; err != nil {
+			t.Fatal(err)
+		}
+		if err := items.StampTagTimes("test", "notes", notes.ItemKind).Migrate(g.DB); err != nil {
+			t.Fatal(err)
+		}
+		check("after the stamping migration")
+	})
+}

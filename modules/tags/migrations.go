@@ -43,5 +43,24 @@ func migrations() db.Migrations {
 			}
 			return tx.Exec("CREATE UNIQUE INDEX idx_tags_identity ON tags (name_key, space_id, kind)").Error
 		},
+	}, {
+		// A tag's items newest first (see ItemTag): the item's created_at beside each link, and
+		// the index over it, which replaces the single-column index on tag_id. The notes and tasks
+		// modules fill the column of their existing links (items.StampTagTimes), in their own
+		// later migrations.
+		ID: "202611261100_item_tags_time",
+		Migrate: func(tx *gorm.DB) error {
+			if !tx.Migrator().HasColumn(&ItemTag{}, "ItemCreatedAt") {
+				if err := tx.Migrator().AddColumn(&ItemTag{}, "ItemCreatedAt"); err != nil {
+					return err
+				}
+			}
+			if !tx.Migrator().HasIndex(&ItemTag{}, "idx_item_tags_tag_time") {
+				if err := tx.Migrator().CreateIndex(&ItemTag{}, "idx_item_tags_tag_time"); err != nil {
+					return err
+				}
+			}
+			return tx.Exec("DROP INDEX IF EXISTS idx_item_tags_tag_id").Error
+		},
 	}}
 }

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"go.uber.org/zap"
 	"gorm.io/gorm"
@@ -72,11 +73,18 @@ func TestHashedIdentityMigration(t *testing.T) {
 			}
 
 			steps := migrations()
-			if len(steps) != 2 || steps[1].ID != "202611221200_tags_hashed_identity" {
+			if len(steps) != 3 || steps[1].ID != "202611221200_tags_hashed_identity" || steps[2].ID != "202611261100_item_tags_time" {
 				t.Fatalf("migration steps %v", steps)
 			}
-			if err := gdb.Transaction(func(tx *gorm.DB) error { return steps[1].Migrate(tx) }); err != nil {
-				t.Fatalf("migrate: %v", err)
+			for _, step := range steps[1:] {
+				if err := gdb.Transaction(func(tx *gorm.DB) error { return step.Migrate(tx) }); err != nil {
+					t.Fatalf("migrate %s: %v", step.ID, err)
+				}
+			}
+			// The tag-time index replaces the single-column one; the old link keeps a NULL time
+			// until the notes and tasks modules stamp it.
+			if !gdb.Migrator().HasIndex(&ItemTag{}, "idx_item_tags_tag_time") || gdb.Migrator().HasIndex(&ItemTag{}, "idx_item_tags_tag_id") {
+				t.Fatal("after the migration: want idx_item_tags_tag_time and no idx_item_tags_tag_id")
 			}
 
 			var rows []Tag
@@ -93,7 +101,7 @@ func TestHashedIdentityMigration(t *testing.T) {
 			ctx := context.Background()
 			long := strings.Repeat("Ä", 3000)
 			found := []markdown.Tag{{Sigil: markdown.SigilTag, Name: "BUDGET"}, {Sigil: markdown.SigilTag, Name: "über"}, {Sigil: markdown.SigilPerson, Name: long}}
-			if err := gdb.Transaction(func(tx *gorm.DB) error { return svc.Replace(ctx, tx, "space1", "note", "note1", found) }); err != nil {
+			if err := gdb.Transaction(func(tx *gorm.DB) error { return svc.Replace(ctx, tx, "space1", "note", "note1", time.Now(), found) }); err != nil {
 				t.Fatalf("replace after the migration: %v", err)
 			}
 			byItem, err := svc.ForItems(ctx, nil, "note", []string{"note1"})

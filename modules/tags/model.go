@@ -1,5 +1,7 @@
 package tags
 
+import "time"
+
 // Tag is a #tag or an @person within one space: a user's personal space (SpaceID is the user's id)
 // or a workspace (SpaceID is the workspace's id). Identity is (space, kind, lower-cased name); Name
 // keeps the casing first seen.
@@ -18,9 +20,15 @@ type Tag struct {
 }
 
 // ItemTag attaches a tag to a note or a task.
+//
+// ItemCreatedAt is the item's created_at (which never changes), so that idx_item_tags_tag_time
+// (tag_id, item_kind, item_created_at DESC, item_id DESC) serves "the items with this tag, newest
+// first" (a list's ?tag= filter, see modules/notes/store.go) without reading the items that do not
+// carry the tag. The index leads with tag_id, so it also serves the foreign key's cascade.
 type ItemTag struct {
-	ItemKind string `gorm:"primaryKey;size:10"`
-	ItemID   string `gorm:"primaryKey;size:24"`
-	TagID    string `gorm:"primaryKey;size:24;index"`
-	Tag      *Tag   `gorm:"constraint:OnDelete:CASCADE"`
+	ItemKind      string    `gorm:"primaryKey;size:10;index:idx_item_tags_tag_time,priority:2"`
+	ItemID        string    `gorm:"primaryKey;size:24;index:idx_item_tags_tag_time,priority:4,sort:desc"`
+	TagID         string    `gorm:"primaryKey;size:24;index:idx_item_tags_tag_time,priority:1"`
+	ItemCreatedAt time.Time `gorm:"index:idx_item_tags_tag_time,priority:3,sort:desc"`
+	Tag           *Tag      `gorm:"constraint:OnDelete:CASCADE"`
 }

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
@@ -41,7 +42,7 @@ const batch = 1000
 // Replace makes found the tags of the item, inside the caller's transaction tx: missing tags of the
 // space are created (concurrent creators agree through the unique identity index and ON CONFLICT
 // DO NOTHING), the item's old attachments are removed and the new ones added.
-func (s *Service) Replace(ctx context.Context, tx *gorm.DB, spaceID, itemKind, itemID string, found []markdown.Tag) error {
+func (s *Service) Replace(ctx context.Context, tx *gorm.DB, spaceID, itemKind, itemID string, itemCreatedAt time.Time, found []markdown.Tag) error {
 	tx = tx.WithContext(ctx)
 	if err := tx.Where("item_kind = ? AND item_id = ?", itemKind, itemID).Delete(&ItemTag{}).Error; err != nil {
 		return err
@@ -71,7 +72,7 @@ func (s *Service) Replace(ctx context.Context, tx *gorm.DB, spaceID, itemKind, i
 				return err
 			}
 			for _, t := range existing {
-				links = append(links, ItemTag{ItemKind: itemKind, ItemID: itemID, TagID: t.ID})
+				links = append(links, ItemTag{ItemKind: itemKind, ItemID: itemID, TagID: t.ID, ItemCreatedAt: itemCreatedAt})
 			}
 		}
 	}

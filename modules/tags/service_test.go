@@ -3,6 +3,7 @@ package tags_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"gorm.io/gorm"
 
@@ -20,7 +21,7 @@ func TestReplaceAndForItems(t *testing.T) {
 		ctx := context.Background()
 		replace := func(space, itemID string, found ...markdown.Tag) {
 			t.Helper()
-			if err := g.DB.Transaction(func(tx *gorm.DB) error { return g.Tags.Replace(ctx, tx, space, "note", itemID, found) }); err != nil {
+			if err := g.DB.Transaction(func(tx *gorm.DB) error { return g.Tags.Replace(ctx, tx, space, "note", itemID, time.Now(), found) }); err != nil {
 				t.Fatal(err)
 			}
 		}

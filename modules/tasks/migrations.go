@@ -22,5 +22,6 @@ func migrations() db.Migrations {
 		db.AddVersionColumn("202611232300_tasks_version", "tasks"),
 		// The search index (platform/search) of the tasks made before it existed.
 		items.IndexExisting("202611241110_tasks_search_index", "tasks", shape()),
+		items.StampTagTimes("202611261110_tasks_tag_times", "tasks", ItemKind),
 	}
 }

@@ -127,8 +127,9 @@ func TagList(tags []Tag) []Tag {
 
 // Tags keeps an item's tags (the tags module provides it).
 type Tags interface {
-	// Replace makes found the item's tags in the space, inside tx.
-	Replace(ctx context.Context, tx *gorm.DB, spaceID, itemKind, itemID string, found []markdown.Tag) error
+	// Replace makes found the item's tags in the space, inside tx. itemCreatedAt is the item's
+	// created_at, kept beside each link so that a tag's items can be walked newest first.
+	Replace(ctx context.Context, tx *gorm.DB, spaceID, itemKind, itemID string, itemCreatedAt time.Time, found []markdown.Tag) error
 	// ForItems returns the tags of each item, in one query, in tx (nil: outside a transaction).
 	ForItems(ctx context.Context, tx *gorm.DB, itemKind string, itemIDs []string) (map[string][]Tag, error)
 }

@@ -83,7 +83,7 @@ type tagLog struct {
 	replaces int
 }
 
-func (l *tagLog) Replace(_ context.Context, _ *gorm.DB, spaceID, _, itemID string, found []markdown.Tag) error {
+func (l *tagLog) Replace(_ context.Context, _ *gorm.DB, spaceID, _, itemID string, _ time.Time, found []markdown.Tag) error {
 	l.replaces++
 	l.space[itemID] = spaceID
 	l.byItem[itemID] = nil

@@ -45,7 +45,7 @@ func (s *Service[Row]) Create(ctx context.Context, p *auth.Principal, notebookID
 		if err := s.index(ctx, tx, &row); err != nil {
 			return View[Row]{}, err
 		}
-		if err := s.tags.Replace(ctx, tx, nb.TagSpace, s.shape.Name, c.ID, doc.Tags()); err != nil {
+		if err := s.tags.Replace(ctx, tx, nb.TagSpace, s.shape.Name, c.ID, c.CreatedAt, doc.Tags()); err != nil {
 			return View[Row]{}, err
 		}
 		return s.record(ctx, tx, p, "create", &row, nb)
@@ -277,7 +277,7 @@ func (s *Service[Row]) Update(ctx context.Context, p *auth.Principal, id string,
 			newDoc = &doc
 		}
 		if newDoc != nil {
-			if err := s.tags.Replace(ctx, tx, nb.TagSpace, s.shape.Name, c.ID, newDoc.Tags()); err != nil {
+			if err := s.tags.Replace(ctx, tx, nb.TagSpace, s.shape.Name, c.ID, c.CreatedAt, newDoc.Tags()); err != nil {
 				return View[Row]{}, err
 			}
 		}
@@ -347,7 +347,7 @@ func (s *Service[Row]) Restore(ctx context.Context, p *auth.Principal, id string
 		if err := s.index(ctx, tx, &row); err != nil {
 			return View[Row]{}, err
 		}
-		if err := s.tags.Replace(ctx, tx, nb.TagSpace, s.shape.Name, c.ID, doc.Tags()); err != nil {
+		if err := s.tags.Replace(ctx, tx, nb.TagSpace, s.shape.Name, c.ID, c.CreatedAt, doc.Tags()); err != nil {
 			return View[Row]{}, err
 		}
 		return s.record(ctx, tx, p, "restore", &row, nb)

@@ -77,17 +77,12 @@ func (f ListFilter) Narrow(q *gorm.DB, table string) *gorm.DB {
 			// candidate row (SQLite, which has no arrays, keeps that form). OFFSET 0 keeps the
 			// EXISTS a per-row probe under the per-notebook LIMIT: PostgreSQL may otherwise make
 			// it a semi-join that hashes every item_tags row of the tag, once per notebook.
-			tags := "SELECT tags.id FROM tags WHERE tags.name_key = ? AND tags.kind = ?"
-			args := []any{kind, TagKey(name), t.kind}
-			if f.TagSpaces != nil {
-				tags += " AND tags.space_id IN (?)"
-				args = append(args, f.TagSpaces())
-			}
-			tagIDs := "IN (" + tags + ")"
+			tagIDs := "IN (?)"
 			if db.IsPostgres(q) {
-				tagIDs = "= ANY (ARRAY(" + tags + ")) OFFSET 0"
+				tagIDs = "= ANY (ARRAY(?)) OFFSET 0"
 			}
-			q = q.Where("EXISTS (SELECT 1 FROM item_tags it WHERE it.item_kind = ? AND it.item_id = "+table+".id AND it.tag_id "+tagIDs+")", args...)
+			q = q.Where("EXISTS (SELECT 1 FROM item_tags it WHERE it.item_kind = ? AND it.item_id = "+table+".id AND it.tag_id "+tagIDs+")",
+				kind, f.TagIDs(q, name, t.kind))
 		}
 	}
 	if f.TargetFrom != nil {
@@ -100,6 +95,17 @@ func (f ListFilter) Narrow(q *gorm.DB, table string) *gorm.DB {
 		q = q.Where(c.SQL, c.Args...)
 	}
 	return q
+}
+
+// TagIDs is a subquery of the ids of the tags named name (of sigil kind, TAG or PERSON) in the
+// caller's tag spaces (TagSpaces; every space when it is not set): one per space.
+func (f ListFilter) TagIDs(q *gorm.DB, name, kind string) *gorm.DB {
+	tags := q.Session(&gorm.Session{NewDB: true}).Table("tags").Select("tags.id").
+		Where("tags.name_key = ? AND tags.kind = ?", TagKey(name), kind)
+	if f.TagSpaces != nil {
+		tags = tags.Where("tags.space_id IN (?)", f.TagSpaces())
+	}
+	return tags
 }
 
 // TagKey is the identity key of a tag name: the SHA-256 (hex) of the lower-cased name. The tags
@@ -168,5 +174,19 @@ func IndexExisting[Row any](id, table string, shape Shape[Row]) *gormigrate.Migr
 		Rollback: func(tx *gorm.DB) error {
 			return tx.Exec("DELETE FROM search_index WHERE item_kind = ?", shape.Name).Error
 		},
+	}
+}
+
+// StampTagTimes is a migration step that copies the created_at of every item of table (kind) to
+// its tag links (item_tags.item_created_at, see the tags module), for the links made before the
+// column existed. table is written into the SQL as it is: pass a constant.
+func StampTagTimes(id, table, kind string) *gormigrate.Migration {
+	return &gormigrate.Migration{
+		ID: id,
+		Migrate: func(tx *gorm.DB) error {
+			return tx.Exec("UPDATE item_tags SET item_created_at = (SELECT t.created_at FROM "+table+" t WHERE t.id = item_tags.item_id)"+
+				" WHERE item_kind = ? AND item_created_at IS NULL", kind).Error
+		},
+		Rollback: func(tx *gorm.DB) error { return nil },
 	}
 }

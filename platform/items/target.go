@@ -97,7 +97,7 @@ func (t target[Row]) Replace(ctx context.Context, tx *gorm.DB, p *auth.Principal
 	if err := s.index(ctx, tx, &row); err != nil {
 		return err
 	}
-	if err := s.tags.Replace(ctx, tx, nb.TagSpace, s.shape.Name, c.ID, doc.Tags()); err != nil {
+	if err := s.tags.Replace(ctx, tx, nb.TagSpace, s.shape.Name, c.ID, c.CreatedAt, doc.Tags()); err != nil {
 		return err
 	}
 	_, err = s.recordAs(ctx, tx, p, action, s.shape.Name+".updated", &row, nb, also...)

@@ -88,6 +88,27 @@ func TestSearchNotes(t *testing.T) {
 		if got := find(w.annTeamNB, url.Values{"q": {"plan"}}); !slices.Equal(got, []string{cafe}) {
 			t.Errorf("the Team notebook key's plan: %v", got)
 		}
+		// The tag filter (read tag by tag on PostgreSQL): with a notebook, a restricted key, Carl's
+		// own #q4 in his space, archived notes, and deleted ones gone.
+		archivedQ4 := mk(w.annRW, w.teamNB, "old #q4 notes", map[string]any{"archived": true})
+		deletedQ4 := mk(w.annRW, w.teamNB, "doomed #q4", nil)
+		apitest.Must(t, s.Delete(t, w.annRW, "/notes/"+deletedQ4), http.StatusOK)
+		carlQ4 := mk(w.carlRW, w.carlNB, "Carl's own #q4", nil)
+		for _, c := range []struct {
+			name, key string
+			query     url.Values
+			want      []string
+		}{
+			{"tag and notebook", w.annRW, url.Values{"tag": {"q4"}, "notebookId": {w.teamNB}}, []string{cafe}},
+			{"tag with a notebook key", w.annTeamNB, url.Values{"tag": {"q4"}}, []string{cafe}},
+			{"tag, archived", w.annRW, url.Values{"tag": {"q4"}, "archived": {"true"}}, []string{archivedQ4}},
+			{"tag in another space", w.carlRW, url.Values{"tag": {"Q4"}}, []string{carlQ4}},
+			{"tag and person", w.annRW, url.Values{"tag": {"q4"}, "person": {"bob"}}, []string{cafe}},
+		} {
+			if got := find(c.key, c.query); !slices.Equal(got, c.want) {
+				t.Errorf("%s (%s): %v, want %v", c.name, c.query.Encode(), got, c.want)
+			}
+		}
 		if got := find(w.carlRW, url.Values{"q": {"cafe"}}); !slices.Equal(got, []string{carls}) {
 			t.Errorf("Carl's cafe: %v", got)
 		}

@@ -199,8 +199,8 @@ func seed(t testing.TB, conn *gorm.DB, ann apitest.User, sc Scenario) Seeded {
 		WHERE nb.id = c.notebook_id`)
 
 	// Three tags per note: two #tags and one @person of the note's space.
-	exec(`INSERT INTO item_tags (item_kind, item_id, tag_id)
-		SELECT 'note', n.id, 'g'||substr(md5(COALESCE(nb.workspace_id, nb.owner_id)||':'||t.kind||':'||t.i), 1, 23)
+	exec(`INSERT INTO item_tags (item_kind, item_id, tag_id, item_created_at)
+		SELECT 'note', n.id, 'g'||substr(md5(COALESCE(nb.workspace_id, nb.owner_id)||':'||t.kind||':'||t.i), 1, 23), n.created_at
 		FROM notes n JOIN notebooks nb ON nb.id = n.notebook_id,
 		     LATERAL (SELECT hashtext(n.id) & 1023 AS h) x,
 		     LATERAL (VALUES ('TAG', x.h % 30), ('TAG', (x.h + 7) % 30), ('PERSON', x.h % 20)) t(kind, i)`)
