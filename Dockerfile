@@ -20,10 +20,12 @@ RUN go mod download
 COPY . .
 # -trimpath: no build paths in the binary. VCS stamping needs the .git directory, which
 # .dockerignore leaves out (a worktree's .git is a pointer outside the context): pass the revision
-# as a build argument instead, e.g. --build-arg FOLIO_REVISION=$(git rev-parse HEAD).
+# and its time as build arguments instead (folio version prints them), e.g.
+# --build-arg FOLIO_REVISION=$(git rev-parse HEAD) --build-arg FOLIO_COMMIT_TIME=$(git log -1 --format=%cI).
 ARG FOLIO_REVISION=""
+ARG FOLIO_COMMIT_TIME=""
 RUN CGO_ENABLED=0 go build -trimpath -buildvcs=false -tags timetzdata \
-      -ldflags "-s -w -X main.revision=${FOLIO_REVISION}" -o /rootfs/folio ./cmd/folio \
+      -ldflags "-s -w -X folio/platform/buildinfo.revision=${FOLIO_REVISION} -X folio/platform/buildinfo.commitTime=${FOLIO_COMMIT_TIME}" -o /rootfs/folio ./cmd/folio \
  && mkdir -p /rootfs/etc/ssl/certs /data \
  && cp /etc/ssl/certs/ca-certificates.crt /rootfs/etc/ssl/certs/ \
  && echo 'folio:x:65532:65532:folio:/data:/sbin/nologin' >/rootfs/etc/passwd \

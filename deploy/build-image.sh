@@ -21,9 +21,15 @@ trap 'rm -rf "$ctx"' EXIT
 mkdir -p "$ctx/rootfs/etc/ssl/certs" "$ctx/data"
 
 t0=$(date +%s)
-# Same flags as the Dockerfile. The host's checkout has its .git, so Go stamps the VCS revision
-# and time into the build info itself (folio version).
-CGO_ENABLED=0 go build -trimpath -tags timetzdata -ldflags "-s -w" -o "$ctx/rootfs/folio" ./cmd/folio
+# Same flags as the Dockerfile, the revision and its time from the host's checkout (folio version;
+# Go's own VCS stamping is off wherever GOFLAGS has -buildvcs=false, and says nothing of a dirty
+# tree in that case, so the revision is marked "+dirty" here when the tree has changes).
+rev=$(git rev-parse HEAD 2>/dev/null || true)
+[ -n "$rev" ] && [ -n "$(git status --porcelain --untracked-files=no 2>/dev/null)" ] && rev="$rev+dirty"
+at=$(git log -1 --format=%cI 2>/dev/null || true)
+CGO_ENABLED=0 go build -trimpath -buildvcs=false -tags timetzdata \
+  -ldflags "-s -w -X folio/platform/buildinfo.revision=$rev -X folio/platform/buildinfo.commitTime=$at" \
+  -o "$ctx/rootfs/folio" ./cmd/folio
 cp "$certs" "$ctx/rootfs/etc/ssl/certs/ca-certificates.crt"
 echo 'folio:x:65532:65532:folio:/data:/sbin/nologin' >"$ctx/rootfs/etc/passwd"
 echo 'folio:x:65532:' >"$ctx/rootfs/etc/group"

@@ -18,13 +18,28 @@ type Info struct {
 	Go       string // the toolchain
 }
 
+// revision and commitTime are set at link time by builds that cannot let Go stamp the VCS
+// information (the Dockerfile's build has no .git; some environments set GOFLAGS=-buildvcs=false):
+//
+//	go build -ldflags "-X folio/platform/buildinfo.revision=$(git rev-parse HEAD) -X folio/platform/buildinfo.commitTime=$(git log -1 --format=%cI)"
+//
+// What Go stamped, when it did, wins.
+var revision, commitTime string
+
 // Read returns the binary's build information.
 func Read() Info {
+	out := Info{Version: "unknown", Revision: "unknown", Time: "unknown", Go: "unknown"}
+	if revision != "" {
+		out.Revision = revision
+	}
+	if commitTime != "" {
+		out.Time = commitTime
+	}
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
-		return Info{Version: "unknown", Revision: "unknown", Time: "unknown", Go: "unknown"}
+		return out
 	}
-	out := Info{Version: info.Main.Version, Revision: "unknown", Time: "unknown", Go: info.GoVersion}
+	out.Version, out.Go = info.Main.Version, info.GoVersion
 	for _, s := range info.Settings {
 		switch s.Key {
 		case "vcs.revision":
