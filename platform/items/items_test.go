@@ -112,7 +112,12 @@ func (l *versionLog) Save(_ context.Context, _ *gorm.DB, _, _ string, document [
 
 type auditLog struct{ actions, events []string }
 
-func (l *auditLog) Record(_ context.Context, _ *gorm.DB, _ *auth.Principal, e auditlog.Entry) error {
+// Record keeps the entry in memory, and as a row written in the write's transaction, as the real
+// recorder does: a rolled-back write leaves no row (committedAudit counts them).
+func (l *auditLog) Record(_ context.Context, tx *gorm.DB, _ *auth.Principal, e auditlog.Entry) error {
+	if err := tx.Exec("INSERT INTO fake_audit (action) VALUES (?)", e.Action).Error; err != nil {
+		return err
+	}
 	l.actions = append(l.actions, e.Action+" "+e.ResourceID+" in "+*e.NotebookID)
 	for _, ev := range e.Events {
 		data, _ := json.Marshal(ev.Data)
@@ -150,6 +155,9 @@ func newFixture(t *testing.T) *fixture {
 		}
 	}
 	if err := gdb.AutoMigrate(&Widget{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := gdb.Exec("CREATE TABLE fake_audit (action TEXT NOT NULL)").Error; err != nil {
 		t.Fatal(err)
 	}
 	team := "team"
@@ -251,10 +259,14 @@ func TestCreateFailsWhole(t *testing.T) {
 			t.Fatalf("%s: got %v, want %v", tc.name, err, tc.want)
 		}
 	}
-	var n int64
+	// Nothing of the failed creates stays: the over-limit one is refused at its last step (the
+	// item slot is reserved last, see Create), after its row and audit entry were written, and
+	// its transaction undoes them.
+	var n, audited int64
 	f.gdb.Model(&Widget{}).Count(&n)
-	if n != 2 || len(f.audit.actions) != 2 {
-		t.Fatalf("%d rows and %d audit entries after the failed creates, want 2 and 2", n, len(f.audit.actions))
+	f.gdb.Raw("SELECT count(*) FROM fake_audit").Scan(&audited)
+	if n != 2 || audited != 2 {
+		t.Fatalf("%d rows and %d audit entries after the failed creates, want 2 and 2", n, audited)
 	}
 }
 

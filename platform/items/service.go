@@ -36,9 +36,6 @@ func (s *Service[Row]) Create(ctx context.Context, p *auth.Principal, notebookID
 		if err != nil {
 			return View[Row]{}, err
 		}
-		if err := s.notebooks.Reserve(ctx, tx, nb.ID, 1); err != nil {
-			return View[Row]{}, err
-		}
 		if err := s.create(ctx, tx, &row); err != nil {
 			return View[Row]{}, err
 		}
@@ -48,7 +45,19 @@ func (s *Service[Row]) Create(ctx context.Context, p *auth.Principal, notebookID
 		if err := s.tags.Replace(ctx, tx, nb.TagSpace, s.shape.Name, c.ID, c.CreatedAt, doc.Tags()); err != nil {
 			return View[Row]{}, err
 		}
-		return s.record(ctx, tx, p, "create", &row, nb)
+		v, err := s.record(ctx, tx, p, "create", &row, nb)
+		if err != nil {
+			return View[Row]{}, err
+		}
+		// The item slot is taken last: its UPDATE locks the notebook's row until the transaction
+		// ends, and every create into the notebook waits for that lock, so it is held for the
+		// commit only, not for the inserts, the tags, the audit entry and the read of the view.
+		// The limit stays exact (the count is checked and raised in one statement under the
+		// lock); a create over the limit undoes everything it wrote, as before.
+		if err := s.notebooks.Reserve(ctx, tx, nb.ID, 1); err != nil {
+			return View[Row]{}, err
+		}
+		return v, nil
 	})
 }
 

@@ -234,13 +234,14 @@ func drive(c *Client, conc, n int, tgt Target, deadline time.Time) Result {
 // Targets are the requests measured on a seeded scenario.
 func Targets(d Seeded) []Target {
 	note := func(i int) string { return d.VisibleIDs[(i*7919)%len(d.VisibleIDs)] }
-	create := func(i int) []byte {
+	createIn := func(i int, notebook string) []byte {
 		// Every note is new text (its first line carries i), as real notes are: rendering the
 		// response must not be a cache hit.
 		content := fmt.Sprintf("Note %d of the load run.\n\n%s", i, createMarkdown)
-		b, _ := json.Marshal(map[string]string{"content": content, "notebookId": d.CallerNotebooks[i%len(d.CallerNotebooks)]})
+		b, _ := json.Marshal(map[string]string{"content": content, "notebookId": notebook})
 		return b
 	}
+	create := func(i int) []byte { return createIn(i, d.CallerNotebooks[i%len(d.CallerNotebooks)]) }
 	return []Target{
 		{Name: "get", Method: http.MethodGet, Status: http.StatusOK,
 			Req: func(i int) (string, []byte) { return "/notes/" + note(i), nil }},
@@ -262,6 +263,9 @@ func Targets(d Seeded) []Target {
 			Req: func(int) (string, []byte) { return "/notes?tag=" + tagNames[0], nil }},
 		{Name: "create", Method: http.MethodPost, Status: http.StatusCreated,
 			Req: func(i int) (string, []byte) { return "/notes", create(i) }},
+		// Every POST into one notebook: the notebook's item count is the one row they all update.
+		{Name: "create-1notebook", Method: http.MethodPost, Status: http.StatusCreated,
+			Req: func(i int) (string, []byte) { return "/notes", createIn(i, d.CallerNotebooks[0]) }},
 		{Name: "create-idempotent", Method: http.MethodPost, Status: http.StatusCreated, Idempotent: true,
 			Req: func(i int) (string, []byte) { return "/notes", create(i) }},
 	}
