@@ -296,3 +296,8 @@ func retryableConnectError(err error) bool {
 	}
 	return true
 }
+
+// SessionURL is url with the session settings every folio connection runs with (generic plans, no
+// JIT; see sessionSettings). The load harness's floor server connects with it, so that both run
+// their statements under the same plans.
+func SessionURL(url string) string { return withSessionSettings(url) }
