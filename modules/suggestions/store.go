@@ -2,6 +2,7 @@ package suggestions
 
 import (
 	"context"
+	"database/sql"
 	"maps"
 	"slices"
 	"strings"
@@ -47,16 +48,47 @@ func (s *Store) resolve(ctx context.Context, tx *gorm.DB, id, status, by string,
 }
 
 // pending returns the item's PENDING suggestion, or nil; read in tx (nil: outside a transaction).
+// Every read of a note asks it (its pendingSuggestion), and the answer is nearly always none: on
+// PostgreSQL the row is scanned by hand (scanSuggestion), without GORM filling a slice through
+// reflection; SQLite's driver returns times as text, which only GORM's Find converts.
 func (s *Store) pending(ctx context.Context, tx *gorm.DB, kind, itemID string) (*Suggestion, error) {
 	if tx == nil {
 		tx = s.db
 	}
-	var rows []Suggestion
-	err := tx.WithContext(ctx).Where("item_kind = ? AND item_id = ? AND status = ?", kind, itemID, StatusPending).Limit(1).Find(&rows).Error
-	if err != nil || len(rows) == 0 {
+	q := tx.WithContext(ctx).Where("item_kind = ? AND item_id = ? AND status = ?", kind, itemID, StatusPending).Limit(1)
+	if !db.IsPostgres(tx) {
+		var rows []Suggestion
+		if err := q.Find(&rows).Error; err != nil || len(rows) == 0 {
+			return nil, err
+		}
+		return &rows[0], nil
+	}
+	rows, err := q.Table("suggestions").Select(suggestionColumns).Rows()
+	if err != nil {
 		return nil, err
 	}
-	return &rows[0], nil
+	defer rows.Close()
+	if !rows.Next() {
+		return nil, rows.Err()
+	}
+	sg, err := scanSuggestion(rows)
+	if err != nil {
+		return nil, err
+	}
+	return &sg, nil
+}
+
+// suggestionColumns are the columns scanSuggestion reads, in its order.
+const suggestionColumns = "id, item_kind, item_id, status, original_content, suggested_content, rationale, created_by_id, " +
+	"created_by_key_name, created_by_key_prefix, created_at, resolved_at, resolved_by_id, version"
+
+// scanSuggestion reads a row of suggestionColumns without reflection (PostgreSQL only, whose
+// driver returns timestamps as time.Time).
+func scanSuggestion(rows *sql.Rows) (Suggestion, error) {
+	var sg Suggestion
+	err := rows.Scan(&sg.ID, &sg.ItemKind, &sg.ItemID, &sg.Status, &sg.OriginalContent, &sg.SuggestedContent, &sg.Rationale,
+		&sg.CreatedByID, &sg.CreatedByKeyName, &sg.CreatedByKeyPrefix, &sg.CreatedAt, &sg.ResolvedAt, &sg.ResolvedByID, &sg.Version)
+	return sg, err
 }
 
 func (s *Store) list(ctx context.Context, kind, itemID string, p paginate.Params) ([]Suggestion, *string, error) {

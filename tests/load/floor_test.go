@@ -31,7 +31,7 @@ import (
 const (
 	floorNoteSQL = `SELECT * FROM "notes" WHERE id = $1 AND deleted_at IS NULL AND notebook_id IN (SELECT notebooks.id FROM notebooks WHERE notebooks.workspace_id IS NULL AND notebooks.owner_id = $2 UNION ALL SELECT notebooks.id FROM notebooks WHERE notebooks.workspace_id IN (SELECT "workspace_id" FROM "memberships" WHERE user_id = $3)) LIMIT $4`
 
-	floorPendingSQL = `SELECT * FROM "suggestions" WHERE item_kind = $1 AND item_id = $2 AND status = $3 LIMIT $4`
+	floorPendingSQL = `SELECT id, item_kind, item_id, status, original_content, suggested_content, rationale, created_by_id, created_by_key_name, created_by_key_prefix, created_at, resolved_at, resolved_by_id, version FROM "suggestions" WHERE item_kind = $1 AND item_id = $2 AND status = $3 LIMIT $4`
 
 	floorListSQL = `SELECT notes.id, notes.notebook_id, notes.content, notes.has_decision, notes.archived, notes.target_at, notes.follow_up_at, notes.created_by_id, notes.created_at, notes.updated_at, notes.deleted_at, notes.version FROM "notes" WHERE notes.id IN (SELECT page.id FROM (SELECT notebooks.id FROM notebooks WHERE notebooks.workspace_id IS NULL AND notebooks.owner_id = $1 UNION ALL SELECT notebooks.id FROM notebooks WHERE notebooks.workspace_id IN (SELECT "workspace_id" FROM "memberships" WHERE user_id = $2)) AS nb CROSS JOIN LATERAL (SELECT notes.id, notes.created_at FROM "notes" WHERE notes.notebook_id = nb.id AND notes.deleted_at IS NULL AND notes.archived = $3 ORDER BY notes.created_at DESC,notes.id DESC LIMIT $4) AS page ORDER BY page.created_at DESC,page.id DESC LIMIT $5) ORDER BY notes.created_at DESC,notes.id DESC LIMIT $6`
 
