@@ -14,6 +14,7 @@ package items
 
 import (
 	"context"
+	"database/sql"
 	"sync"
 	"time"
 
@@ -52,9 +53,24 @@ type Shape[Row any] struct {
 	// Label, when not nil, is how a person recognises the item in a list (a task's title); nil:
 	// the first line of the document's text (a note).
 	Label func(row *Row) string
+	// Scan, when not nil, reads the module's rows by hand on the hot single-item read (get, on
+	// PostgreSQL): one constant statement and no reflection, instead of GORM's query builder and
+	// scanner. See RowScan.
+	Scan *RowScan[Row]
 	// Render is the module's response conversion: the item as the API returns it, the data of its
 	// events in the change feed (platform/eventlog).
 	Render func(v View[Row]) (any, error)
+}
+
+// RowScan is the one pattern by which a hot read bypasses GORM's statement builder: the module's
+// table and SELECT list as constants, and a scan of one row of that list without reflection (the
+// notes list's FetchScan uses the same pair). The statement still runs through GORM's Raw, so its
+// callbacks (the slow-query log, the tests' SQL counter) see it. PostgreSQL only: SQLite's driver
+// returns times as text, which only GORM's scanner converts.
+type RowScan[Row any] struct {
+	Table  string // "notes"
+	Select string // "notes.id, notes.notebook_id, ..."
+	Scan   func(*sql.Rows) (Row, error)
 }
 
 // Columns are the columns every item row has besides its document. Notes and tasks embed it (GORM

@@ -121,8 +121,29 @@ func (s *Service[Row]) get(ctx context.Context, tx *gorm.DB, id string, visible 
 	if tx == nil {
 		tx = s.db
 	}
+	if sc := s.shape.Scan; sc != nil && !lock && db.IsPostgres(tx) {
+		return s.getScanned(ctx, tx, sc, id, visible)
+	}
 	q := tx.WithContext(ctx).Where("id = ? AND deleted_at IS NULL AND notebook_id IN (?)", id, visible)
 	return db.Take[Row](q, lock, s.shape.NotFound)
+}
+
+// getScanned is get through the shape's RowScan: a constant statement, scanned by hand.
+func (s *Service[Row]) getScanned(ctx context.Context, tx *gorm.DB, sc *RowScan[Row], id string, visible *gorm.DB) (Row, error) {
+	var none Row
+	rows, err := tx.WithContext(ctx).Raw("SELECT "+sc.Select+" FROM "+sc.Table+" WHERE "+sc.Table+".id = ? AND "+
+		sc.Table+".deleted_at IS NULL AND "+sc.Table+".notebook_id IN (?) LIMIT 1", id, visible).Rows()
+	if err != nil {
+		return none, err
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return none, err
+		}
+		return none, s.shape.NotFound
+	}
+	return sc.Scan(rows)
 }
 
 // getInNotebook loads a live item as get does, and the notebook that holds it if the principal

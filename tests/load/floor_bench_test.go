@@ -37,7 +37,7 @@ func TestFloorMatchesFolio(t *testing.T) {
 		// Only the request's reads of items: background work (the event sequencer's tick, a key
 		// lookup when the key cache's entry expires) runs on the same pool meanwhile.
 		sql := g.Statement.SQL.String()
-		if on && !g.DryRun && (strings.Contains(sql, `"notes"`) || strings.Contains(sql, "item_tags") || strings.Contains(sql, `"suggestions"`)) {
+		if on && !g.DryRun && (strings.Contains(sql, `FROM "notes"`) || strings.Contains(sql, "FROM notes") || strings.Contains(sql, "item_tags") || strings.Contains(sql, `"suggestions"`)) {
 			captured = append(captured, sql)
 		}
 	}

@@ -29,7 +29,7 @@ import (
 
 // The statements, as folio sends them (placeholders numbered as pgx receives them from GORM).
 const (
-	floorNoteSQL = `SELECT * FROM "notes" WHERE id = $1 AND deleted_at IS NULL AND notebook_id IN (SELECT notebooks.id FROM notebooks WHERE notebooks.workspace_id IS NULL AND notebooks.owner_id = $2 UNION ALL SELECT notebooks.id FROM notebooks WHERE notebooks.workspace_id IN (SELECT "workspace_id" FROM "memberships" WHERE user_id = $3)) LIMIT $4`
+	floorNoteSQL = `SELECT notes.id, notes.notebook_id, notes.content, notes.has_decision, notes.archived, notes.target_at, notes.follow_up_at, notes.created_by_id, notes.created_at, notes.updated_at, notes.deleted_at, notes.version FROM notes WHERE notes.id = $1 AND notes.deleted_at IS NULL AND notes.notebook_id IN (SELECT notebooks.id FROM notebooks WHERE notebooks.workspace_id IS NULL AND notebooks.owner_id = $2 UNION ALL SELECT notebooks.id FROM notebooks WHERE notebooks.workspace_id IN (SELECT "workspace_id" FROM "memberships" WHERE user_id = $3)) LIMIT 1`
 
 	floorPendingSQL = `SELECT id, item_kind, item_id, status, original_content, suggested_content, rationale, created_by_id, created_by_key_name, created_by_key_prefix, created_at, resolved_at, resolved_by_id, version FROM "suggestions" WHERE item_kind = $1 AND item_id = $2 AND status = $3 LIMIT $4`
 
@@ -248,7 +248,7 @@ func (f *Floor) getNote(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx, id := r.Context(), r.PathValue("id")
-	rows, err := f.pool.Query(ctx, floorNoteSQL, id, user, user, 1)
+	rows, err := f.pool.Query(ctx, floorNoteSQL, id, user, user)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
