@@ -353,6 +353,9 @@ func BenchmarkNotesAPI(b *testing.B) {
 					b.ReportMetric(float64(r.Percentile(50))/1e6, "p50_ms")
 					b.ReportMetric(float64(r.Percentile(99))/1e6, "p99_ms")
 					b.ReportMetric(float64(cpu.Microseconds())/float64(r.N), "go_cpu_us/req")
+					// Resident memory right after the load (server, generator and their heaps):
+					// issue 17's bound is 100 MiB with 1M notes.
+					b.ReportMetric(residentMiB(), "rss_MiB")
 					if pg > 0 {
 						b.ReportMetric(float64(pg.Microseconds())/float64(r.N), "pg_cpu_us/req")
 					}
