@@ -5,10 +5,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
-	"sync"
 	"testing"
-
-	"gorm.io/gorm"
 
 	"folio/tests/apitest"
 )
@@ -34,27 +31,7 @@ func TestExplainPlans(t *testing.T) {
 		t.Fatal("the plans are PostgreSQL's: set FOLIO_TEST_DATABASE_URL")
 	}
 	d := Seed(t, s, Scenarios[len(Scenarios)-1])
-	type stmt struct {
-		sql  string
-		vars []any
-	}
-	var (
-		mu        sync.Mutex
-		capturing bool
-		captured  []stmt
-	)
-	capture := func(db *gorm.DB) {
-		mu.Lock()
-		defer mu.Unlock()
-		sql := db.Statement.SQL.String()
-		// Subqueries are built by running the callbacks dry; only executed statements count.
-		if capturing && !db.DryRun && strings.HasPrefix(sql, "SELECT") && strings.Contains(sql, "notes") {
-			captured = append(captured, stmt{sql, append([]any(nil), db.Statement.Vars...)})
-		}
-	}
-	_ = s.DB.Callback().Query().After("gorm:query").Register("load:explain_query", capture)
-	_ = s.DB.Callback().Raw().After("gorm:raw").Register("load:explain_raw", capture)
-	_ = s.DB.Callback().Row().After("gorm:row").Register("load:explain_row", capture)
+	rec := recordStatements(t, s, func(sql string) bool { return strings.HasPrefix(sql, "SELECT") && strings.Contains(sql, "notes") })
 	sqlDB, err := s.DB.DB()
 	if err != nil {
 		t.Fatal(err)
@@ -66,14 +43,7 @@ func TestExplainPlans(t *testing.T) {
 		{"GET /notes?tag=" + tagNames[0] + " (tag filter)", "/notes?tag=" + tagNames[0]},
 	} {
 		apitest.Must(t, s.Get(t, d.Key, req.path), http.StatusOK)
-		mu.Lock()
-		capturing, captured = true, nil
-		mu.Unlock()
-		apitest.Must(t, s.Get(t, d.Key, req.path), http.StatusOK)
-		mu.Lock()
-		capturing = false
-		stmts := captured
-		mu.Unlock()
+		stmts := rec.Recording(func() { apitest.Must(t, s.Get(t, d.Key, req.path), http.StatusOK) })
 		for _, st := range stmts {
 			rows, err := sqlDB.Query("EXPLAIN (ANALYZE, BUFFERS) "+st.sql, st.vars...)
 			if err != nil {

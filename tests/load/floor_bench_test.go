@@ -8,10 +8,7 @@ import (
 	"reflect"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
-
-	"gorm.io/gorm"
 
 	"folio/platform/httpx"
 )
@@ -26,24 +23,10 @@ func TestFloorMatchesFolio(t *testing.T) {
 	s := startServer(t)
 	d := Seed(t, s, Scenario{Name: "tiny", Total: 400, CallerNotes: 120, CallerNotebooks: 3, OtherPerNotebook: 20})
 	f := startFloor(t, s.Config.DatabaseURL, 4, map[string]string{d.Key: d.UserID})
-	var (
-		mu       sync.Mutex
-		on       bool
-		captured []string
-	)
-	capture := func(g *gorm.DB) {
-		mu.Lock()
-		defer mu.Unlock()
-		// Only the request's reads of items: background work (the event sequencer's tick, a key
-		// lookup when the key cache's entry expires) runs on the same pool meanwhile.
-		sql := g.Statement.SQL.String()
-		if on && !g.DryRun && (strings.Contains(sql, `FROM "notes"`) || strings.Contains(sql, "FROM notes") || strings.Contains(sql, "item_tags") || strings.Contains(sql, `"suggestions"`)) {
-			captured = append(captured, sql)
-		}
-	}
-	_ = s.DB.Callback().Query().After("gorm:query").Register("load:floor_query", capture)
-	_ = s.DB.Callback().Raw().After("gorm:raw").Register("load:floor_raw", capture)
-	_ = s.DB.Callback().Row().After("gorm:row").Register("load:floor_row", capture)
+	// The request's reads of items only.
+	rec := recordStatements(t, s, func(sql string) bool {
+		return strings.Contains(sql, `FROM "notes"`) || strings.Contains(sql, "FROM notes") || strings.Contains(sql, "item_tags") || strings.Contains(sql, `"suggestions"`)
+	})
 	get := func(base, path string) any {
 		req, _ := http.NewRequest(http.MethodGet, base+httpx.APIBase+path, nil)
 		req.Header.Set("Authorization", "Bearer "+d.Key)
@@ -68,14 +51,11 @@ func TestFloorMatchesFolio(t *testing.T) {
 		}
 		path, _ := tgt.Req(3)
 		get(s.URL, path) // warm: the key is cached, as the floor has it
-		mu.Lock()
-		on, captured = true, nil
-		mu.Unlock()
-		want := get(s.URL, path)
-		mu.Lock()
-		on = false
-		stmts := captured
-		mu.Unlock()
+		var want any
+		var stmts []string
+		for _, st := range rec.Recording(func() { want = get(s.URL, path) }) {
+			stmts = append(stmts, st.sql)
+		}
 		floorStmts := []string{floorNoteSQL, floorTagsSQL(1), floorPendingSQL}
 		if tgt.Name != "get" {
 			list := floorListSQL

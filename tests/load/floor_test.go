@@ -126,10 +126,10 @@ func (f *Floor) user(w http.ResponseWriter, r *http.Request) (string, bool) {
 	return u, ok
 }
 
-// scanNotes reads notes rows by column name (SELECT * and the list's columns alike).
+// scanNotes reads rows of folio's note columns (its single read and its lists select the same
+// list, notes.noteColumns, in the same order).
 func scanNotes(rows pgx.Rows) ([]floorNote, error) {
 	defer rows.Close()
-	fields := rows.FieldDescriptions()
 	var out []floorNote
 	for rows.Next() {
 		var (
@@ -137,38 +137,10 @@ func scanNotes(rows pgx.Rows) ([]floorNote, error) {
 			stored                    []byte
 			target, followUp, deleted *time.Time
 			created, updated          time.Time
-			skipS                     *string
+			createdBy                 string
 		)
-		dest := make([]any, len(fields))
-		for i, fd := range fields {
-			switch fd.Name {
-			case "id":
-				dest[i] = &n.ID
-			case "notebook_id":
-				dest[i] = &n.NotebookID
-			case "content":
-				dest[i] = &stored
-			case "has_decision":
-				dest[i] = &n.HasDecision
-			case "archived":
-				dest[i] = &n.Archived
-			case "target_at":
-				dest[i] = &target
-			case "follow_up_at":
-				dest[i] = &followUp
-			case "created_at":
-				dest[i] = &created
-			case "updated_at":
-				dest[i] = &updated
-			case "deleted_at":
-				dest[i] = &deleted
-			case "version":
-				dest[i] = &n.version
-			default:
-				dest[i] = &skipS
-			}
-		}
-		if err := rows.Scan(dest...); err != nil {
+		if err := rows.Scan(&n.ID, &n.NotebookID, &stored, &n.HasDecision, &n.Archived, &target, &followUp,
+			&createdBy, &created, &updated, &deleted, &n.version); err != nil {
 			return nil, err
 		}
 		text, err := content.Render(stored)
