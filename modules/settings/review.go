@@ -18,6 +18,7 @@ import (
 	"folio/platform/content"
 	"folio/platform/etag"
 	"folio/platform/httpx"
+	"folio/platform/markdown"
 	"folio/platform/paginate"
 )
 
@@ -307,8 +308,6 @@ func (w *Handler) reviewPage(c *gin.Context, sess accounts.Session) {
 
 func (w *Handler) suggestionPage(c *gin.Context, sess accounts.Session) {
 	ctx, p := c.Request.Context(), principal(sess)
-	// The item first: its ETag is then at most as new as the content the diff is made from, so an
-	// approval sent from this page can only fail safe (a conflict), never apply a diff not shown.
 	e, err := w.reviews.Get(ctx, p, c.Param("id"))
 	if err != nil {
 		w.reviewError(c, sess, err, "")
@@ -319,8 +318,11 @@ func (w *Handler) suggestionPage(c *gin.Context, sess accounts.Session) {
 		w.reviewError(c, sess, err, "")
 		return
 	}
-	if e, err = w.reviews.Get(ctx, p, e.ID); err != nil {
-		w.reviewError(c, sess, err, "")
+	// The diff and the stale badge are made from the item as read with the ETag the approve form
+	// sends (one row read), so an approval applies exactly the change shown or fails as a
+	// conflict.
+	if e.Current, err = markdown.Encode(item.Content); err != nil {
+		w.internal(c, &sess, err)
 		return
 	}
 	n, err := w.names(ctx, sess, []string{e.CreatedByID})
