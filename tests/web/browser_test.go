@@ -83,6 +83,46 @@ func chromium(t *testing.T) (context.Context, *consoleLog) {
 	return ctx, logs
 }
 
+// driver runs steps in a browser context for a test, reads text from the page and keeps
+// screenshots in out.
+type driver struct {
+	t   *testing.T
+	ctx context.Context
+	out string
+}
+
+// run performs steps, failing the test with what when one fails.
+func (d driver) run(what string, steps ...chromedp.Action[chromedp.Void]) {
+	d.t.Helper()
+	if err := chromedp.Do(d.ctx, steps...); err != nil {
+		d.t.Fatalf("%s: %v", what, err)
+	}
+}
+
+// text is the visible text of the element sel, trimmed.
+func (d driver) text(sel string) string {
+	d.t.Helper()
+	s, err := chromedp.Run(d.ctx, chromedp.Text(chromedp.CSS(sel), chromedp.NodeVisible))
+	if err != nil {
+		d.t.Fatalf("read %s: %v", sel, err)
+	}
+	return strings.TrimSpace(s)
+}
+
+// shot saves a full-page screenshot as out/name.
+func (d driver) shot(name string) {
+	d.t.Helper()
+	png, err := chromedp.Run(d.ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		d.t.Fatalf("screenshot %s: %v", name, err)
+	}
+	path := filepath.Join(d.out, name)
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		d.t.Fatal(err)
+	}
+	d.t.Logf("screenshot: %s", path)
+}
+
 // consoleLog collects what the page reports as errors: a CSP violation (an inline script or
 // style the policy blocked), a failed asset, an exception.
 type consoleLog struct {
@@ -111,32 +151,8 @@ func TestBrowserKeyLifecycle(t *testing.T) {
 	s := apitest.Start(t, "sqlite")
 	a := newAccount("Ada Browser")
 	out := outputDir(t)
-	run := func(what string, steps ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		if err := chromedp.Do(ctx, steps...); err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-	}
-	text := func(sel string) string {
-		t.Helper()
-		s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel), chromedp.NodeVisible))
-		if err != nil {
-			t.Fatalf("read %s: %v", sel, err)
-		}
-		return strings.TrimSpace(s)
-	}
-	shot := func(name string) {
-		t.Helper()
-		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-		if err != nil {
-			t.Fatalf("screenshot %s: %v", name, err)
-		}
-		path := filepath.Join(out, name)
-		if err := os.WriteFile(path, png, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("screenshot: %s", path)
-	}
+	d := driver{t: t, ctx: ctx, out: out}
+	run, text, shot := d.run, d.text, d.shot
 
 	// Sign up.
 	run("sign up",

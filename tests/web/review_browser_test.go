@@ -2,8 +2,6 @@ package web
 
 import (
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -67,32 +65,8 @@ func browserReview(t *testing.T, kind string) {
 	proposed := "Hiring plan\n\nOpen three #backend roles in Q1.\n\n> **Decision:** start with one senior hire.\n\nOwner: @mia"
 	propose(proposed, "The Q1 budget allows a third role.")
 
-	run := func(what string, steps ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		if err := chromedp.Do(ctx, steps...); err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-	}
-	text := func(sel string) string {
-		t.Helper()
-		s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel), chromedp.NodeVisible))
-		if err != nil {
-			t.Fatalf("read %s: %v", sel, err)
-		}
-		return strings.TrimSpace(s)
-	}
-	shot := func(name string) {
-		t.Helper()
-		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-		if err != nil {
-			t.Fatalf("screenshot %s: %v", name, err)
-		}
-		path := filepath.Join(out, name)
-		if err := os.WriteFile(path, png, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("screenshot: %s", path)
-	}
+	d := driver{t: t, ctx: ctx, out: out}
+	run, text, shot := d.run, d.text, d.shot
 
 	// Sign in, open the review list.
 	run("sign in",
