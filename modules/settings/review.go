@@ -75,10 +75,11 @@ func (w *Handler) registerReview(g httpx.RouteGroup) {
 	}
 }
 
-// principal is the session as the modules' services know a caller: the API guard makes the same
-// one for a session cookie.
+// principal is the session as the modules' services know a caller, the same one the API guard
+// makes for a session cookie.
 func principal(sess accounts.Session) *auth.Principal {
-	return &auth.Principal{Credential: auth.CredentialSession, UserID: sess.UserID, Scope: auth.ScopeReadWrite, SessionID: sess.ID}
+	p := auth.SessionPrincipal(sess.UserID, sess.ID)
+	return &p
 }
 
 // suggestionRow is a suggestion as the review list and page show it.

@@ -363,7 +363,7 @@ func (g *Guard) fromSession(c *gin.Context, token string) (*Principal, error) {
 		entry = cacheEntry{
 			sessionCSRF:    rec.CSRFToken,
 			sessionExpires: rec.ExpiresAt,
-			principal:      Principal{Credential: CredentialSession, UserID: rec.UserID, Scope: ScopeReadWrite, SessionID: rec.ID},
+			principal:      SessionPrincipal(rec.UserID, rec.ID),
 		}
 		g.Cache.put("s:"+string(hash), entry, now)
 	}

@@ -30,6 +30,13 @@ type Principal struct {
 	SessionID   string  // session principals only
 }
 
+// SessionPrincipal is the principal of a signed-in person's session: the user's own reach, read
+// and write (a session has every scope and no restriction). The API guard makes it for a session
+// cookie; the server-rendered pages make it for theirs.
+func SessionPrincipal(userID, sessionID string) Principal {
+	return Principal{Credential: CredentialSession, UserID: userID, Scope: ScopeReadWrite, SessionID: sessionID}
+}
+
 // Unrestricted reports whether the principal may go everywhere its user may.
 func (p *Principal) Unrestricted() bool { return p.WorkspaceID == nil && p.NotebookID == nil }
 
