@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
 
 	"folio/platform/apierr"
 	"folio/platform/auth"
@@ -17,7 +18,8 @@ import (
 // provides it).
 type Memberships interface {
 	RoleOf(ctx context.Context, userID, workspaceID string) (string, error)
-	MemberWorkspaceIDs(userID string) *gorm.DB
+	// MemberWorkspaceIDs is a subquery of the ids of the user's workspaces (constant text).
+	MemberWorkspaceIDs(userID string) clause.Expr
 	// WorkspaceNames maps the id of every workspace the user belongs to to its name.
 	WorkspaceNames(ctx context.Context, userID string) (map[string]string, error)
 }
@@ -98,20 +100,34 @@ func (a *Access) Visible(p *auth.Principal) func(*gorm.DB) *gorm.DB {
 // it scan and sort the whole notes table for a list instead of reading each notebook's newest
 // notes from the list index. The two arms are disjoint (workspace_id is NULL in one and not in
 // the other), so nothing is counted twice.
-func (a *Access) VisibleIDs(db *gorm.DB, p *auth.Principal) *gorm.DB {
-	if p.NotebookID == nil && p.WorkspaceID == nil {
-		return db.Raw("SELECT notebooks.id FROM notebooks WHERE notebooks.workspace_id IS NULL AND notebooks.owner_id = ?"+
-			" UNION ALL SELECT notebooks.id FROM notebooks WHERE notebooks.workspace_id IN (?)",
-			p.UserID, a.memberships.MemberWorkspaceIDs(p.UserID))
+//
+// It is constant text with its arguments (one text per kind of principal), flattened: a read
+// embeds it without building a subquery (GORM renders a clause.Expr by copying it), and a native
+// read (db.WithNative) sends it as it is.
+func (a *Access) VisibleIDs(p *auth.Principal) clause.Expr {
+	switch {
+	case p.NotebookID != nil:
+		return clause.Expr{SQL: "SELECT notebooks.id FROM notebooks WHERE notebooks.id = ?", Vars: []any{*p.NotebookID}}
+	case p.WorkspaceID != nil:
+		return clause.Expr{SQL: "SELECT notebooks.id FROM notebooks WHERE notebooks.workspace_id = ?", Vars: []any{*p.WorkspaceID}}
 	}
-	return a.Visible(p)(db.Table("notebooks").Select("notebooks.id"))
+	m := a.memberships.MemberWorkspaceIDs(p.UserID)
+	return clause.Expr{
+		SQL: "SELECT notebooks.id FROM notebooks WHERE notebooks.workspace_id IS NULL AND notebooks.owner_id = ?" +
+			" UNION ALL SELECT notebooks.id FROM notebooks WHERE notebooks.workspace_id IN (" + m.SQL + ")",
+		Vars: append([]any{p.UserID}, m.Vars...),
+	}
 }
 
 // VisibleSpaces implements items.Notebooks: the spaces of every notebook the user may see (their
 // own personal space and their workspaces'), whatever the key's restriction, which VisibleIDs
 // applies to the notebooks themselves.
-func (a *Access) VisibleSpaces(db *gorm.DB, p *auth.Principal) *gorm.DB {
-	return db.Raw("SELECT CAST(? AS VARCHAR(24)) UNION ALL ?", p.UserID, a.memberships.MemberWorkspaceIDs(p.UserID))
+func (a *Access) VisibleSpaces(p *auth.Principal) clause.Expr {
+	m := a.memberships.MemberWorkspaceIDs(p.UserID)
+	return clause.Expr{
+		SQL:  "SELECT CAST(? AS VARCHAR(24)) UNION ALL " + m.SQL,
+		Vars: append([]any{p.UserID}, m.Vars...),
+	}
 }
 
 // CheckRestriction implements auth.RestrictionChecker: a restricted key works only while its

@@ -4,6 +4,8 @@ import (
 	"context"
 	"time"
 
+	"gorm.io/gorm/clause"
+
 	"folio/platform/auth"
 	"folio/platform/etag"
 	"folio/platform/items"
@@ -54,7 +56,7 @@ type Filter = items.ListFilter
 
 // List returns a page of the notes the principal may see.
 func (s *Service) List(ctx context.Context, p *auth.Principal, f Filter, page paginate.Params) ([]View, *string, error) {
-	return s.items.List(ctx, p, f, func(visible items.VisibleNotebooks, f items.ListFilter) ([]Note, *string, error) {
+	return s.items.List(ctx, p, f, func(visible clause.Expr, f items.ListFilter) ([]Note, *string, error) {
 		return s.store.list(ctx, visible, f, page)
 	})
 }

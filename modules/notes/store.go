@@ -2,9 +2,9 @@ package notes
 
 import (
 	"context"
-	"database/sql"
 
 	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
 
 	"folio/platform/db"
 	"folio/platform/items"
@@ -33,9 +33,9 @@ var keyset = paginate.Keyset{Table: "notes"}
 // SQLite has no LATERAL; there the plain filter stays.
 //
 // A tag filter is read tag by tag instead (listByTag).
-func (s *Store) list(ctx context.Context, visible func() *gorm.DB, f items.ListFilter, p paginate.Params) ([]Note, *string, error) {
+func (s *Store) list(ctx context.Context, visible clause.Expr, f items.ListFilter, p paginate.Params) ([]Note, *string, error) {
 	scope := func() *gorm.DB {
-		return s.db.WithContext(ctx).Table("notes").Where("notes.notebook_id IN (?)", visible())
+		return s.db.WithContext(ctx).Table("notes").Where("notes.notebook_id IN (?)", visible)
 	}
 	idOf := func(n Note) string { return n.ID }
 	// A text query starts from the search index: its matches are few next to the notes walked
@@ -53,7 +53,7 @@ func (s *Store) list(ctx context.Context, visible func() *gorm.DB, f items.ListF
 	perNotebook := f.Narrow(s.db.Table("notes").Select("notes.id, notes.created_at").
 		Where("notes.notebook_id = nb.id AND notes.deleted_at IS NULL AND notes.archived = ?", f.Archived), "notes")
 	perNotebook = keyset.Order(keyset.After(perNotebook, cursorScope, p.Cursor)).Limit(p.Limit + 1)
-	notebooks := s.db.Table("(?) AS nb", visible())
+	notebooks := s.db.Table("(?) AS nb", visible)
 	if f.NotebookID != nil {
 		notebooks = notebooks.Where("nb.id = ?", *f.NotebookID)
 	}
@@ -76,7 +76,7 @@ func (s *Store) list(ctx context.Context, visible func() *gorm.DB, f items.ListF
 // other conditions, not how rare the tag is: walking notebook by notebook instead reads every
 // note until limit+1 carry the tag (about 15 notes per match for a tag on one note in 15).
 
-func (s *Store) listByTag(ctx context.Context, visible, scope func() *gorm.DB, f items.ListFilter, p paginate.Params) ([]Note, *string, error) {
+func (s *Store) listByTag(ctx context.Context, visible clause.Expr, scope func() *gorm.DB, f items.ListFilter, p paginate.Params) ([]Note, *string, error) {
 	idOf := func(n Note) string { return n.ID }
 	rest := f
 	rest.Tags = f.Tags[1:] // the walked tag needs no EXISTS of its own
@@ -86,7 +86,7 @@ func (s *Store) listByTag(ctx context.Context, visible, scope func() *gorm.DB, f
 	// notes (or every link of the tag) and sorted, instead of stopping after limit+1 links.
 	note := s.db.Table("notes").Select("1").
 		Where("notes.id = it.item_id AND notes.notebook_id = ANY (ARRAY(?)) AND notes.deleted_at IS NULL AND notes.archived = ?",
-			visible(), f.Archived)
+			visible, f.Archived)
 	if f.NotebookID != nil {
 		note = note.Where("notes.notebook_id = ?", *f.NotebookID)
 	}
@@ -115,7 +115,7 @@ const noteColumns = "notes.id, notes.notebook_id, notes.content, notes.has_decis
 
 // scanNote reads a row of noteColumns without reflection (a page is 20 to 100 of them). It is
 // used on PostgreSQL only, whose driver returns timestamps as time.Time.
-func scanNote(rows *sql.Rows) (Note, error) {
+func scanNote(rows db.RowScanner) (Note, error) {
 	var n Note
 	err := rows.Scan(&n.ID, &n.NotebookID, &n.Content, &n.HasDecision, &n.Archived, &n.TargetAt, &n.FollowUpAt,
 		&n.CreatedByID, &n.CreatedAt, &n.UpdatedAt, &n.DeletedAt, &n.Version)

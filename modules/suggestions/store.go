@@ -2,7 +2,6 @@ package suggestions
 
 import (
 	"context"
-	"database/sql"
 	"maps"
 	"slices"
 	"strings"
@@ -49,34 +48,32 @@ func (s *Store) resolve(ctx context.Context, tx *gorm.DB, id, status, by string,
 
 // pending returns the item's PENDING suggestion, or nil; read in tx (nil: outside a transaction).
 // Every read of a note asks it (its pendingSuggestion), and the answer is nearly always none: on
-// PostgreSQL the row is scanned by hand (scanSuggestion), without GORM filling a slice through
-// reflection; SQLite's driver returns times as text, which only GORM's Find converts.
+// PostgreSQL, outside a transaction, it is a constant statement sent natively (db.Query) and
+// scanned by hand (scanSuggestion); SQLite's driver returns times as text, which only GORM's Find
+// converts.
 func (s *Store) pending(ctx context.Context, tx *gorm.DB, kind, itemID string) (*Suggestion, error) {
 	if tx == nil {
 		tx = s.db
 	}
+	var found *Suggestion
+	ok, err := db.Query(ctx, tx, pendingSQL, []any{kind, itemID, StatusPending}, func(r db.RowScanner) error {
+		sg, err := scanSuggestion(r)
+		found = &sg
+		return err
+	})
+	if ok {
+		return found, err
+	}
+	var rows []Suggestion
 	q := tx.WithContext(ctx).Where("item_kind = ? AND item_id = ? AND status = ?", kind, itemID, StatusPending).Limit(1)
-	if !db.IsPostgres(tx) {
-		var rows []Suggestion
-		if err := q.Find(&rows).Error; err != nil || len(rows) == 0 {
-			return nil, err
-		}
-		return &rows[0], nil
-	}
-	rows, err := q.Table("suggestions").Select(suggestionColumns).Rows()
-	if err != nil {
+	if err := q.Find(&rows).Error; err != nil || len(rows) == 0 {
 		return nil, err
 	}
-	defer rows.Close()
-	if !rows.Next() {
-		return nil, rows.Err()
-	}
-	sg, err := scanSuggestion(rows)
-	if err != nil {
-		return nil, err
-	}
-	return &sg, nil
+	return &rows[0], nil
 }
+
+// pendingSQL is pending's statement, sent natively (db.Query).
+const pendingSQL = "SELECT " + suggestionColumns + " FROM suggestions WHERE item_kind = ? AND item_id = ? AND status = ? LIMIT 1"
 
 // suggestionColumns are the columns scanSuggestion reads, in its order.
 const suggestionColumns = "id, item_kind, item_id, status, original_content, suggested_content, rationale, created_by_id, " +
@@ -84,7 +81,7 @@ const suggestionColumns = "id, item_kind, item_id, status, original_content, sug
 
 // scanSuggestion reads a row of suggestionColumns without reflection (PostgreSQL only, whose
 // driver returns timestamps as time.Time).
-func scanSuggestion(rows *sql.Rows) (Suggestion, error) {
+func scanSuggestion(rows db.RowScanner) (Suggestion, error) {
 	var sg Suggestion
 	err := rows.Scan(&sg.ID, &sg.ItemKind, &sg.ItemID, &sg.Status, &sg.OriginalContent, &sg.SuggestedContent, &sg.Rationale,
 		&sg.CreatedByID, &sg.CreatedByKeyName, &sg.CreatedByKeyPrefix, &sg.CreatedAt, &sg.ResolvedAt, &sg.ResolvedByID, &sg.Version)

@@ -7,6 +7,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"gorm.io/gorm/clause"
+
 	"folio/platform/auth"
 	"folio/platform/etag"
 	"folio/platform/items"
@@ -101,7 +103,7 @@ func (s *Service) List(ctx context.Context, p *auth.Principal, f Filter, page pa
 	if f.Status != nil && !slices.Contains(Statuses, *f.Status) {
 		return nil, nil, ErrQStatus
 	}
-	return s.items.List(ctx, p, f.ListFilter, func(visible items.VisibleNotebooks, lf items.ListFilter) ([]Task, *string, error) {
+	return s.items.List(ctx, p, f.ListFilter, func(visible clause.Expr, lf items.ListFilter) ([]Task, *string, error) {
 		f.ListFilter = lf
 		return s.store.list(ctx, visible, f, page)
 	})

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
 
 	"folio/platform/paginate"
 )
@@ -15,9 +16,9 @@ type Store struct{ db *gorm.DB }
 func NewStore(gdb *gorm.DB) *Store { return &Store{db: gdb} }
 
 // list returns a page of the live tasks in the notebooks of visible, newest first.
-func (s *Store) list(ctx context.Context, visible func() *gorm.DB, f Filter, p paginate.Params) ([]Task, *string, error) {
+func (s *Store) list(ctx context.Context, visible clause.Expr, f Filter, p paginate.Params) ([]Task, *string, error) {
 	scope := func() *gorm.DB {
-		return s.db.WithContext(ctx).Table("tasks").Where("tasks.notebook_id IN (?)", visible())
+		return s.db.WithContext(ctx).Table("tasks").Where("tasks.notebook_id IN (?)", visible)
 	}
 	q := f.Where(scope(), "tasks")
 	if f.Status != nil {

@@ -8,6 +8,7 @@ import (
 
 	"go.uber.org/fx"
 	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
 
 	"folio/platform/apierr"
 	"folio/platform/auth"
@@ -254,7 +255,7 @@ func (s *Service) RoleOf(ctx context.Context, userID, workspaceID string) (strin
 
 // MemberWorkspaceIDs is a subquery of the ids of every workspace userID belongs to, for other
 // modules' access filters.
-func (s *Service) MemberWorkspaceIDs(userID string) *gorm.DB {
+func (s *Service) MemberWorkspaceIDs(userID string) clause.Expr {
 	return s.store.memberWorkspaceIDs(userID)
 }
 

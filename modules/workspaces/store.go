@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
 
 	"folio/platform/db"
 	"folio/platform/paginate"
@@ -112,9 +113,10 @@ func (s *Store) countOwners(ctx context.Context, tx *gorm.DB, workspaceID string
 	return n, err
 }
 
-// memberWorkspaceIDs is a subquery of the ids of the workspaces userID belongs to.
-func (s *Store) memberWorkspaceIDs(userID string) *gorm.DB {
-	return s.db.Model(&Membership{}).Select("workspace_id").Where("user_id = ?", userID)
+// memberWorkspaceIDs is a subquery of the ids of the workspaces userID belongs to: constant
+// text, which reads embed without building it (see items.Notebooks.VisibleIDs).
+func (s *Store) memberWorkspaceIDs(userID string) clause.Expr {
+	return clause.Expr{SQL: "SELECT memberships.workspace_id FROM memberships WHERE memberships.user_id = ?", Vars: []any{userID}}
 }
 
 // names maps the id of every workspace userID belongs to to its name.

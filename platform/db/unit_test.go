@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"go.uber.org/zap"
 	"gorm.io/gorm"
 
 	"folio/platform/db"
@@ -17,13 +18,16 @@ type unitRow struct {
 }
 
 // openEmpty opens an empty database of kind, closed when the test ends.
-func openEmpty(t *testing.T, kind string) *gorm.DB {
+func openEmpty(t *testing.T, kind string) *gorm.DB { return openEmptyLogged(t, kind, nil) }
+
+// openEmptyLogged is openEmpty logging to log.
+func openEmptyLogged(t *testing.T, kind string, log *zap.Logger) *gorm.DB {
 	t.Helper()
 	opts := db.Options{SQLitePath: filepath.Join(t.TempDir(), "t.db"), MaxOpenConns: 4, MaxIdleConns: 4}
 	if kind == "postgres" {
 		opts.URL = testenv.EmptyPostgresDB(t)
 	}
-	gdb, err := db.Open(opts, nil)
+	gdb, err := db.Open(opts, log)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,12 +14,12 @@ package items
 
 import (
 	"context"
-	"database/sql"
 	"sync"
 	"time"
 
 	"go.uber.org/fx"
 	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
 
 	"folio/platform/auditlog"
 	"folio/platform/auth"
@@ -62,15 +62,14 @@ type Shape[Row any] struct {
 	Render func(v View[Row]) (any, error)
 }
 
-// RowScan is the one pattern by which a hot read bypasses GORM's statement builder: the module's
-// table and SELECT list as constants, and a scan of one row of that list without reflection (the
-// notes list's FetchScan uses the same pair). The statement still runs through GORM's Raw, so its
-// callbacks (the slow-query log, the tests' SQL counter) see it. PostgreSQL only: SQLite's driver
-// returns times as text, which only GORM's scanner converts.
+// RowScan is what a module gives for its hot reads to bypass GORM (db.WithNative, the one pattern
+// for that): the module's table and SELECT list as constants, and a scan of one row of that list
+// without reflection (the notes list's FetchScan uses the same pair). PostgreSQL only: SQLite's
+// driver returns times as text, which only GORM's scanner converts.
 type RowScan[Row any] struct {
 	Table  string // "notes"
 	Select string // "notes.id, notes.notebook_id, ..."
-	Scan   func(*sql.Rows) (Row, error)
+	Scan   func(db.RowScanner) (Row, error)
 }
 
 // Columns are the columns every item row has besides its document. Notes and tasks embed it (GORM
@@ -115,11 +114,14 @@ type Notebooks interface {
 	// ItemNotebook returns the notebook if the principal may use it, with the access codes of
 	// CONTRACT.md section 6 otherwise. tx may be nil.
 	ItemNotebook(ctx context.Context, tx *gorm.DB, p *auth.Principal, id string) (Notebook, error)
-	// VisibleIDs is a subquery of the ids of the notebooks the principal may see.
-	VisibleIDs(db *gorm.DB, p *auth.Principal) *gorm.DB
-	// VisibleSpaces is a subquery of the tag spaces of those notebooks (a superset will do): the
-	// tag filters look up a name's tags in these spaces only, not in every space of the database.
-	VisibleSpaces(db *gorm.DB, p *auth.Principal) *gorm.DB
+	// VisibleIDs is a subquery of the ids of the notebooks the principal may see, as constant SQL
+	// text (placeholders ?) with its arguments: GORM embeds it as `IN (?)` without building
+	// anything, and a native read (db.WithNative) sends it as text.
+	VisibleIDs(p *auth.Principal) clause.Expr
+	// VisibleSpaces is a subquery of the tag spaces of those notebooks (a superset will do), in the
+	// same form: the tag filters look up a name's tags in these spaces only, not in every space
+	// of the database.
+	VisibleSpaces(p *auth.Principal) clause.Expr
 	// Reserve takes n item slots in a notebook inside tx, or fails with ITEM_LIMIT_REACHED.
 	Reserve(ctx context.Context, tx *gorm.DB, notebookID string, n int) error
 	// Release gives n item slots back inside tx.

@@ -11,6 +11,7 @@ import (
 
 	"go.uber.org/zap"
 	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
 
 	"folio/platform/auditlog"
 	"folio/platform/auth"
@@ -55,12 +56,12 @@ func (n *notebooks) ItemNotebook(_ context.Context, _ *gorm.DB, _ *auth.Principa
 	return nb, nil
 }
 
-func (n *notebooks) VisibleIDs(gdb *gorm.DB, _ *auth.Principal) *gorm.DB {
-	return gdb.Table("notebooks").Select("id")
+func (n *notebooks) VisibleIDs(*auth.Principal) clause.Expr {
+	return clause.Expr{SQL: "SELECT id FROM notebooks"}
 }
 
-func (n *notebooks) VisibleSpaces(gdb *gorm.DB, _ *auth.Principal) *gorm.DB {
-	return gdb.Table("tags").Select("space_id")
+func (n *notebooks) VisibleSpaces(*auth.Principal) clause.Expr {
+	return clause.Expr{SQL: "SELECT space_id FROM tags"}
 }
 
 func (n *notebooks) Reserve(_ context.Context, _ *gorm.DB, id string, k int) error {
@@ -367,9 +368,9 @@ func TestListChecksTheNamedNotebookAndAddsTags(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t)
 	a, b := f.create(t, "mine", "a #x").Item, f.create(t, "team", "b #y").Item
-	page := func(visible items.VisibleNotebooks, _ items.ListFilter) ([]Widget, *string, error) {
+	page := func(visible clause.Expr, _ items.ListFilter) ([]Widget, *string, error) {
 		var rows []Widget
-		err := items.ListFilter{}.Where(f.gdb.Table("widgets").Where("widgets.notebook_id IN (?)", visible()), "widgets").
+		err := items.ListFilter{}.Where(f.gdb.Table("widgets").Where("widgets.notebook_id IN (?)", visible), "widgets").
 			Order("widgets.id").Find(&rows).Error
 		return rows, nil, err
 	}
@@ -385,7 +386,7 @@ func TestListChecksTheNamedNotebookAndAddsTags(t *testing.T) {
 		t.Fatalf("list %v", got)
 	}
 	called := false
-	_, _, err = f.svc.List(ctx, f.p, items.ListFilter{NotebookID: ptr("elsewhere")}, func(items.VisibleNotebooks, items.ListFilter) ([]Widget, *string, error) {
+	_, _, err = f.svc.List(ctx, f.p, items.ListFilter{NotebookID: ptr("elsewhere")}, func(clause.Expr, items.ListFilter) ([]Widget, *string, error) {
 		called = true
 		return nil, nil, nil
 	})

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
 
 	"folio/platform/auditlog"
 	"folio/platform/auth"
@@ -145,7 +146,7 @@ func (s *Service[Row]) Get(ctx context.Context, p *auth.Principal, id string) (V
 	if !ids.Valid(id) {
 		return View[Row]{}, s.shape.NotFound
 	}
-	row, err := s.get(ctx, nil, id, s.notebooks.VisibleIDs(s.db, p), false)
+	row, err := s.get(ctx, nil, id, s.notebooks.VisibleIDs(p), false)
 	if err != nil {
 		return View[Row]{}, err
 	}
@@ -165,22 +166,19 @@ func (s *Service[Row]) Read(ctx context.Context, p *auth.Principal, id string, i
 	return v, nil
 }
 
-// VisibleNotebooks builds the subquery of the ids of the notebooks the caller may see, a fresh one
-// for each statement that embeds it.
-type VisibleNotebooks func() *gorm.DB
-
 // List returns a page of the items the principal may see, with their tags; page is the module's
 // own list query, given the visible notebooks and the filter completed with the principal's tag
 // spaces. A notebook named by the filter is checked first, so that it gets the access codes
 // (KEY_NOTEBOOK_MISMATCH, 404, ...) rather than an empty page.
-func (s *Service[Row]) List(ctx context.Context, p *auth.Principal, f ListFilter, page func(VisibleNotebooks, ListFilter) ([]Row, *string, error)) ([]View[Row], *string, error) {
+func (s *Service[Row]) List(ctx context.Context, p *auth.Principal, f ListFilter, page func(visible clause.Expr, f ListFilter) ([]Row, *string, error)) ([]View[Row], *string, error) {
 	if f.NotebookID != nil {
 		if _, err := s.notebooks.ItemNotebook(ctx, nil, p, *f.NotebookID); err != nil {
 			return nil, nil, err
 		}
 	}
-	f.TagSpaces = func() *gorm.DB { return s.notebooks.VisibleSpaces(s.db, p) }
-	rows, next, err := page(func() *gorm.DB { return s.notebooks.VisibleIDs(s.db, p) }, f)
+	spaces := s.notebooks.VisibleSpaces(p)
+	f.TagSpaces = &spaces
+	rows, next, err := page(s.notebooks.VisibleIDs(p), f)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -221,7 +219,7 @@ func (s *Service[Row]) Update(ctx context.Context, p *auth.Principal, id string,
 		return View[Row]{}, s.shape.NotFound
 	}
 	return s.viewAfter(ctx, func(tx *gorm.DB) (View[Row], error) {
-		row, nb, err := s.getInNotebook(ctx, tx, p, id, s.notebooks.VisibleIDs(tx, p), true)
+		row, nb, err := s.getInNotebook(ctx, tx, p, id, s.notebooks.VisibleIDs(p), true)
 		if err != nil {
 			return View[Row]{}, err
 		}
@@ -302,7 +300,7 @@ func (s *Service[Row]) Delete(ctx context.Context, p *auth.Principal, id string,
 		return s.shape.NotFound
 	}
 	return db.Transaction(ctx, s.db, func(tx *gorm.DB) error {
-		row, nb, err := s.getInNotebook(ctx, tx, p, id, s.notebooks.VisibleIDs(tx, p), true)
+		row, nb, err := s.getInNotebook(ctx, tx, p, id, s.notebooks.VisibleIDs(p), true)
 		if err != nil {
 			return err
 		}
@@ -337,7 +335,7 @@ func (s *Service[Row]) Restore(ctx context.Context, p *auth.Principal, id string
 		return View[Row]{}, err
 	}
 	return s.viewAfter(ctx, func(tx *gorm.DB) (View[Row], error) {
-		row, nb, err := s.getInNotebook(ctx, tx, p, id, s.notebooks.VisibleIDs(tx, p), true)
+		row, nb, err := s.getInNotebook(ctx, tx, p, id, s.notebooks.VisibleIDs(p), true)
 		if err != nil {
 			return View[Row]{}, err
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
 
 	"github.com/go-gormigrate/gormigrate/v2"
 
@@ -34,7 +35,7 @@ type ListFilter struct {
 	Conditions []Condition   // the module's own filters (a note's hasDecision, a task's priority)
 	// TagSpaces, set by Service.List, is a subquery of the caller's tag spaces: a tag name is
 	// looked up there only (a name like "roadmap" has a tag in every space of the database).
-	TagSpaces func() *gorm.DB
+	TagSpaces *clause.Expr
 }
 
 // Condition is one SQL condition with its arguments.
@@ -103,7 +104,7 @@ func (f ListFilter) TagIDs(q *gorm.DB, name, kind string) *gorm.DB {
 	tags := q.Session(&gorm.Session{NewDB: true}).Table("tags").Select("tags.id").
 		Where("tags.name_key = ? AND tags.kind = ?", TagKey(name), kind)
 	if f.TagSpaces != nil {
-		tags = tags.Where("tags.space_id IN (?)", f.TagSpaces())
+		tags = tags.Where("tags.space_id IN (?)", *f.TagSpaces)
 	}
 	return tags
 }
@@ -116,39 +117,38 @@ func TagKey(name string) string {
 }
 
 // get loads a live item among the notebooks of visible (a subquery of notebook ids). With tx and
-// lock, the row stays locked until tx ends.
-func (s *Service[Row]) get(ctx context.Context, tx *gorm.DB, id string, visible *gorm.DB, lock bool) (Row, error) {
+// lock, the row stays locked until tx ends. The hot case, a read outside a transaction on
+// PostgreSQL, is one constant statement sent natively and scanned by the shape's RowScan.
+func (s *Service[Row]) get(ctx context.Context, tx *gorm.DB, id string, visible clause.Expr, lock bool) (Row, error) {
+	if sc := s.shape.Scan; sc != nil && tx == nil && !lock {
+		var (
+			row   Row
+			found bool
+		)
+		ok, err := db.Query(ctx, s.db, "SELECT "+sc.Select+" FROM "+sc.Table+" WHERE "+sc.Table+".id = ? AND "+
+			sc.Table+".deleted_at IS NULL AND "+sc.Table+".notebook_id IN ("+visible.SQL+") LIMIT 1",
+			append([]any{id}, visible.Vars...), func(r db.RowScanner) (err error) {
+				row, err = sc.Scan(r)
+				found = true
+				return err
+			})
+		if ok {
+			if err == nil && !found {
+				err = s.shape.NotFound
+			}
+			return row, err
+		}
+	}
 	if tx == nil {
 		tx = s.db
-	}
-	if sc := s.shape.Scan; sc != nil && !lock && db.IsPostgres(tx) {
-		return s.getScanned(ctx, tx, sc, id, visible)
 	}
 	q := tx.WithContext(ctx).Where("id = ? AND deleted_at IS NULL AND notebook_id IN (?)", id, visible)
 	return db.Take[Row](q, lock, s.shape.NotFound)
 }
 
-// getScanned is get through the shape's RowScan: a constant statement, scanned by hand.
-func (s *Service[Row]) getScanned(ctx context.Context, tx *gorm.DB, sc *RowScan[Row], id string, visible *gorm.DB) (Row, error) {
-	var none Row
-	rows, err := tx.WithContext(ctx).Raw("SELECT "+sc.Select+" FROM "+sc.Table+" WHERE "+sc.Table+".id = ? AND "+
-		sc.Table+".deleted_at IS NULL AND "+sc.Table+".notebook_id IN (?) LIMIT 1", id, visible).Rows()
-	if err != nil {
-		return none, err
-	}
-	defer rows.Close()
-	if !rows.Next() {
-		if err := rows.Err(); err != nil {
-			return none, err
-		}
-		return none, s.shape.NotFound
-	}
-	return sc.Scan(rows)
-}
-
 // getInNotebook loads a live item as get does, and the notebook that holds it if the principal
 // may use that notebook.
-func (s *Service[Row]) getInNotebook(ctx context.Context, tx *gorm.DB, p *auth.Principal, id string, visible *gorm.DB, lock bool) (Row, Notebook, error) {
+func (s *Service[Row]) getInNotebook(ctx context.Context, tx *gorm.DB, p *auth.Principal, id string, visible clause.Expr, lock bool) (Row, Notebook, error) {
 	row, err := s.get(ctx, tx, id, visible, lock)
 	if err != nil {
 		return row, Notebook{}, err

@@ -38,7 +38,7 @@ func (t target[Row]) load(ctx context.Context, tx *gorm.DB, p *auth.Principal, i
 	if !ids.Valid(id) {
 		return content.Item{}, s.shape.NotFound
 	}
-	row, nb, err := s.getInNotebook(ctx, tx, p, id, s.notebooks.VisibleIDs(s.db, p), lock)
+	row, nb, err := s.getInNotebook(ctx, tx, p, id, s.notebooks.VisibleIDs(p), lock)
 	if err != nil {
 		return content.Item{}, err
 	}
@@ -77,7 +77,7 @@ func (t target[Row]) Touch(ctx context.Context, tx *gorm.DB, item content.Item) 
 // Replace snapshots the stored document whatever doc is; only a PATCH skips an unchanged one.
 func (t target[Row]) Replace(ctx context.Context, tx *gorm.DB, p *auth.Principal, item content.Item, doc markdown.Doc, reason, action string, also ...eventlog.Event) error {
 	s := t.s
-	row, nb, err := s.getInNotebook(ctx, tx, p, item.ID, s.notebooks.VisibleIDs(tx, p), false)
+	row, nb, err := s.getInNotebook(ctx, tx, p, item.ID, s.notebooks.VisibleIDs(p), false)
 	if err != nil {
 		return err
 	}
@@ -117,7 +117,7 @@ func (t target[Row]) Readable(db *gorm.DB, p *auth.Principal) *gorm.DB {
 	}
 	var row Row
 	return db.Model(&row).Select("id, notebook_id, "+column+" AS content").
-		Where("deleted_at IS NULL AND notebook_id IN (?)", s.notebooks.VisibleIDs(db, p))
+		Where("deleted_at IS NULL AND notebook_id IN (?)", s.notebooks.VisibleIDs(p))
 }
 
 // documentColumn is the database column behind Shape.Document, found once from the model's

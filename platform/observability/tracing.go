@@ -8,6 +8,7 @@ import (
 	"go.opentelemetry.io/contrib/instrumentation/github.com/gin-gonic/gin/otelgin"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/metric/noop"
 	"go.opentelemetry.io/otel/propagation"
@@ -18,6 +19,7 @@ import (
 	"gorm.io/gorm"
 	gormtracing "gorm.io/plugin/opentelemetry/tracing"
 
+	"folio/platform/db"
 	"folio/platform/httpx"
 )
 
@@ -114,15 +116,30 @@ func annotateSpan(c *gin.Context) {
 	span.SetAttributes(attrs...)
 }
 
-// InstrumentDB makes every GORM statement on gdb a client span, a child of the request's span
-// when the statement runs with the request's context. The span carries the parameterised SQL,
+// InstrumentDB makes every statement on gdb a client span, a child of the request's span when the
+// statement runs with the request's context: GORM's through its tracing plugin, the hot reads
+// sent natively (db.Query) through db.ObserveNative. The span carries the parameterised SQL,
 // never the bound values (as the slow-query log), and no pool metrics (Prometheus has them).
 func (t *Tracing) InstrumentDB(gdb *gorm.DB) error {
-	return gdb.Use(gormtracing.NewPlugin(
+	if err := gdb.Use(gormtracing.NewPlugin(
 		gormtracing.WithTracerProvider(t.provider),
 		gormtracing.WithoutQueryVariables(),
 		gormtracing.WithoutMetrics(),
-	))
+	)); err != nil {
+		return err
+	}
+	tracer := t.provider.Tracer("folio/platform/db")
+	return db.ObserveNative(gdb, func(ctx context.Context, sql string, _ []any) func(error) {
+		_, span := tracer.Start(ctx, "db.native", trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(
+			attribute.String("db.system.name", "postgresql"), attribute.String("db.query.text", sql)))
+		return func(err error) {
+			if err != nil {
+				span.RecordError(err)
+				span.SetStatus(codes.Error, err.Error())
+			}
+			span.End()
+		}
+	})
 }
 
 // Shutdown flushes the spans not yet exported and stops the exporter.

@@ -14,7 +14,6 @@
 package paginate
 
 import (
-	"database/sql"
 	"errors"
 	"strconv"
 
@@ -22,6 +21,7 @@ import (
 	"gorm.io/gorm"
 
 	"folio/platform/apierr"
+	"folio/platform/db"
 	"folio/platform/ids"
 )
 
@@ -130,29 +130,19 @@ func Fetch[T any](q, scope *gorm.DB, ks Keyset, p Params, idOf func(T) string) (
 // FetchScan is Fetch with each row read by scan (in the order of q's selected columns) instead
 // of GORM's reflection, which for a page of wide rows costs more than the database's own work;
 // a nil scan is Fetch.
-func FetchScan[T any](q, scope *gorm.DB, ks Keyset, p Params, idOf func(T) string, scan func(*sql.Rows) (T, error)) ([]T, *string, error) {
-	var rows []T
+func FetchScan[T any](q, scope *gorm.DB, ks Keyset, p Params, idOf func(T) string, scan func(db.RowScanner) (T, error)) ([]T, *string, error) {
+	var (
+		rows []T
+		err  error
+	)
+	q = q.Limit(p.Limit + 1)
 	if scan == nil {
-		if err := q.Limit(p.Limit + 1).Find(&rows).Error; err != nil {
-			return nil, nil, err
-		}
+		err = q.Find(&rows).Error
 	} else {
-		cur, err := q.Limit(p.Limit + 1).Rows()
-		if err != nil {
-			return nil, nil, err
-		}
-		defer cur.Close()
-		rows = make([]T, 0, p.Limit+1)
-		for cur.Next() {
-			row, err := scan(cur)
-			if err != nil {
-				return nil, nil, err
-			}
-			rows = append(rows, row)
-		}
-		if err := cur.Err(); err != nil {
-			return nil, nil, err
-		}
+		rows, err = scanAll(q, p.Limit+1, scan)
+	}
+	if err != nil {
+		return nil, nil, err
 	}
 	if len(rows) == 0 && p.Cursor != "" {
 		var n int64
@@ -181,4 +171,21 @@ func IsUnknownCursor(err error) bool { return errors.Is(err, errUnknownCursor) }
 func FromGin(c *gin.Context, numericCursor bool) (Params, error) {
 	limit, limitPresent := c.GetQuery("limit")
 	return Parse(limit, limitPresent, c.Query("cursor"), numericCursor)
+}
+
+// scanAll reads the rows of q with scan: natively where it can (db.QueryBuilt: GORM builds the
+// statement, pgx sends it), through GORM's Rows otherwise.
+func scanAll[T any](q *gorm.DB, size int, scan func(db.RowScanner) (T, error)) ([]T, error) {
+	rows := make([]T, 0, size)
+	each := func(r db.RowScanner) error {
+		row, err := scan(r)
+		rows = append(rows, row)
+		return err
+	}
+	ok, err := db.QueryBuilt(q, each)
+	if !ok {
+		cur, qerr := q.Rows()
+		err = db.EachRow(cur, qerr, each)
+	}
+	return rows, err
 }

@@ -25,7 +25,7 @@ func TestFloorMatchesFolio(t *testing.T) {
 	f := startFloor(t, s.Config.DatabaseURL, 4, map[string]string{d.Key: d.UserID})
 	// The request's reads of items only.
 	rec := recordStatements(t, s, func(sql string) bool {
-		return strings.Contains(sql, `FROM "notes"`) || strings.Contains(sql, "FROM notes") || strings.Contains(sql, "item_tags") || strings.Contains(sql, `"suggestions"`)
+		return strings.Contains(sql, `FROM "notes"`) || strings.Contains(sql, "FROM notes") || strings.Contains(sql, "item_tags") || strings.Contains(sql, "FROM suggestions")
 	})
 	get := func(base, path string) any {
 		req, _ := http.NewRequest(http.MethodGet, base+httpx.APIBase+path, nil)

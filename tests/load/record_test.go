@@ -1,11 +1,13 @@
 package load
 
 import (
+	"context"
 	"sync"
 	"testing"
 
 	"gorm.io/gorm"
 
+	"folio/platform/db"
 	"folio/tests/apitest"
 )
 
@@ -38,10 +40,19 @@ func recordStatements(t testing.TB, s *apitest.Server, keep func(sql string) boo
 			r.got = append(r.got, recordedStatement{sql, append([]any(nil), g.Statement.Vars...)})
 		}
 	}
+	native := func(_ context.Context, sql string, vars []any) func(error) {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if r.on && r.keep(sql) {
+			r.got = append(r.got, recordedStatement{sql, append([]any(nil), vars...)})
+		}
+		return nil
+	}
 	for name, err := range map[string]error{
-		"query": s.DB.Callback().Query().After("gorm:query").Register("load:record_query", capture),
-		"raw":   s.DB.Callback().Raw().After("gorm:raw").Register("load:record_raw", capture),
-		"row":   s.DB.Callback().Row().After("gorm:row").Register("load:record_row", capture),
+		"native": db.ObserveNative(s.DB, native),
+		"query":  s.DB.Callback().Query().After("gorm:query").Register("load:record_query", capture),
+		"raw":    s.DB.Callback().Raw().After("gorm:raw").Register("load:record_raw", capture),
+		"row":    s.DB.Callback().Row().After("gorm:row").Register("load:record_row", capture),
 	} {
 		if err != nil {
 			t.Fatalf("register the %s callback: %v", name, err)

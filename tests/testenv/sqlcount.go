@@ -1,11 +1,13 @@
 package testenv
 
 import (
+	"context"
 	"sync/atomic"
 
 	"gorm.io/gorm"
 
 	"folio/platform/background"
+	"folio/platform/db"
 )
 
 // SQLCost is what a piece of work cost the database in reading statements (SELECT through
@@ -37,6 +39,14 @@ func CountSQL(gdb *gorm.DB) *SQLCounter {
 	_ = gdb.Callback().Query().After("gorm:query").Register("testenv:sql_count_query", inc)
 	_ = gdb.Callback().Row().After("gorm:row").Register("testenv:sql_count_row", inc)
 	_ = gdb.Callback().Raw().After("gorm:raw").Register("testenv:sql_count_raw", inc)
+	// The hot reads sent natively (db.Query) bypass the callbacks.
+	_ = db.ObserveNative(gdb, func(ctx context.Context, _ string, _ []any) func(error) {
+		if !background.Is(ctx) {
+			c.callbacks.Add(1)
+			c.reads.Add(1)
+		}
+		return nil
+	})
 	return c
 }
 

@@ -1,0 +1,107 @@
+package db_test
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"testing"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
+	"gorm.io/gorm"
+
+	"folio/platform/db"
+)
+
+// TestNativeQuery: on PostgreSQL, outside a transaction, db.Query sends the statement with pgx
+// (placeholders ? numbered), the observers see it from start to end, and a failure is logged like
+// GORM's; in a transaction, and on SQLite, it sends nothing and says so, for the caller to take
+// GORM's path. QueryBuilt sends the statement GORM builds, with its arguments.
+func TestNativeQuery(t *testing.T) {
+	ctx := context.Background()
+	core, logs := observer.New(zap.WarnLevel)
+	pg := openEmptyLogged(t, "postgres", zap.New(core))
+	if err := pg.Exec("CREATE TABLE words (id INT PRIMARY KEY, word TEXT NOT NULL)").Error; err != nil {
+		t.Fatal(err)
+	}
+	if err := pg.Exec("INSERT INTO words VALUES (1, 'one'), (2, 'two'), (3, 'three')").Error; err != nil {
+		t.Fatal(err)
+	}
+	var (
+		mu   sync.Mutex
+		seen []string
+	)
+	if err := db.ObserveNative(pg, func(_ context.Context, sql string, args []any) func(error) {
+		mu.Lock()
+		defer mu.Unlock()
+		seen = append(seen, sql)
+		return func(err error) {
+			mu.Lock()
+			defer mu.Unlock()
+			seen = append(seen, "done "+errString(err))
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	words := func(gdb *gorm.DB, sql string, args ...any) ([]string, bool, error) {
+		var got []string
+		ok, err := db.Query(ctx, gdb, sql, args, func(r db.RowScanner) error {
+			var w string
+			err := r.Scan(&w)
+			got = append(got, w)
+			return err
+		})
+		return got, ok, err
+	}
+
+	got, ok, err := words(pg, "SELECT word FROM words WHERE id >= ? AND word <> ? ORDER BY id", 2, "three")
+	if !ok || err != nil || !slices.Equal(got, []string{"two"}) {
+		t.Fatalf("native read: %v %v %v", got, ok, err)
+	}
+	want := []string{"SELECT word FROM words WHERE id >= $1 AND word <> $2 ORDER BY id", "done "}
+	if !slices.Equal(seen, want) {
+		t.Fatalf("observed %q, want %q", seen, want)
+	}
+
+	seen = nil
+	if _, ok, err := words(pg, "SELECT word FROM no_such_table WHERE id = ?", 1); !ok || err == nil {
+		t.Fatalf("a failing statement: ok %v err %v", ok, err)
+	}
+	if len(seen) != 2 || seen[1] == "done " {
+		t.Fatalf("the observers did not see the failure: %q", seen)
+	}
+	if logs.FilterMessage("query failed").Len() != 1 {
+		t.Fatalf("the failure was not logged: %v", logs.All())
+	}
+
+	var built []string
+	ok, err = db.QueryBuilt(pg.WithContext(ctx).Table("words").Select("word").Where("id IN ?", []int{1, 3}).Order("id"), func(r db.RowScanner) error {
+		var w string
+		err := r.Scan(&w)
+		built = append(built, w)
+		return err
+	})
+	if !ok || err != nil || !slices.Equal(built, []string{"one", "three"}) {
+		t.Fatalf("QueryBuilt: %v %v %v", built, ok, err)
+	}
+
+	if err := pg.Transaction(func(tx *gorm.DB) error {
+		if _, ok, _ := words(tx, "SELECT word FROM words"); ok {
+			t.Error("in a transaction the read went around it")
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	lite := openEmpty(t, "sqlite")
+	if _, ok, _ := words(lite, "SELECT 'x'"); ok {
+		t.Error("SQLite: the read claims to be native")
+	}
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
