@@ -2,6 +2,7 @@ package notes
 
 import (
 	"context"
+	"fmt"
 
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
@@ -50,20 +51,61 @@ func (s *Store) list(ctx context.Context, visible clause.Expr, f items.ListFilte
 	if p.Cursor != "" {
 		cursorScope = scope()
 	}
-	perNotebook := f.Narrow(s.db.Table("notes").Select("notes.id, notes.created_at").
-		Where("notes.notebook_id = nb.id AND notes.deleted_at IS NULL AND notes.archived = ?", f.Archived), "notes")
-	perNotebook = keyset.Order(keyset.After(perNotebook, cursorScope, p.Cursor)).Limit(p.Limit + 1)
-	notebooks := s.db.Table("(?) AS nb", visible)
+	// The statement's params: the visible notebooks' values, the notebook filter, the cursor.
+	// Its text is built once per shape (db.Shapes) when the filter has nothing else.
+	params, key := make([]string, 0, len(visible.Vars)+2), listShape(visible, f, p)
+	for _, v := range visible.Vars {
+		s, ok := v.(string)
+		if !ok {
+			key = "" // a value that is no string cannot be a param
+		}
+		params = append(params, s)
+	}
+	nv := len(params)
+	params = append(params, "", p.Cursor)
 	if f.NotebookID != nil {
-		notebooks = notebooks.Where("nb.id = ?", *f.NotebookID)
+		params[nv] = *f.NotebookID
 	}
-	page := notebooks.Select("page.id").Joins("CROSS JOIN LATERAL (?) AS page", perNotebook).
-		Order("page.created_at DESC").Order("page.id DESC").Limit(p.Limit + 1)
-	q := s.db.WithContext(ctx).Table("notes").Select(noteColumns).Where("notes.id IN (?)", page)
-	if p.Cursor != "" {
-		cursorScope = scope()
+	build := func(params []string) *gorm.DB {
+		vis := visible
+		if key != "" { // the visible notebooks' values are params too (or their stand-ins)
+			vis = clause.Expr{SQL: visible.SQL, Vars: make([]any, nv)}
+			for i := range nv {
+				vis.Vars[i] = params[i]
+			}
+		}
+		notebookID, cursor := params[nv], params[nv+1]
+		perNotebook := f.Narrow(s.db.Table("notes").Select("notes.id, notes.created_at").
+			Where("notes.notebook_id = nb.id AND notes.deleted_at IS NULL AND notes.archived = ?", f.Archived), "notes")
+		var position *gorm.DB // where the cursor note is, read only with a cursor
+		if p.Cursor != "" {
+			position = s.db.Table("notes").Where("notes.notebook_id IN (?)", vis)
+		} else {
+			cursor = ""
+		}
+		perNotebook = keyset.Order(keyset.After(perNotebook, position, cursor)).Limit(p.Limit + 1)
+		notebooks := s.db.Table("(?) AS nb", vis)
+		if f.NotebookID != nil {
+			notebooks = notebooks.Where("nb.id = ?", notebookID)
+		}
+		page := notebooks.Select("page.id").Joins("CROSS JOIN LATERAL (?) AS page", perNotebook).
+			Order("page.created_at DESC").Order("page.id DESC").Limit(p.Limit + 1)
+		return keyset.Order(s.db.WithContext(ctx).Table("notes").Select(noteColumns).Where("notes.id IN (?)", page))
 	}
-	return paginate.FetchScan(keyset.Order(q), cursorScope, keyset, p, idOf, scanNote)
+	return paginate.FetchShaped(paginate.Shaped{Shapes: &listShapes, DB: s.db.WithContext(ctx), Key: key,
+		Params: params, Build: build}, cursorScope, keyset, p, idOf, scanNote)
+}
+
+// listShapes are the notes list's statements by shape (see db.Shapes).
+var listShapes db.Shapes
+
+// listShape is the key of the list statement's shape, or "" when the filter has values of its
+// own beyond the params (people, dates, the module's conditions): then it is built every time.
+func listShape(visible clause.Expr, f items.ListFilter, p paginate.Params) string {
+	if len(f.People) > 0 || f.TargetFrom != nil || f.TargetTo != nil || len(f.Conditions) > 0 || len(f.Tags) > 0 || f.Text != nil {
+		return ""
+	}
+	return fmt.Sprintf("%s|notebook=%t|archived=%t|cursor=%t|limit=%d", visible.SQL, f.NotebookID != nil, f.Archived, p.Cursor != "", p.Limit)
 }
 
 // listByTag is list with a tag filter, on PostgreSQL: the page is read tag by tag rather than

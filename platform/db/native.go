@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -44,14 +45,7 @@ func Query(ctx context.Context, gdb *gorm.DB, sql string, args []any, each func(
 // natively. The context is q's.
 func QueryBuilt(q *gorm.DB, each func(RowScanner) error) (bool, error) {
 	ctx := q.Statement.Context
-	return withNative(ctx, q, func(c *native) error {
-		var dest []map[string]any // never filled: the dry run only builds
-		built := q.Session(&gorm.Session{DryRun: true}).Find(&dest)
-		if built.Error != nil {
-			return built.Error
-		}
-		return c.each(ctx, built.Statement.SQL.String(), built.Statement.Vars, each)
-	})
+	return withNative(ctx, q, func(c *native) error { return c.eachBuilt(ctx, q, each) })
 }
 
 // EachRow calls each for every row of rows (GORM's Rows(), whose error is err) and closes them:
@@ -107,7 +101,7 @@ type nativeObservers struct {
 
 const nativePluginName = "folio:native"
 
-func (*nativeObservers) Name() string               { return nativePluginName }
+func (*nativeObservers) Name() string              { return nativePluginName }
 func (*nativeObservers) Initialize(*gorm.DB) error { return nil }
 
 func observersOf(gdb *gorm.DB) *nativeObservers {
@@ -216,4 +210,105 @@ func numbered(sql string) string {
 		}
 	}
 	return out
+}
+
+// Shapes caches statements by shape, for a hot read whose text GORM builds from the request
+// (a list's filters, cursor, notebook): building one costs more Go than the database spends
+// answering it. A shape's key is made by the caller of everything that changes the text or a
+// constant value in it (which filters are present, the page size); what varies within a shape
+// (ids, a cursor) are its params, strings. The first request of a shape builds the statement with
+// stand-ins for the params and records where each lands among the statement's values; later ones
+// only put their params there and send it (natively, as Query). Bounded: past shapesMax keys,
+// statements are built on every request. A build whose values hold a stand-in other than as a
+// whole value (a param spliced into a pattern) is not cached.
+type Shapes struct {
+	m sync.Map // key → *shapedStatement
+	n atomic.Int64
+}
+
+const shapesMax = 1000
+
+type shapedStatement struct {
+	sql   string
+	vars  []any // constant values; those of params are replaced on each request
+	slots []int // per value: the index of its param, or -1 for a constant
+}
+
+// standIn is the value that stands for param i while a shape is built: no id or cursor holds a
+// NUL byte.
+func standIn(i int) string { return "\x00folio-param-" + strconv.Itoa(i) }
+
+// Query sends the statement build(params) makes, natively, and calls each for every row; build
+// runs with stand-ins the first time key is seen, and with params when key is "" (no shape: built
+// on every request). It reports false, without sending anything, where Query would (SQLite, a
+// transaction): the caller then reads build(params) through GORM.
+func (c *Shapes) Query(ctx context.Context, gdb *gorm.DB, key string, params []string, build func(params []string) *gorm.DB, each func(RowScanner) error) (bool, error) {
+	if key == "" {
+		return QueryBuilt(build(params), each)
+	}
+	return withNative(ctx, gdb, func(n *native) error {
+		st, err := c.statement(key, len(params), build)
+		if err != nil {
+			return err
+		}
+		if st == nil { // not cacheable
+			q := build(params)
+			return n.eachBuilt(ctx, q, each)
+		}
+		vars := slices.Clone(st.vars)
+		for i, slot := range st.slots {
+			if slot >= 0 {
+				vars[i] = params[slot]
+			}
+		}
+		return n.each(ctx, st.sql, vars, each)
+	})
+}
+
+// statement is the shape of key, built now if it is new; nil when it cannot be cached.
+func (c *Shapes) statement(key string, nparams int, build func([]string) *gorm.DB) (*shapedStatement, error) {
+	if v, ok := c.m.Load(key); ok {
+		return v.(*shapedStatement), nil
+	}
+	stand := make([]string, nparams)
+	for i := range stand {
+		stand[i] = standIn(i)
+	}
+	sql, vars, err := buildDry(build(stand))
+	if err != nil {
+		return nil, err
+	}
+	st := &shapedStatement{sql: sql, vars: vars, slots: make([]int, len(vars))}
+	for i, v := range vars {
+		st.slots[i] = -1
+		s, ok := v.(string)
+		if !ok || !strings.Contains(s, "\x00folio-param-") {
+			continue
+		}
+		if st.slots[i] = slices.Index(stand, s); st.slots[i] < 0 {
+			return nil, nil
+		}
+	}
+	if c.n.Load() < shapesMax {
+		if _, loaded := c.m.LoadOrStore(key, st); !loaded {
+			c.n.Add(1)
+		}
+	}
+	return st, nil
+}
+
+// buildDry is the statement q would send and its values (GORM builds it without sending it).
+func buildDry(q *gorm.DB) (string, []any, error) {
+	var dest []map[string]any // never filled: the dry run only builds
+	built := q.Session(&gorm.Session{DryRun: true}).Find(&dest)
+	return built.Statement.SQL.String(), built.Statement.Vars, built.Error
+}
+
+// eachBuilt sends the statement q would send.
+func (n *native) eachBuilt(ctx context.Context, q *gorm.DB, each func(RowScanner) error) error {
+	sql, vars, err := buildDry(q)
+	if err != nil {
+		return err
+	}
+	return n.each(ctx, sql, vars, each)
 }

@@ -105,3 +105,70 @@ func errString(err error) string {
 	}
 	return err.Error()
 }
+
+// TestShapes: a shape is built once, with stand-ins, and later requests of the shape send its
+// text with their own params in the right places (a param may appear twice, beside constants);
+// a build that splices a param into a larger value is not cached and still answers right.
+func TestShapes(t *testing.T) {
+	ctx := context.Background()
+	pg := openEmpty(t, "postgres")
+	if err := pg.Exec("CREATE TABLE words (id INT PRIMARY KEY, word TEXT NOT NULL, lang TEXT NOT NULL)").Error; err != nil {
+		t.Fatal(err)
+	}
+	if err := pg.Exec("INSERT INTO words VALUES (1, 'one', 'en'), (2, 'two', 'en'), (3, 'un', 'fr'), (4, 'deux', 'fr')").Error; err != nil {
+		t.Fatal(err)
+	}
+	var shapes db.Shapes
+	builds := 0
+	query := func(key string, params []string, build func([]string) *gorm.DB) []string {
+		t.Helper()
+		var got []string
+		ok, err := shapes.Query(ctx, pg, key, params, func(ps []string) *gorm.DB {
+			builds++
+			return build(ps)
+		}, func(r db.RowScanner) error {
+			var w string
+			err := r.Scan(&w)
+			got = append(got, w)
+			return err
+		})
+		if !ok || err != nil {
+			t.Fatalf("%s %v: ok %v err %v", key, params, ok, err)
+		}
+		return got
+	}
+	// lang twice (= ? and <> ? OR ...), a constant limit between them.
+	byLang := func(ps []string) *gorm.DB {
+		return pg.WithContext(ctx).Table("words").Select("word").Where("lang = ? AND id > ?", ps[0], 0).
+			Where("word <> ? OR lang = ?", ps[1], ps[0]).Order("id").Limit(10)
+	}
+	for _, tc := range []struct {
+		params []string
+		want   []string
+	}{{[]string{"en", "x"}, []string{"one", "two"}}, {[]string{"fr", "x"}, []string{"un", "deux"}}, {[]string{"fr", "un"}, []string{"un", "deux"}}} {
+		if got := query("by-lang", tc.params, byLang); !slices.Equal(got, tc.want) {
+			t.Fatalf("%v: %v, want %v", tc.params, got, tc.want)
+		}
+	}
+	if builds != 1 {
+		t.Fatalf("the shape was built %d times, want once", builds)
+	}
+	// A param inside a pattern: never cached, built each time with the real value.
+	like := func(ps []string) *gorm.DB {
+		return pg.WithContext(ctx).Table("words").Select("word").Where("word LIKE ?", ps[0]+"%").Order("id")
+	}
+	builds = 0
+	if got := query("like", []string{"t"}, like); !slices.Equal(got, []string{"two"}) {
+		t.Fatalf("like t: %v", got)
+	}
+	if got := query("like", []string{"d"}, like); !slices.Equal(got, []string{"deux"}) {
+		t.Fatalf("like d: %v", got)
+	}
+	if builds != 4 { // per request: the stand-in build that cannot be cached, then the real one
+		t.Fatalf("%d builds for two uncacheable requests, want 4", builds)
+	}
+	// No key: built on every request with the real params.
+	if got := query("", []string{"en", "one"}, byLang); !slices.Equal(got, []string{"one", "two"}) {
+		t.Fatalf("no key: %v", got)
+	}
+}

@@ -141,6 +141,35 @@ func FetchScan[T any](q, scope *gorm.DB, ks Keyset, p Params, idOf func(T) strin
 	} else {
 		rows, err = scanAll(q, p.Limit+1, scan)
 	}
+	return finish(rows, err, scope, ks, p, idOf)
+}
+
+// Shaped is a page's statement as db.Shapes caches it: the key of its shape, its params, and
+// build, which makes it (without Limit) from params or stand-ins for them.
+type Shaped struct {
+	Shapes *db.Shapes
+	DB     *gorm.DB // the database, bound to the request's context
+	Key    string   // "" when the statement cannot be cached: it is built on every request
+	Params []string
+	Build  func(params []string) *gorm.DB
+}
+
+// FetchShaped is FetchScan of a statement whose text db.Shapes caches by shape (built once per
+// shape, then only sent), natively where it can, through GORM otherwise.
+func FetchShaped[T any](sq Shaped, scope *gorm.DB, ks Keyset, p Params, idOf func(T) string, scan func(db.RowScanner) (T, error)) ([]T, *string, error) {
+	build := func(params []string) *gorm.DB { return sq.Build(params).Limit(p.Limit + 1) }
+	rows, each := collect(p.Limit+1, scan)
+	ok, err := sq.Shapes.Query(sq.DB.Statement.Context, sq.DB, sq.Key, sq.Params, build, each)
+	if !ok {
+		cur, qerr := build(sq.Params).Rows()
+		err = db.EachRow(cur, qerr, each)
+	}
+	return finish(*rows, err, scope, ks, p, idOf)
+}
+
+// finish completes a page read with p.Limit+1 rows: the page and its next cursor, or, for an
+// empty page after a cursor, errUnknownCursor if the cursor is no item of scope.
+func finish[T any](rows []T, err error, scope *gorm.DB, ks Keyset, p Params, idOf func(T) string) ([]T, *string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
@@ -176,16 +205,21 @@ func FromGin(c *gin.Context, numericCursor bool) (Params, error) {
 // scanAll reads the rows of q with scan: natively where it can (db.QueryBuilt: GORM builds the
 // statement, pgx sends it), through GORM's Rows otherwise.
 func scanAll[T any](q *gorm.DB, size int, scan func(db.RowScanner) (T, error)) ([]T, error) {
-	rows := make([]T, 0, size)
-	each := func(r db.RowScanner) error {
-		row, err := scan(r)
-		rows = append(rows, row)
-		return err
-	}
+	rows, each := collect(size, scan)
 	ok, err := db.QueryBuilt(q, each)
 	if !ok {
 		cur, qerr := q.Rows()
 		err = db.EachRow(cur, qerr, each)
 	}
-	return rows, err
+	return *rows, err
+}
+
+// collect is a slice for about size rows and the function that scans each into it.
+func collect[T any](size int, scan func(db.RowScanner) (T, error)) (*[]T, func(db.RowScanner) error) {
+	rows := make([]T, 0, size)
+	return &rows, func(r db.RowScanner) error {
+		row, err := scan(r)
+		rows = append(rows, row)
+		return err
+	}
 }
