@@ -1,46 +1,59 @@
 package load
 
 import (
+	"bytes"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
 
 	"folio/platform/httpx"
+	"folio/tests/apitest"
 )
 
 // floorTargets are the requests measured against the floor.
-var floorTargets = []string{"get", "list", "list-cursor"}
+var floorTargets = []string{"get", "list", "list-cursor", "create", "create-1notebook"}
 
 // TestFloorMatchesFolio keeps the floor honest (in go test ./..., on the tiny scenario): for each
-// measured request, the floor sends exactly the statements folio sends, in the same order, and
-// answers the same JSON.
+// measured request, the floor sends exactly the statements folio sends, in the same order (begin
+// and commit included; the floor's as its pgx tracer saw them, so a short last page's tags query
+// is compared as sent), and answers the same JSON; a create also writes the same rows. Values
+// that must differ between two creates (the note's id and times, new tag ids that ON CONFLICT
+// drops, audit and event ids) are left out of the comparison.
 func TestFloorMatchesFolio(t *testing.T) {
 	s := startServer(t)
 	d := Seed(t, s, Scenario{Name: "tiny", Total: 400, CallerNotes: 120, CallerNotebooks: 3, OtherPerNotebook: 20})
-	f := startFloor(t, s.Config.DatabaseURL, 4, map[string]string{d.Key: d.UserID})
-	// The request's reads of items only.
-	rec := recordStatements(t, s, func(sql string) bool {
-		return strings.Contains(sql, `FROM "notes"`) || strings.Contains(sql, "FROM notes") || strings.Contains(sql, "item_tags") || strings.Contains(sql, "FROM suggestions")
-	})
-	get := func(base, path string) any {
-		req, _ := http.NewRequest(http.MethodGet, base+httpx.APIBase+path, nil)
+	f := startFloor(t, s.Config, 4, map[string]floorCaller{d.Key: floorCallerOf(t, s, d.Key)})
+	// All the request sends but the key's lookup and last-use update: the floor knows the key.
+	rec := recordStatements(t, s, func(sql string) bool { return !strings.Contains(sql, "api_keys") })
+	send := func(base string, tgt Target) map[string]any {
+		path, body := tgt.Req(3)
+		var rd io.Reader
+		if body != nil {
+			rd = bytes.NewReader(body)
+		}
+		req, _ := http.NewRequest(tgt.Method, base+httpx.APIBase+path, rd)
 		req.Header.Set("Authorization", "Bearer "+d.Key)
+		if body != nil {
+			req.Header.Set("Content-Type", "application/json")
+		}
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer resp.Body.Close()
-		body, _ := io.ReadAll(resp.Body)
-		if resp.StatusCode != http.StatusOK {
-			t.Fatalf("%s%s: %d %s", base, path, resp.StatusCode, body)
+		raw, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != tgt.Status {
+			t.Fatalf("%s %s%s: %d %s", tgt.Method, base, path, resp.StatusCode, raw)
 		}
-		var v any
-		if err := json.Unmarshal(body, &v); err != nil {
+		var v map[string]any
+		if err := json.Unmarshal(raw, &v); err != nil {
 			t.Fatal(err)
 		}
 		return v
@@ -49,28 +62,72 @@ func TestFloorMatchesFolio(t *testing.T) {
 		if !containsName(floorTargets, tgt.Name) {
 			continue
 		}
-		path, _ := tgt.Req(3)
-		get(s.URL, path) // warm: the key is cached, as the floor has it
-		var want any
-		var stmts []string
-		for _, st := range rec.Recording(func() { want = get(s.URL, path) }) {
-			stmts = append(stmts, st.sql)
+		// Warm: the key is cached, as the floor has it; a create makes the content's tags, which
+		// both creates then find.
+		send(s.URL, tgt)
+		slotsBefore := takenSlots(t, s)
+		var want, got map[string]any
+		var folioSent []string
+		for _, st := range rec.Recording(func() { want = send(s.URL, tgt) }) {
+			folioSent = append(folioSent, st.sql)
 		}
-		floorStmts := []string{floorNoteSQL, floorTagsSQL(1), floorPendingSQL}
-		if tgt.Name != "get" {
-			list := floorListSQL
-			if tgt.Name == "list-cursor" {
-				list = floorCursorSQL
+		floorSent := f.Sent.Recording(func() { got = send(f.URL, tgt) })
+		if !slices.Equal(floorSent, folioSent) {
+			t.Fatalf("%s: folio sent\n%s\nthe floor sends\n%s", tgt.Name, strings.Join(folioSent, "\n"), strings.Join(floorSent, "\n"))
+		}
+		if tgt.Method == http.MethodPost {
+			if taken := takenSlots(t, s) - slotsBefore; taken != 2 {
+				t.Fatalf("%s: the two creates took %d notebook slots, want 2", tgt.Name, taken)
 			}
-			floorStmts = []string{list, floorTagsSQL(floorPageSize)}
+			folioID, _ := want["id"].(string)
+			floorID, _ := got["id"].(string)
+			if folioWrote, floorWrote := writtenBy(t, s, folioID), writtenBy(t, s, floorID); folioWrote != floorWrote {
+				t.Fatalf("%s: the floor wrote\n%s\nfolio\n%s", tgt.Name, floorWrote, folioWrote)
+			}
+			for _, k := range []string{"id", "createdAt", "updatedAt"} {
+				if _, ok := got[k].(string); !ok {
+					t.Fatalf("%s: the floor's %s is %v", tgt.Name, k, got[k])
+				}
+				delete(want, k)
+				delete(got, k)
+			}
 		}
-		if !reflect.DeepEqual(stmts, floorStmts) {
-			t.Fatalf("%s: folio sent\n%s\nthe floor sends\n%s", tgt.Name, strings.Join(stmts, "\n"), strings.Join(floorStmts, "\n"))
-		}
-		if got := get(f.URL, path); !reflect.DeepEqual(got, want) {
+		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("%s: the floor answers\n%v\nfolio\n%v", tgt.Name, got, want)
 		}
 	}
+}
+
+// takenSlots is the notebooks' item count, all of them.
+func takenSlots(t *testing.T, s *apitest.Server) int64 {
+	t.Helper()
+	var n int64
+	if err := s.DB.Raw(`SELECT COALESCE(sum(item_count), 0) FROM notebooks`).Row().Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// writtenBy is what a create wrote for the note id (the note, its search text, its tag links,
+// its audit entry and event), without the values that differ from one create to the next.
+func writtenBy(t *testing.T, s *apitest.Server, id string) string {
+	t.Helper()
+	var out string
+	err := s.DB.Raw(`SELECT jsonb_build_object(
+		'note', (SELECT to_jsonb(n) - 'id' - 'created_at' - 'updated_at' || jsonb_build_object('updatedIsCreated', n.updated_at = n.created_at)
+			FROM notes n WHERE n.id = @id),
+		'searchText', (SELECT body FROM search_index WHERE item_kind = 'note' AND item_id = @id),
+		'tags', (SELECT jsonb_agg(jsonb_build_object('tag', it.tag_id, 'createdWithNote', it.item_created_at = n.created_at) ORDER BY it.tag_id)
+			FROM item_tags it JOIN notes n ON n.id = it.item_id WHERE it.item_kind = 'note' AND it.item_id = @id),
+		'audit', (SELECT jsonb_agg(to_jsonb(a) - 'id' - 'resource_id' - 'created_at')
+			FROM audit_entries a WHERE a.resource_type = 'note' AND a.resource_id = @id),
+		'events', (SELECT jsonb_agg(to_jsonb(e) - 'id' - 'seq' - 'resource_id' - 'created_at' - 'data' ||
+				jsonb_build_object('data', e.data::jsonb - 'id' - 'createdAt' - 'updatedAt'))
+			FROM events e WHERE e.resource_type = 'note' AND e.resource_id = @id))::text`, sql.Named("id", id)).Row().Scan(&out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 func containsName(names []string, n string) bool {
@@ -96,7 +153,7 @@ func BenchmarkFloor(b *testing.B) {
 			s := startServer(b)
 			dbName := databaseName(s.Config.DatabaseURL)
 			d := Seed(b, s, sc)
-			f := startFloor(b, s.Config.DatabaseURL, s.Config.DBMaxOpenConns, map[string]string{d.Key: d.UserID})
+			f := startFloor(b, s.Config, s.Config.DBMaxOpenConns, map[string]floorCaller{d.Key: floorCallerOf(b, s, d.Key)})
 			folio := newClient(s, d.Key, conc)
 			defer folio.Close()
 			floor := newClient(s, d.Key, conc)
