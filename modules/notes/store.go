@@ -159,7 +159,8 @@ const noteColumns = "notes.id, notes.notebook_id, notes.content, notes.has_decis
 // used on PostgreSQL only, whose driver returns timestamps as time.Time.
 func scanNote(rows db.RowScanner) (Note, error) {
 	var n Note
-	err := rows.Scan(&n.ID, &n.NotebookID, &n.Content, &n.HasDecision, &n.Archived, &n.TargetAt, &n.FollowUpAt,
+	// The document into its bytes directly: through db.JSON's Scan, pgx would copy it twice.
+	err := rows.Scan(&n.ID, &n.NotebookID, (*[]byte)(&n.Content), &n.HasDecision, &n.Archived, &n.TargetAt, &n.FollowUpAt,
 		&n.CreatedByID, &n.CreatedAt, &n.UpdatedAt, &n.DeletedAt, &n.Version)
 	return n, err
 }

@@ -7,6 +7,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -67,8 +68,9 @@ func (s *Service) Replace(ctx context.Context, tx *gorm.DB, spaceID, itemKind, i
 		}
 	}
 	links := make([]ItemTag, 0, len(rows))
-	for kind, all := range keys {
-		for part := range slices.Chunk(all, batch) {
+	// In a fixed order (by kind), so that a write sends the same statements every time.
+	for _, kind := range slices.Sorted(maps.Keys(keys)) {
+		for part := range slices.Chunk(keys[kind], batch) {
 			var existing []Tag
 			if err := tx.Select("id").Where("space_id = ? AND kind = ? AND name_key IN ?", spaceID, kind, part).Find(&existing).Error; err != nil {
 				return err

@@ -24,7 +24,7 @@ import (
 // notebook's item limit. Create sets the id, notebook, document, creator and timestamps; the
 // module fills the rest of row from the request.
 func (s *Service[Row]) Create(ctx context.Context, p *auth.Principal, notebookID string, doc markdown.Doc, row Row) (View[Row], error) {
-	stored, err := markdown.Encode(doc)
+	stored, err := content.Encode(doc)
 	if err != nil {
 		return View[Row]{}, err
 	}
@@ -244,7 +244,7 @@ func (s *Service[Row]) Update(ctx context.Context, p *auth.Principal, id string,
 		}
 		var newDoc *markdown.Doc // the document written, when it changed
 		if change.Document != nil {
-			encoded, err := markdown.Encode(*change.Document)
+			encoded, err := content.Encode(*change.Document)
 			if err != nil {
 				return View[Row]{}, err
 			}
@@ -330,7 +330,7 @@ func (s *Service[Row]) Restore(ctx context.Context, p *auth.Principal, id string
 	if !ids.Valid(id) {
 		return View[Row]{}, s.shape.NotFound
 	}
-	encoded, err := markdown.Encode(doc)
+	encoded, err := content.Encode(doc)
 	if err != nil {
 		return View[Row]{}, err
 	}
@@ -364,7 +364,7 @@ func (s *Service[Row]) Restore(ctx context.Context, p *auth.Principal, id string
 // index writes the item's text (Shape.SearchText, by default the document's Markdown) to the
 // search index, in the write's transaction: every write that can change the text calls it.
 func (s *Service[Row]) index(ctx context.Context, tx *gorm.DB, row *Row) error {
-	text, err := content.RenderOnce(*s.shape.Document(row))
+	text, err := content.Render(*s.shape.Document(row)) // remembered by content.Encode
 	if err != nil {
 		return err
 	}

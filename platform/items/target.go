@@ -82,7 +82,7 @@ func (t target[Row]) Replace(ctx context.Context, tx *gorm.DB, p *auth.Principal
 		return err
 	}
 	c := s.shape.Columns(&row)
-	encoded, err := markdown.Encode(doc)
+	encoded, err := content.Encode(doc)
 	if err != nil {
 		return err
 	}

@@ -600,8 +600,8 @@ func (f *Floor) create(ctx context.Context, c floorCaller, note *floorNote, stor
 }
 
 // tag makes found the tags of the note in the space, with folio's statements: the old links
-// removed, the missing tags created, the ids read per kind (in the order the kinds first occur;
-// folio walks a map), the links written.
+// removed, the missing tags created, the ids read per kind (in the kinds' order, as folio reads
+// them), the links written.
 func (f *Floor) tag(ctx context.Context, tx pgx.Tx, space, noteID string, found []markdown.Tag, createdAt time.Time) error {
 	if _, err := tx.Exec(ctx, floorUntagSQL, "note", noteID); err != nil {
 		return err
@@ -626,6 +626,7 @@ func (f *Floor) tag(ctx context.Context, tx pgx.Tx, space, noteID string, found 
 	if len(tags) == 0 {
 		return nil
 	}
+	slices.Sort(kinds)
 	if len(tags) > floorTagBatch {
 		return errors.New("the floor does not batch tags")
 	}
