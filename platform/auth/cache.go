@@ -116,6 +116,15 @@ func (m *expiring[V]) delete(key string) { delete(m.entries, key) }
 
 func (m *expiring[V]) clear() { m.entries = nil }
 
+// Size is how many entries the cache holds now: keys and sessions (at most cacheMaxEntries), and
+// negative entries (at most negativeMaxEntries). Expired entries count until they are replaced
+// or the map starts over.
+func (c *Cache) Size() (entries, negative int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.entries.entries), len(c.negative.entries)
+}
+
 // InvalidateKey drops a key (by its 8-character prefix) from this instance's cache.
 func (c *Cache) InvalidateKey(prefix string) {
 	c.mu.Lock()

@@ -26,9 +26,9 @@ const (
 )
 
 type renderShard struct {
-	mu       sync.Mutex
-	cur, old map[[sha256.Size]byte]string
-	curBytes int
+	mu                 sync.Mutex
+	cur, old           map[[sha256.Size]byte]string
+	curBytes, oldBytes int // texts plus entryOverhead each, as counted against renderCacheBytes
 }
 
 type renderMemo struct {
@@ -58,6 +58,7 @@ func (m *renderMemo) get(k [sha256.Size]byte) (string, bool) {
 	}
 	if v, ok := s.old[k]; ok {
 		delete(s.old, k)
+		s.oldBytes -= len(v) + entryOverhead
 		s.putLocked(k, v)
 		return v, true
 	}
@@ -75,8 +76,27 @@ func (m *renderMemo) put(k [sha256.Size]byte, v string) {
 
 func (s *renderShard) putLocked(k [sha256.Size]byte, v string) {
 	if s.curBytes >= renderCacheBytes/renderCacheShards {
-		s.old, s.cur, s.curBytes = s.cur, make(map[[sha256.Size]byte]string, len(s.cur)), 0
+		s.old, s.oldBytes = s.cur, s.curBytes
+		s.cur, s.curBytes = make(map[[sha256.Size]byte]string, len(s.cur)), 0
 	}
 	s.cur[k] = v
 	s.curBytes += len(v) + entryOverhead
 }
+
+// size is what the cache holds now, over both generations: entries, and their bytes as counted
+// against the bound.
+func (m *renderMemo) size() (entries, bytes int) {
+	for i := range m.shards {
+		s := &m.shards[i]
+		s.mu.Lock()
+		entries += len(s.cur) + len(s.old)
+		bytes += s.curBytes + s.oldBytes
+		s.mu.Unlock()
+	}
+	return entries, bytes
+}
+
+// RenderCacheSize is what Render's cache holds now: entries, and bytes (the texts plus an
+// estimate of each entry's map overhead), over both generations. It is at most twice
+// renderCacheBytes plus one text per shard.
+func RenderCacheSize() (entries, bytes int) { return rendered.size() }

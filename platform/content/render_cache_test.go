@@ -56,6 +56,23 @@ func TestRenderMemoBounded(t *testing.T) {
 	if total > 2*renderCacheBytes+renderCacheShards*(len(text)+entryOverhead) {
 		t.Fatalf("cache holds %d bytes, want at most two generations of %d", total, renderCacheBytes)
 	}
+	checkSize := func() {
+		t.Helper()
+		entries, bytes := m.size()
+		held := 0
+		for i := range m.shards {
+			held += len(m.shards[i].cur) + len(m.shards[i].old)
+		}
+		if entries != held || bytes != held*(len(text)+entryOverhead) {
+			t.Fatalf("size() = %d entries, %d bytes; the cache holds %d entries of %d bytes", entries, bytes, held, len(text)+entryOverhead)
+		}
+	}
+	checkSize()
+	for k := range m.shards[0].old { // a hit in the old generation moves the entry to the current one
+		m.get(k)
+		break
+	}
+	checkSize()
 	if _, ok := m.get(first); ok {
 		t.Fatal("the oldest entry survived two generations")
 	}
