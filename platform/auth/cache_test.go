@@ -7,7 +7,8 @@ import (
 )
 
 // TestCacheBounded: past its bound a map of the cache starts over, so memory stays bounded by
-// entries whatever callers send, and Size reports what is held.
+// entries whatever callers send; expired entries are swept once a TTL has passed; Size reports
+// what is held.
 func TestCacheBounded(t *testing.T) {
 	c := NewCache(time.Second)
 	now := time.Now()
@@ -27,6 +28,16 @@ func TestCacheBounded(t *testing.T) {
 	}
 	if _, ok := c.get("k:one more", now); !ok {
 		t.Fatal("the entry put after starting over is missing")
+	}
+	// Once a TTL has passed, the next put keeps only what has not expired.
+	later := now.Add(2 * time.Second)
+	c.put("k:later", cacheEntry{}, later)
+	c.putNegative("later", negativeEntry{}, later)
+	if entries, negative := c.Size(); entries != 1 || negative != 1 {
+		t.Fatalf("a TTL later Size() = %d, %d; want 1, 1 (the expired entries swept)", entries, negative)
+	}
+	if _, ok := c.get("k:later", later); !ok {
+		t.Fatal("the entry put at the sweep is missing")
 	}
 	c.Purge()
 	if entries, negative := c.Size(); entries != 0 || negative != 0 {
