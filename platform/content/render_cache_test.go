@@ -3,6 +3,7 @@ package content
 import (
 	"crypto/sha256"
 	"fmt"
+	"runtime"
 	"testing"
 
 	"folio/platform/markdown"
@@ -117,4 +118,43 @@ func BenchmarkRenderUncached(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestRenderCacheHoldsWhatItCounts: the heap the cached texts take is about what the cache counts
+// against its bound (a text kept with its rendering buffer took about twice its length).
+func TestRenderCacheHoldsWhatItCounts(t *testing.T) {
+	const n = 4000
+	stored := make([][]byte, n)
+	for i := range stored {
+		doc, err := markdown.Parse(fmt.Sprintf("## Weekly sync %d\n\nDiscussed the **Q3 roadmap** with @alice and @bob. Key points:\n\n"+
+			"- Migrate the billing service to the new queue\n- Review the *on-call* rotation\n\n> **Decision:** ship it behind a flag. #roadmap", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if stored[i], err = markdown.Encode(doc); err != nil {
+			t.Fatal(err)
+		}
+	}
+	saved := rendered
+	rendered = newRenderMemo()
+	defer func() { rendered = saved }()
+	var before, after runtime.MemStats
+	settled := func(m *runtime.MemStats) {
+		runtime.GC()
+		runtime.GC() // the second empties what sync.Pools kept through the first
+		runtime.ReadMemStats(m)
+	}
+	settled(&before)
+	for _, s := range stored {
+		if _, err := Render(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	settled(&after)
+	runtime.KeepAlive(stored)
+	entries, counted := rendered.size()
+	held := int(after.HeapAlloc) - int(before.HeapAlloc)
+	if entries != n || held > counted*13/10 {
+		t.Fatalf("%d entries counted as %d bytes take %d bytes of heap", entries, counted, held)
+	}
 }
