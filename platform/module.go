@@ -22,6 +22,7 @@ import (
 	"folio/platform/auth"
 	"folio/platform/clock"
 	"folio/platform/config"
+	"folio/platform/content"
 	"folio/platform/db"
 	"folio/platform/httpx"
 	"folio/platform/idempotency"
@@ -40,6 +41,7 @@ var Module = fx.Module("platform",
 		newDatabase,
 		newMigrated,
 		newLimiters,
+		newSizes,
 		func(c config.Config) auth.Hasher { return auth.NewHasher(c.KeyPepper) },
 		func(c config.Config) *auth.Cache { return auth.NewCache(c.KeyCacheTTL) },
 		newGuard,
@@ -140,6 +142,9 @@ func newMigrated(p migratedParams) Migrated {
 type Limiters struct {
 	User    ratelimit.Limiter
 	Failure ratelimit.Limiter
+	// The in-process limiters: User and Failure themselves, or their fallbacks behind Redis
+	// (which also record what Redis accepts). Their sizes are in the metrics.
+	userLocal, failureLocal *ratelimit.Memory
 }
 
 // newLimiters builds in-memory limiters, or Redis-backed ones with an in-memory fallback when
@@ -149,7 +154,7 @@ func newLimiters(lc fx.Lifecycle, c config.Config, clk clock.Clock, log *zap.Log
 	userLocal := ratelimit.NewMemory(c.RateLimit, window, clk)
 	failLocal := ratelimit.NewMemory(c.AuthFailureLimit, window, clk)
 	if c.RedisURL == "" {
-		return Limiters{User: userLocal, Failure: failLocal}, nil
+		return Limiters{User: userLocal, Failure: failLocal, userLocal: userLocal, failureLocal: failLocal}, nil
 	}
 	opts, err := redis.ParseURL(c.RedisURL)
 	if err != nil {
@@ -164,7 +169,17 @@ func newLimiters(lc fx.Lifecycle, c config.Config, clk clock.Clock, log *zap.Log
 	user := ratelimit.NewFallback(ratelimit.NewRedis(client, "folio:rl:user:", c.RateLimit, window), userLocal, named, ratelimit.WithTimeout(c.RedisTimeout))
 	fail := ratelimit.NewFallback(ratelimit.NewRedis(client, "folio:rl:authfail:", c.AuthFailureLimit, window), failLocal, named, ratelimit.WithTimeout(c.RedisTimeout))
 	lc.Append(fx.StopHook(func() { user.Close(); fail.Close() }))
-	return Limiters{User: user, Failure: fail}, nil
+	return Limiters{User: user, Failure: fail, userLocal: userLocal, failureLocal: failLocal}, nil
+}
+
+// newSizes hands the metrics what they report the sizes of: every in-process cache and limiter.
+func newSizes(cache *auth.Cache, l Limiters) observability.Sizes {
+	return observability.Sizes{
+		RenderCache:    content.RenderCacheSize,
+		AuthCache:      cache.Size,
+		UserLimiter:    l.userLocal.Size,
+		FailureLimiter: l.failureLocal.Size,
+	}
 }
 
 type guardParams struct {

@@ -40,7 +40,10 @@ type cacheEntry struct {
 	secretHash     []byte
 }
 
-const cacheMaxEntries = 50_000
+// cacheMaxEntries bounds the keys and sessions cached (about 400 bytes each, so about 4 MiB): more
+// credentials than that authenticating within two TTLs (at the default 3 s, thousands of distinct
+// keys or sessions a second) only makes the map start over more often.
+const cacheMaxEntries = 10_000
 
 // NewCache returns a cache whose entries live ttl (0 disables caching).
 func NewCache(ttl time.Duration) *Cache {
@@ -80,15 +83,19 @@ func store[V any](c *Cache, m *expiring[V], key string, v V, now time.Time) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	m.put(key, v, now.Add(c.ttl))
+	m.put(key, v, now, now.Add(c.ttl))
 }
 
-// expiring is one of the cache's maps: an entry is found until it expires, and reaching max
-// entries drops them all (entries are cheap to rebuild; this keeps memory bounded without
-// bookkeeping). The Cache's mutex guards it.
+// expiring is one of the cache's maps: an entry is found until it expires. Its memory follows the
+// credentials seen in about the last two TTLs: at most once per TTL a put keeps only the entries
+// that have not expired, copied into a new map (a Go map never shrinks, so deleting them would
+// keep its largest size; expired entries used to stay until the map was full). Reaching max
+// entries drops them all (entries are cheap to rebuild), which bounds it against a flood. The
+// Cache's mutex guards it.
 type expiring[V any] struct {
-	max     int
-	entries map[string]expiringEntry[V]
+	max       int
+	entries   map[string]expiringEntry[V]
+	nextSweep time.Time
 }
 
 type expiringEntry[V any] struct {
@@ -105,9 +112,22 @@ func (m *expiring[V]) get(key string, now time.Time) (V, bool) {
 	return e.v, true
 }
 
-func (m *expiring[V]) put(key string, v V, expires time.Time) {
-	if m.entries == nil || len(m.entries) >= m.max {
+// put keeps v under key until expires (now plus the TTL), which is also when the next sweep may
+// run.
+func (m *expiring[V]) put(key string, v V, now, expires time.Time) {
+	switch {
+	case m.entries == nil || len(m.entries) >= m.max:
 		m.entries = map[string]expiringEntry[V]{}
+		m.nextSweep = expires
+	case !now.Before(m.nextSweep):
+		live := make(map[string]expiringEntry[V])
+		for k, e := range m.entries {
+			if !now.After(e.expires) {
+				live[k] = e
+			}
+		}
+		m.entries = live
+		m.nextSweep = expires
 	}
 	m.entries[key] = expiringEntry[V]{v: v, expires: expires}
 }
@@ -115,6 +135,14 @@ func (m *expiring[V]) put(key string, v V, expires time.Time) {
 func (m *expiring[V]) delete(key string) { delete(m.entries, key) }
 
 func (m *expiring[V]) clear() { m.entries = nil }
+
+// Size is how many entries the cache holds now: keys and sessions (at most cacheMaxEntries), and
+// negative entries (at most negativeMaxEntries). Expired entries count until the next sweep.
+func (c *Cache) Size() (entries, negative int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.entries.entries), len(c.negative.entries)
+}
 
 // InvalidateKey drops a key (by its 8-character prefix) from this instance's cache.
 func (c *Cache) InvalidateKey(prefix string) {

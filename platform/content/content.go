@@ -153,6 +153,10 @@ func Render(stored []byte) (string, error) {
 		return "", err
 	}
 	if len(stored) >= renderCacheMinLen {
+		// The rendered text shares the buffer it was written in, which has room to spare (about
+		// as much again for a short note): the cache keeps an exact copy, so that the bytes it
+		// counts against its bound are the bytes it holds.
+		text = strings.Clone(text)
 		rendered.put(key, text)
 	}
 	return text, nil

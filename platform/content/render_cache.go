@@ -16,9 +16,17 @@ import (
 // Memory is bounded by two generations: entries go to the current one; when it holds
 // renderCacheBytes of text, it becomes the old one and the previous old one is dropped. A hit in
 // the old generation moves the entry back to the current one, so what is read often stays.
+//
+// The bound is small because the cache is long-lived heap, which the collector lets the heap grow
+// to twice of (GOGC=100): issue 17 bounds the server's resident memory at 100 MiB with 1M notes,
+// and with two generations of 32 MiB the cache alone took 45 MB of heap (135 to 152 MiB resident
+// under load) once a caller's 44,000 notes had been read. Two of 4 MiB hold 7,000 to 14,000
+// short notes (about 600 bytes counted each): the pages people read again (the first pages of
+// their lists, the notes they open), not a whole large account read at random, where a miss costs
+// the decoding and rendering again (about 100 µs for a short note).
 const (
 	renderCacheShards = 16
-	renderCacheBytes  = 32 << 20 // per generation, over all shards
+	renderCacheBytes  = 4 << 20 // per generation, over all shards
 	// renderCacheMinLen: tiny documents render in microseconds; caching them saves nothing.
 	renderCacheMinLen = 64
 	// entryOverhead approximates the map entry, key and string header of one cached text.
@@ -26,9 +34,9 @@ const (
 )
 
 type renderShard struct {
-	mu       sync.Mutex
-	cur, old map[[sha256.Size]byte]string
-	curBytes int
+	mu                 sync.Mutex
+	cur, old           map[[sha256.Size]byte]string
+	curBytes, oldBytes int // texts plus entryOverhead each, as counted against renderCacheBytes
 }
 
 type renderMemo struct {
@@ -58,6 +66,7 @@ func (m *renderMemo) get(k [sha256.Size]byte) (string, bool) {
 	}
 	if v, ok := s.old[k]; ok {
 		delete(s.old, k)
+		s.oldBytes -= len(v) + entryOverhead
 		s.putLocked(k, v)
 		return v, true
 	}
@@ -75,8 +84,27 @@ func (m *renderMemo) put(k [sha256.Size]byte, v string) {
 
 func (s *renderShard) putLocked(k [sha256.Size]byte, v string) {
 	if s.curBytes >= renderCacheBytes/renderCacheShards {
-		s.old, s.cur, s.curBytes = s.cur, make(map[[sha256.Size]byte]string, len(s.cur)), 0
+		s.old, s.oldBytes = s.cur, s.curBytes
+		s.cur, s.curBytes = make(map[[sha256.Size]byte]string, len(s.cur)), 0
 	}
 	s.cur[k] = v
 	s.curBytes += len(v) + entryOverhead
 }
+
+// size is what the cache holds now, over both generations: entries, and their bytes as counted
+// against the bound.
+func (m *renderMemo) size() (entries, bytes int) {
+	for i := range m.shards {
+		s := &m.shards[i]
+		s.mu.Lock()
+		entries += len(s.cur) + len(s.old)
+		bytes += s.curBytes + s.oldBytes
+		s.mu.Unlock()
+	}
+	return entries, bytes
+}
+
+// RenderCacheSize is what Render's cache holds now: entries, and bytes (the texts plus an
+// estimate of each entry's map overhead), over both generations. It is at most twice
+// renderCacheBytes plus one text per shard.
+func RenderCacheSize() (entries, bytes int) { return rendered.size() }

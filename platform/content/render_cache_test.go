@@ -3,6 +3,7 @@ package content
 import (
 	"crypto/sha256"
 	"fmt"
+	"runtime"
 	"testing"
 
 	"folio/platform/markdown"
@@ -56,6 +57,23 @@ func TestRenderMemoBounded(t *testing.T) {
 	if total > 2*renderCacheBytes+renderCacheShards*(len(text)+entryOverhead) {
 		t.Fatalf("cache holds %d bytes, want at most two generations of %d", total, renderCacheBytes)
 	}
+	checkSize := func() {
+		t.Helper()
+		entries, bytes := m.size()
+		held := 0
+		for i := range m.shards {
+			held += len(m.shards[i].cur) + len(m.shards[i].old)
+		}
+		if entries != held || bytes != held*(len(text)+entryOverhead) {
+			t.Fatalf("size() = %d entries, %d bytes; the cache holds %d entries of %d bytes", entries, bytes, held, len(text)+entryOverhead)
+		}
+	}
+	checkSize()
+	for k := range m.shards[0].old { // a hit in the old generation moves the entry to the current one
+		m.get(k)
+		break
+	}
+	checkSize()
 	if _, ok := m.get(first); ok {
 		t.Fatal("the oldest entry survived two generations")
 	}
@@ -100,4 +118,43 @@ func BenchmarkRenderUncached(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestRenderCacheHoldsWhatItCounts: the heap the cached texts take is about what the cache counts
+// against its bound (a text kept with its rendering buffer took about twice its length).
+func TestRenderCacheHoldsWhatItCounts(t *testing.T) {
+	const n = 4000
+	stored := make([][]byte, n)
+	for i := range stored {
+		doc, err := markdown.Parse(fmt.Sprintf("## Weekly sync %d\n\nDiscussed the **Q3 roadmap** with @alice and @bob. Key points:\n\n"+
+			"- Migrate the billing service to the new queue\n- Review the *on-call* rotation\n\n> **Decision:** ship it behind a flag. #roadmap", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if stored[i], err = markdown.Encode(doc); err != nil {
+			t.Fatal(err)
+		}
+	}
+	saved := rendered
+	rendered = newRenderMemo()
+	defer func() { rendered = saved }()
+	var before, after runtime.MemStats
+	settled := func(m *runtime.MemStats) {
+		runtime.GC()
+		runtime.GC() // the second empties what sync.Pools kept through the first
+		runtime.ReadMemStats(m)
+	}
+	settled(&before)
+	for _, s := range stored {
+		if _, err := Render(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	settled(&after)
+	runtime.KeepAlive(stored)
+	entries, counted := rendered.size()
+	held := int(after.HeapAlloc) - int(before.HeapAlloc)
+	if entries != n || held > counted*13/10 {
+		t.Fatalf("%d entries counted as %d bytes take %d bytes of heap", entries, counted, held)
+	}
 }

@@ -35,9 +35,51 @@ type Metrics struct {
 	authFailures *prometheus.CounterVec
 }
 
-// NewMetrics registers every metric, the Go runtime and process collectors and the statistics of
-// the database pool db in a new registry.
-func NewMetrics(db *sql.DB) (*Metrics, error) {
+// Sizes reads the process's in-memory caches and limiters. Each is bounded (by entries or bytes,
+// see its package); their gauges show how full they are, beside the process's resident memory.
+// A nil function's gauges are left out.
+type Sizes struct {
+	RenderCache    func() (entries, bytes int)    // content.RenderCacheSize
+	AuthCache      func() (entries, negative int) // (*auth.Cache).Size
+	UserLimiter    func() (keys, timestamps int)  // (*ratelimit.Memory).Size of the per-user limiter
+	FailureLimiter func() (keys, timestamps int)  // and of the per-address authentication failures'
+}
+
+// collectors are the gauges of the sizes that are set, read at each scrape.
+func (z Sizes) collectors() []prometheus.Collector {
+	var out []prometheus.Collector
+	gauge := func(name, help string, labels prometheus.Labels, v func() int) {
+		out = append(out, prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help, ConstLabels: labels},
+			func() float64 { return float64(v()) }))
+	}
+	if f := z.RenderCache; f != nil {
+		gauge("folio_render_cache_entries", "Rendered Markdown texts held by the render cache (both generations).", nil,
+			func() int { n, _ := f(); return n })
+		gauge("folio_render_cache_bytes", "Bytes held by the render cache: the texts plus an estimate of each entry's overhead (both generations; bounded).", nil,
+			func() int { _, b := f(); return b })
+	}
+	if f := z.AuthCache; f != nil {
+		gauge("folio_auth_cache_entries", "Authenticated keys and sessions cached (bounded).", nil,
+			func() int { n, _ := f(); return n })
+		gauge("folio_auth_cache_negative_entries", "Unknown, revoked or expired key prefixes cached (bounded).", nil,
+			func() int { _, n := f(); return n })
+	}
+	for limiter, f := range map[string]func() (int, int){"user": z.UserLimiter, "auth_failure": z.FailureLimiter} {
+		if f == nil {
+			continue
+		}
+		labels := prometheus.Labels{"limiter": limiter}
+		gauge("folio_ratelimit_keys", "Keys (users, client addresses) the in-process rate limiter tracks: those active in about the last two windows.", labels,
+			func() int { n, _ := f(); return n })
+		gauge("folio_ratelimit_timestamps", "Request times the in-process rate limiter has room for, 8 bytes each (at most the limit per key).", labels,
+			func() int { _, n := f(); return n })
+	}
+	return out
+}
+
+// NewMetrics registers every metric, the Go runtime and process collectors, the statistics of the
+// database pool db and the gauges of sizes in a new registry.
+func NewMetrics(db *sql.DB, sizes Sizes) (*Metrics, error) {
 	labels := []string{"route", "method", "status"}
 	m := &Metrics{
 		registry: prometheus.NewRegistry(),
@@ -63,12 +105,12 @@ func NewMetrics(db *sql.DB) (*Metrics, error) {
 			Help: "Requests the API guard refused as unauthenticated, by reason (missing, malformed, invalid, expired, revoked, cross_origin).",
 		}, []string{"reason"}),
 	}
-	for _, c := range []prometheus.Collector{
+	for _, c := range append([]prometheus.Collector{
 		m.requests, m.duration, m.inFlight, m.rateLimit, m.authFailures,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		collectors.NewDBStatsCollector(db, "folio"),
-	} {
+	}, sizes.collectors()...) {
 		if err := m.registry.Register(c); err != nil {
 			return nil, err
 		}

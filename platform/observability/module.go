@@ -30,15 +30,22 @@ var Module = fx.Module("observability",
 	),
 )
 
-func newMetrics(c config.Config, gdb *gorm.DB) (*Metrics, error) {
-	if c.MetricsAddr == "" {
+type metricsParams struct {
+	fx.In
+	Config config.Config
+	DB     *gorm.DB
+	Sizes  Sizes `optional:"true"` // the caches' and limiters' sizes, from the platform
+}
+
+func newMetrics(p metricsParams) (*Metrics, error) {
+	if p.Config.MetricsAddr == "" {
 		return nil, nil
 	}
-	sqlDB, err := gdb.DB()
+	sqlDB, err := p.DB.DB()
 	if err != nil {
 		return nil, err
 	}
-	return NewMetrics(sqlDB)
+	return NewMetrics(sqlDB, p.Sizes)
 }
 
 func newMetricsServer(lc fx.Lifecycle, c config.Config, m *Metrics, log *zap.Logger) *MetricsServer {

@@ -54,7 +54,12 @@ func start(t *testing.T, metricsAddr string) (*fxtest.App, graph) {
 	})
 	var g graph
 	app := fxtest.New(t,
-		fx.Supply(c, zap.NewNop()),
+		fx.Supply(c, zap.NewNop(), observability.Sizes{
+			RenderCache:    func() (int, int) { return 3, 4096 },
+			AuthCache:      func() (int, int) { return 2, 1 },
+			UserLimiter:    func() (int, int) { return 5, 20 },
+			FailureLimiter: func() (int, int) { return 1, 8 },
+		}),
 		fx.Provide(func() *gorm.DB { return gdb }),
 		observability.Module,
 		fx.Populate(&g.Metrics, &g.Server, &g.Tracing, &g.Observer, &g.Observers),
@@ -100,7 +105,8 @@ func TestMetricsOffOpensNoListener(t *testing.T) {
 }
 
 // TestMetricsOnServesRegistry: with FOLIO_METRICS_ADDR set, the listener opens at start, serves
-// GET /metrics (the runtime and pool collectors included) and nothing else, and closes at stop.
+// GET /metrics (the runtime and pool collectors and the sizes' gauges included) and nothing else,
+// and closes at stop.
 func TestMetricsOnServesRegistry(t *testing.T) {
 	app, g := start(t, "127.0.0.1:0")
 	before := sockets(t)
@@ -146,6 +152,14 @@ func TestMetricsOnServesRegistry(t *testing.T) {
 		`folio_http_requests_total{method="GET",route="/api/v1/notes/:id",status="204"} 1`,
 		`folio_http_requests_total{method="GET",route="unmatched",status="404"} 1`,
 		`folio_http_request_duration_seconds_count{method="GET",route="/api/v1/notes/:id",status="204"} 1`,
+		"folio_render_cache_entries 3",
+		"folio_render_cache_bytes 4096",
+		"folio_auth_cache_entries 2",
+		"folio_auth_cache_negative_entries 1",
+		`folio_ratelimit_keys{limiter="user"} 5`,
+		`folio_ratelimit_timestamps{limiter="user"} 20`,
+		`folio_ratelimit_keys{limiter="auth_failure"} 1`,
+		`folio_ratelimit_timestamps{limiter="auth_failure"} 8`,
 	} {
 		if !strings.Contains(string(body), want) {
 			t.Errorf("/metrics has no line %q", want)

@@ -104,6 +104,22 @@ func (m *Memory) check(key string, record bool) Decision {
 	return d
 }
 
+// Size is what the limiter holds now: the keys it tracks, and the timestamps their logs have room
+// for (8 bytes each; a log grows to at most limit). Keys are the ones active in about the last two
+// windows, so the memory is bounded by those keys times limit.
+func (m *Memory) Size() (keys, timestamps int) {
+	for i := range m.shards {
+		s := &m.shards[i]
+		s.mu.Lock()
+		keys += len(s.logs)
+		for _, l := range s.logs {
+			timestamps += len(l.ts)
+		}
+		s.mu.Unlock()
+	}
+	return keys, timestamps
+}
+
 // sweep drops the keys with nothing left in the window. Such a key behaves exactly like
 // an unknown key, so dropping it changes no decision.
 func (s *memShard) sweep(cutoff int64) {

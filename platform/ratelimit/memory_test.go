@@ -24,13 +24,13 @@ func TestMemoryEvictsIdleKeys(t *testing.T) {
 	for i := range 1000 {
 		mustAllow(t, m, fmt.Sprintf("old-%d", i), true)
 	}
-	if n := ratelimit.KeyCount(m); n != 1000 {
-		t.Fatalf("%d keys held, want 1000", n)
+	if keys, timestamps := m.Size(); keys != 1000 || timestamps != 1000 {
+		t.Fatalf("%d keys held with room for %d timestamps, want 1000 and 1000 (a log grows to the limit, 1, at most)", keys, timestamps)
 	}
 	for i := range 1000 {
 		mustPeek(t, m, fmt.Sprintf("never-counted-%d", i))
 	}
-	if n := ratelimit.KeyCount(m); n != 1000 {
+	if n, _ := m.Size(); n != 1000 {
 		t.Fatalf("Peek on unknown keys: %d keys held, want still 1000", n)
 	}
 
@@ -41,7 +41,7 @@ func TestMemoryEvictsIdleKeys(t *testing.T) {
 	for i := range 5000 {
 		mustAllow(t, m, fmt.Sprintf("new-%d", i), true)
 	}
-	if n := ratelimit.KeyCount(m); n != 5001 {
+	if n, _ := m.Size(); n != 5001 {
 		t.Fatalf("%d keys held, want 5001 (the 1000 idle ones evicted)", n)
 	}
 	mustAllow(t, m, "live", false) // its request was kept, not evicted with the idle ones

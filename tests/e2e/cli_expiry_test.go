@@ -18,7 +18,7 @@ import (
 // expiry, and the keys working on the server; and the binary's help for key create, through both
 // `folio help key create` and `folio key create --help`, explaining --expires.
 func TestCLIKeyExpiry(t *testing.T) {
-	bin := buildFolio(t)
+	bin := testenv.FolioBinary(t)
 	for _, kind := range []string{"sqlite", "postgres"} {
 		t.Run(kind, func(t *testing.T) {
 			env := []string{"FOLIO_SQLITE_PATH=" + filepath.Join(t.TempDir(), "folio.db")}

@@ -8,13 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -34,7 +32,7 @@ var (
 // create a user and keys, list, revoke and rotate them, then serve the API with the same database
 // and check the keys against it, and stop the server with SIGTERM. Secrets must never reach a log.
 func TestCLI(t *testing.T) {
-	bin := buildFolio(t)
+	bin := testenv.FolioBinary(t)
 	for _, kind := range []string{"sqlite", "postgres"} {
 		t.Run(kind, func(t *testing.T) {
 			var env []string
@@ -79,7 +77,7 @@ func cliScenario(t *testing.T, bin string, env []string) {
 	// user set-password reads the password from stdin, prints nothing, and applies the password rule.
 	setPassword := func(email, password string) (string, error) {
 		cmd := exec.Command(bin, "user", "set-password", "--email", email)
-		cmd.Env, cmd.Dir, cmd.Stdin = folioEnv(env), os.TempDir(), strings.NewReader(password+"\n")
+		cmd.Env, cmd.Dir, cmd.Stdin = testenv.FolioEnv(env), os.TempDir(), strings.NewReader(password+"\n")
 		var out, errb bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &errb
 		err := cmd.Run()
@@ -171,7 +169,7 @@ func cliScenario(t *testing.T, bin string, env []string) {
 	wrongSecret := "svc_live_" + prefixOf(t, kept) + "_" + strings.Repeat("x", 24)
 	secrets = append(secrets, wrongSecret) // a guessed secret must not be logged either
 	// healthcheck (the image's HEALTHCHECK) fails while nothing listens, passes once serve is up.
-	nobody := &cli{t: t, bin: bin, env: append(append([]string{}, env...), "FOLIO_HTTP_ADDR="+freeAddr(t))}
+	nobody := &cli{t: t, bin: bin, env: append(append([]string{}, env...), "FOLIO_HTTP_ADDR="+testenv.FreeAddr(t))}
 	nobody.fails("healthcheck with no server", "connection refused", "healthcheck")
 	srv := startServe(t, bin, env)
 	served := &cli{t: t, bin: bin, env: append(append([]string{}, env...), "FOLIO_HTTP_ADDR="+strings.TrimPrefix(srv.url, "http://"))}
@@ -376,39 +374,12 @@ func runFolio(bin string, env []string, args ...string) (stdout, stderr string, 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Env = folioEnv(env)
+	cmd.Env = testenv.FolioEnv(env)
 	cmd.Dir = os.TempDir()
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err = cmd.Run()
 	return out.String(), errb.String(), err
-}
-
-func folioEnv(env []string) []string {
-	var out []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "FOLIO_") {
-			out = append(out, kv)
-		}
-	}
-	return append(out, env...)
-}
-
-// buildFolio builds ./cmd/folio, from the module root, into the test's temporary directory.
-func buildFolio(t *testing.T) string {
-	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	root := filepath.Join(filepath.Dir(file), "..", "..")
-	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
-		t.Fatalf("module root not found from %s: %v", file, err)
-	}
-	bin := filepath.Join(t.TempDir(), "folio")
-	cmd := exec.Command("go", "build", "-o", bin, "./cmd/folio")
-	cmd.Dir = root
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./cmd/folio: %v\n%s", err, out)
-	}
-	return bin
 }
 
 func prefixOf(t *testing.T, raw string) string {
@@ -432,46 +403,17 @@ type served struct {
 func (s *served) stderr() string { return s.errBuf.String() }
 func (s *served) stdout() string { return s.outBuf.String() }
 
-// freeAddr returns a loopback address whose port nobody listens on (for FOLIO_HTTP_ADDR).
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
-}
-
-// startProcess starts cmd; done is closed once it has exited, with Wait's error in *waitErr. A
-// process still running when the test ends is killed.
-func startProcess(t *testing.T, cmd *exec.Cmd, done chan struct{}, waitErr *error) {
-	t.Helper()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { *waitErr = cmd.Wait(); close(done) }()
-	t.Cleanup(func() {
-		select {
-		case <-done:
-		default:
-			_ = cmd.Process.Kill()
-			<-done
-		}
-	})
-}
-
 // startServe starts `folio serve` on a free loopback port and waits until /healthz answers.
 func startServe(t *testing.T, bin string, env []string) *served {
 	t.Helper()
-	addr := freeAddr(t)
+	addr := testenv.FreeAddr(t)
 	s := &served{url: "http://" + addr, done: make(chan struct{})}
 	// The default log level (info) and format: the leak check reads everything a real server logs.
 	s.cmd = exec.Command(bin, "serve")
-	s.cmd.Env = folioEnv(append(env, "FOLIO_HTTP_ADDR="+addr))
+	s.cmd.Env = testenv.FolioEnv(append(env, "FOLIO_HTTP_ADDR="+addr))
 	s.cmd.Dir = t.TempDir()
 	s.cmd.Stdout, s.cmd.Stderr = &s.outBuf, &s.errBuf
-	startProcess(t, s.cmd, s.done, &s.waitErr)
+	testenv.StartProcess(t, s.cmd, s.done, &s.waitErr)
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		resp, err := http.Get(s.url + "/healthz")

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"folio/tests/testenv"
 )
 
 // TestConfigurationAtStart: what an operator sees of folio's configuration (CONTRACT.md section
@@ -14,7 +16,7 @@ import (
 // warning naming the right one; the secrets can come from files; the server logs one start line
 // (version, database, Redis, address) and one stop line, and nothing of fx at the default level.
 func TestConfigurationAtStart(t *testing.T) {
-	bin := buildFolio(t)
+	bin := testenv.FolioBinary(t)
 	dir := t.TempDir()
 	sqlite := "FOLIO_SQLITE_PATH=" + filepath.Join(dir, "data", "folio.db")
 
@@ -28,7 +30,7 @@ func TestConfigurationAtStart(t *testing.T) {
 		{[]string{"FOLIO_HTTP_ADDR=8080"}, []string{"serve"}, `folio: FOLIO_HTTP_ADDR="8080": must be host:port`},
 		{[]string{"FOLIO_DATABASE_URL=mysql://folio:hunter2@db/folio"}, []string{"migrate"}, `folio: FOLIO_DATABASE_URL="mysql://…": must start with postgres://`},
 		{[]string{"FOLIO_KEY_PEPPER_FILE=" + filepath.Join(dir, "missing")}, []string{"key", "list", "--email", "a@example.com"}, `folio: FOLIO_KEY_PEPPER_FILE="` + filepath.Join(dir, "missing") + `": cannot read the file`},
-		{[]string{"FOLIO_DB_CONNECT_TIMEOUT=1s", "FOLIO_DATABASE_URL=postgres://folio@" + freeAddr(t) + "/folio"}, []string{"serve"}, "folio: the database did not answer within FOLIO_DB_CONNECT_TIMEOUT (1s)"},
+		{[]string{"FOLIO_DB_CONNECT_TIMEOUT=1s", "FOLIO_DATABASE_URL=postgres://folio@" + testenv.FreeAddr(t) + "/folio"}, []string{"serve"}, "folio: the database did not answer within FOLIO_DB_CONNECT_TIMEOUT (1s)"},
 	} {
 		stdout, stderr, err := runFolio(bin, append([]string{sqlite}, tc.env...), tc.args...)
 		lines := strings.Split(strings.TrimSpace(stderr), "\n")

@@ -2,13 +2,11 @@ package e2e
 
 import (
 	"fmt"
-	"net/http"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"gorm.io/gorm"
 
@@ -24,7 +22,7 @@ import (
 // `duplicate key value violates unique constraint "pg_type_typname_nsp_index"`.
 func TestInstancesStartTogether(t *testing.T) {
 	const servers, migrates = 5, 2
-	bin := buildFolio(t)
+	bin := testenv.FolioBinary(t)
 
 	// What one process alone records, to compare with.
 	refPath := filepath.Join(t.TempDir(), "ref.db")
@@ -55,19 +53,19 @@ func TestInstancesStartTogether(t *testing.T) {
 				p := &proc{done: make(chan struct{})}
 				args, penv := []string{"migrate"}, env
 				if i < servers {
-					addr := freeAddr(t)
+					addr := testenv.FreeAddr(t)
 					p.url = "http://" + addr
 					args, penv = []string{"serve"}, append(append([]string(nil), env...), "FOLIO_HTTP_ADDR="+addr)
 				}
 				p.cmd = exec.Command(bin, args...)
-				p.cmd.Env = folioEnv(penv)
+				p.cmd.Env = testenv.FolioEnv(penv)
 				p.cmd.Dir = t.TempDir()
 				p.cmd.Stderr = &p.stderr
 				procs = append(procs, p)
 			}
 			// Start them all before waiting for any.
 			for _, p := range procs {
-				startProcess(t, p.cmd, p.done, &p.waitErr)
+				testenv.StartProcess(t, p.cmd, p.done, &p.waitErr)
 			}
 			var wg sync.WaitGroup
 			errs := make([]string, len(procs))
@@ -82,7 +80,7 @@ func TestInstancesStartTogether(t *testing.T) {
 						}
 						return
 					}
-					errs[i] = waitReady(p.url, p.done, func() string { return fmt.Sprintf("%v\n%s", p.waitErr, p.stderr.String()) })
+					errs[i] = testenv.WaitReady(p.url, p.done, func() string { return fmt.Sprintf("%v\n%s", p.waitErr, p.stderr.String()) })
 				}()
 			}
 			wg.Wait()
@@ -100,29 +98,6 @@ func TestInstancesStartTogether(t *testing.T) {
 				t.Fatalf("migrations recorded:\n%s\nwant (one process alone):\n%s", got, want)
 			}
 		})
-	}
-}
-
-// waitReady waits until url/readyz answers 200; it returns what went wrong, or "".
-func waitReady(url string, done <-chan struct{}, why func() string) string {
-	deadline := time.Now().Add(90 * time.Second)
-	for {
-		resp, err := http.Get(url + "/readyz")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return ""
-			}
-		}
-		select {
-		case <-done:
-			return "folio serve exited: " + why()
-		default:
-		}
-		if time.Now().After(deadline) {
-			return "folio serve not ready within 90s: " + why()
-		}
-		time.Sleep(50 * time.Millisecond)
 	}
 }
 

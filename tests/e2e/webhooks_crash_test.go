@@ -19,7 +19,7 @@ import (
 // exactly once (no attempt is worked by both instances). On SQLite (two processes on one file)
 // and PostgreSQL.
 func TestWebhooksSurviveKillAndDeliverOnce(t *testing.T) {
-	bin := buildFolio(t)
+	bin := testenv.FolioBinary(t)
 	for _, kind := range []string{"sqlite", "postgres"} {
 		t.Run(kind, func(t *testing.T) {
 			env := []string{"FOLIO_WEBHOOK_ALLOW_INSECURE=true", "FOLIO_WEBHOOK_ALLOW_PRIVATE=true", "FOLIO_WEBHOOK_RETRY_BASE=300ms",

@@ -98,20 +98,8 @@ func databaseName(rawURL string) string {
 
 // residentMiB is this process's resident set size now, in MiB (VmRSS; 0 when /proc cannot be
 // read). The server and the load generator share the process, so it is an upper bound of the
-// server's.
+// server's (BenchmarkServerRSS measures the server alone).
 func residentMiB() float64 {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			kb, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 64)
-			if err != nil {
-				return 0
-			}
-			return kb / 1024
-		}
-	}
-	return 0
+	v, _ := procStatusMiB("self", "VmRSS")
+	return v
 }

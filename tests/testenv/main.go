@@ -6,7 +6,8 @@ import (
 )
 
 // Main is the TestMain of every package that uses this environment: it runs the tests, then drops
-// the PostgreSQL template database and stops the containers the tests started, if any.
+// the PostgreSQL template database, stops the containers the tests started, if any, and removes
+// the binary FolioBinary built.
 //
 //	func TestMain(m *testing.M) { testenv.Main(m) }
 func Main(m *testing.M) {
@@ -14,5 +15,6 @@ func Main(m *testing.M) {
 	DropTemplate()
 	_ = StopPostgres()
 	_ = StopRedis()
+	removeFolioBinary()
 	os.Exit(code)
 }

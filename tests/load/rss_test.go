@@ -1,0 +1,296 @@
+package load
+
+import (
+	"bufio"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"folio/platform/config"
+	"folio/platform/httpx"
+	"folio/tests/apitest"
+	"folio/tests/testenv"
+)
+
+// Issue 17 bounds the server's resident memory under load with 1M notes (100 MiB), whatever the
+// table size. BenchmarkNotesAPI runs the server in the harness's own process, so its rss_MiB also
+// counts the load generator, the test framework and the contract checker. BenchmarkServerRSS
+// measures the server alone: the real binary as a child process, on the database the in-process
+// server migrated and seeded, driven over loopback by the same clients.
+
+// rssTargets are the requests BenchmarkServerRSS loads the child with, in this order.
+var rssTargets = []string{"get", "list", "list-cursor", "list-notebook", "search", "list-tag", "create"}
+
+// rssSampleEvery is how often the child's resident set is read during a target's load.
+const rssSampleEvery = 100 * time.Millisecond
+
+// childMetrics are the child's Prometheus series a target reports (in MiB when in bytes), when the
+// child serves them: its Go heap in use, and the caches' sizes.
+var childMetrics = []struct{ series, unit string }{
+	{"go_memstats_heap_inuse_bytes", "heap_inuse_MiB"},
+	{"folio_render_cache_bytes", "render_cache_MiB"},
+	{"folio_auth_cache_entries", "auth_cache_entries"},
+	{"folio_ratelimit_keys", "ratelimit_keys"},
+}
+
+// BenchmarkServerRSS measures the resident memory of `folio serve` alone (issue 17) on each
+// scenario: the in-process server migrates and seeds the database, then the real binary (built
+// once per run) serves it as a child process, configured as startServer configures the
+// in-process one, and each target loads it from the run's client goroutines. Per target it
+// reports the child's peak VmRSS during the load (sampled every 100 ms, warm-up included), its
+// VmRSS and RssAnon after the load, its VmHWM so far (the peak since it started: the last target's is the
+// run's), its Go heap in use and its caches' sizes (from its metrics listener).
+//
+//	FOLIO_TEST_DATABASE_URL=... go test ./tests/load -run '^$' -bench ServerRSS -benchtime 5s -timeout 60m
+func BenchmarkServerRSS(b *testing.B) {
+	conc := concurrency()
+	bin := testenv.FolioBinary(b)
+	for _, sc := range Scenarios {
+		b.Run(sc.Name, func(b *testing.B) {
+			s := startServer(b)
+			d := Seed(b, s, sc)
+			child, c := serveSeeded(b, bin, s, d, conc)
+			for _, tgt := range rssTargetsOf(d) {
+				b.Run(tgt.Name, func(b *testing.B) {
+					if b.N >= 1000 { // not the short probes at the start of the b.N ramp
+						waitQuiet(b)
+					}
+					peak := child.sampleRSS()
+					Warm(c, conc, tgt)
+					b.ResetTimer()
+					r := Drive(c, conc, b.N, tgt)
+					b.StopTimer()
+					peakMiB := peak()
+					if r.Errors > 0 {
+						b.Fatalf("%d of %d requests failed; first: %s", r.Errors, r.N, r.FirstErr)
+					}
+					b.ReportMetric(r.RPS(), "req/s")
+					b.ReportMetric(peakMiB, "peak_rss_MiB")
+					b.ReportMetric(child.statusMiB(b, "VmRSS"), "rss_MiB")
+					// The part of it that is not the binary's mapped pages (which the kernel can
+					// drop and read again): the Go heap, stacks and runtime.
+					b.ReportMetric(child.statusMiB(b, "RssAnon"), "anon_rss_MiB")
+					b.ReportMetric(child.statusMiB(b, "VmHWM"), "hwm_MiB")
+					series := child.metrics(b)
+					for _, m := range childMetrics {
+						v, ok := series[m.series]
+						if !ok {
+							continue
+						}
+						if strings.HasSuffix(m.unit, "_MiB") {
+							v /= 1 << 20
+						}
+						b.ReportMetric(v, m.unit)
+					}
+				})
+			}
+		})
+	}
+}
+
+// TestServerRSS keeps BenchmarkServerRSS working in `go test ./...`, on the tiny scenario: the
+// child starts on the seeded database, answers every target, and its resident set and metrics can
+// be read. The binary's build is most of its time.
+func TestServerRSS(t *testing.T) {
+	s := startServer(t)
+	d := Seed(t, s, Scenario{Name: "tiny", Total: 400, CallerNotes: 120, CallerNotebooks: 3, OtherPerNotebook: 20})
+	child, c := serveSeeded(t, testenv.FolioBinary(t), s, d, 4)
+	for _, tgt := range rssTargetsOf(d) {
+		peak := child.sampleRSS()
+		r := Drive(c, 4, 40, tgt)
+		if r.Errors > 0 {
+			t.Fatalf("%s: %d of %d requests failed; first: %s", tgt.Name, r.Errors, r.N, r.FirstErr)
+		}
+		if p := peak(); p <= 0 {
+			t.Fatalf("%s: peak resident set %v MiB", tgt.Name, p)
+		}
+	}
+	if rss, hwm := child.statusMiB(t, "VmRSS"), child.statusMiB(t, "VmHWM"); rss <= 0 || hwm < rss {
+		t.Fatalf("VmRSS %v MiB, VmHWM %v MiB", rss, hwm)
+	}
+	series := child.metrics(t)
+	for _, m := range childMetrics {
+		if _, ok := series[m.series]; !ok {
+			t.Errorf("the child's metrics have no %s", m.series)
+		}
+	}
+	if series["folio_render_cache_bytes"] <= 0 {
+		t.Errorf("folio_render_cache_bytes is %v after reading notes", series["folio_render_cache_bytes"])
+	}
+}
+
+// rssTargetsOf are the targets of rssTargets on d.
+func rssTargetsOf(d Seeded) []Target {
+	var out []Target
+	for _, tgt := range Targets(d) {
+		if containsName(rssTargets, tgt.Name) {
+			out = append(out, tgt)
+		}
+	}
+	return out
+}
+
+// serveSeeded starts bin serve on s's seeded database (see serveChild) and a client of conc
+// connections to it, checked against d.
+func serveSeeded(t testing.TB, bin string, s *apitest.Server, d Seeded, conc int) (*child, *Client) {
+	t.Helper()
+	ch := serveChild(t, bin, s.Config)
+	c := newClient(s, d.Key, conc)
+	c.base = ch.url + httpx.APIBase
+	t.Cleanup(c.Close)
+	checkShape(t, c, d)
+	return ch, c
+}
+
+// child is a `folio serve` process.
+type child struct {
+	url        string
+	metricsURL string
+	pid        int
+	done       chan struct{}
+	waitErr    error
+	stderr     apitest.Logs
+}
+
+// serveChild starts bin serve on c's database, with c's pool size, limits and log level, HTTP and
+// metrics on free loopback ports, and waits until it is ready. It is killed when t ends.
+func serveChild(t testing.TB, bin string, c config.Config) *child {
+	t.Helper()
+	addr, metricsAddr := testenv.FreeAddr(t), testenv.FreeAddr(t)
+	ch := &child{url: "http://" + addr, metricsURL: "http://" + metricsAddr + "/metrics", done: make(chan struct{})}
+	cmd := exec.Command(bin, "serve")
+	cmd.Env = testenv.FolioEnv([]string{
+		"FOLIO_DATABASE_URL=" + c.DatabaseURL,
+		"FOLIO_HTTP_ADDR=" + addr,
+		"FOLIO_METRICS_ADDR=" + metricsAddr,
+		"FOLIO_DB_MAX_OPEN_CONNS=" + strconv.Itoa(c.DBMaxOpenConns),
+		"FOLIO_DB_MAX_IDLE_CONNS=" + strconv.Itoa(c.DBMaxIdleConns),
+		"FOLIO_RATE_LIMIT=" + strconv.Itoa(c.RateLimit),
+		"FOLIO_AUTH_FAILURE_LIMIT=" + strconv.Itoa(c.AuthFailureLimit),
+		"FOLIO_NOTEBOOK_ITEM_LIMIT=" + strconv.Itoa(c.NotebookItemLimit),
+		"FOLIO_LOG_LEVEL=" + c.LogLevel,
+	})
+	cmd.Dir = t.TempDir()
+	cmd.Stdout, cmd.Stderr = &ch.stderr, &ch.stderr
+	testenv.StartProcess(t, cmd, ch.done, &ch.waitErr)
+	ch.pid = cmd.Process.Pid
+	if msg := testenv.WaitReady(ch.url, ch.done, func() string { return fmt.Sprintf("%v\n%s", ch.waitErr, ch.stderr.String()) }); msg != "" {
+		t.Fatal(msg)
+	}
+	return ch
+}
+
+// statusMiB reads a field of the child's /proc/PID/status (VmRSS, VmHWM), in MiB.
+func (ch *child) statusMiB(t testing.TB, field string) float64 {
+	t.Helper()
+	v, err := procStatusMiB(strconv.Itoa(ch.pid), field)
+	if err != nil {
+		t.Fatalf("child %d: %v (exited: %v)\n%s", ch.pid, err, ch.exited(), ch.stderr.String())
+	}
+	return v
+}
+
+func (ch *child) exited() bool {
+	select {
+	case <-ch.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// sampleRSS reads the child's VmRSS every rssSampleEvery until the returned function is called,
+// which returns the largest value read (MiB; 0 if none could be).
+func (ch *child) sampleRSS() (peak func() float64) {
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	var highest float64
+	read := func() {
+		if v, err := procStatusMiB(strconv.Itoa(ch.pid), "VmRSS"); err == nil && v > highest {
+			highest = v
+		}
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		tick := time.NewTicker(rssSampleEvery)
+		defer tick.Stop()
+		for {
+			read()
+			select {
+			case <-stop:
+				read()
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return func() float64 {
+		close(stop)
+		wg.Wait()
+		return highest
+	}
+}
+
+// metrics scrapes the child's metrics listener: each unlabelled series' value, and for a labelled
+// one the sum over its labels.
+func (ch *child) metrics(t testing.TB) map[string]float64 {
+	t.Helper()
+	resp, err := http.Get(ch.metricsURL)
+	if err != nil {
+		t.Fatalf("scrape %s: %v", ch.metricsURL, err)
+	}
+	defer resp.Body.Close()
+	out := map[string]float64{}
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		line := sc.Text()
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		name, rest, ok := strings.Cut(line, " ")
+		if !ok {
+			continue
+		}
+		if i := strings.IndexByte(name, '{'); i >= 0 {
+			name = name[:i]
+			_, rest, _ = strings.Cut(line, "} ")
+		}
+		fields := strings.Fields(rest)
+		if len(fields) == 0 {
+			continue
+		}
+		if v, err := strconv.ParseFloat(fields[0], 64); err == nil {
+			out[name] += v
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatalf("scrape %s: %v", ch.metricsURL, err)
+	}
+	return out
+}
+
+// procStatusMiB reads a "Name: N kB" field of /proc/PID/status (pid "self" for this process), in
+// MiB.
+func procStatusMiB(pid, field string) (float64, error) {
+	b, err := os.ReadFile("/proc/" + pid + "/status")
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, field+":"); ok {
+			kb, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 64)
+			if err != nil {
+				return 0, fmt.Errorf("%s: %q: %w", field, v, err)
+			}
+			return kb / 1024, nil
+		}
+	}
+	return 0, fmt.Errorf("no %s in /proc/%s/status", field, pid)
+}
