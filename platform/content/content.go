@@ -130,7 +130,7 @@ func Encode(doc markdown.Doc) ([]byte, error) {
 		return nil, err
 	}
 	if len(stored) >= renderCacheMinLen {
-		rendered.put(sha256.Sum256(stored), Text(doc))
+		rendered.put(sha256.Sum256(stored), strings.Clone(Text(doc))) // an exact copy, as Render keeps
 	}
 	return stored, nil
 }
