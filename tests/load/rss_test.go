@@ -24,7 +24,8 @@ import (
 // measures the server alone: the real binary as a child process, on the database the in-process
 // server migrated and seeded, driven over loopback by the same clients.
 
-// rssTargets are the requests BenchmarkServerRSS loads the child with, in this order.
+// rssTargets are the requests BenchmarkServerRSS loads the child with, in this order; then the
+// list again as list-gzip, from clients that accept gzip.
 var rssTargets = []string{"get", "list", "list-cursor", "list-notebook", "search", "list-tag", "create"}
 
 // rssSampleEvery is how often the child's resident set is read during a target's load.
@@ -55,8 +56,9 @@ func BenchmarkServerRSS(b *testing.B) {
 		b.Run(sc.Name, func(b *testing.B) {
 			s := startServer(b)
 			d := Seed(b, s, sc)
-			child, c := serveSeeded(b, bin, s, d, conc)
-			for _, tgt := range rssTargetsOf(d) {
+			child, plain, gzip := serveSeeded(b, bin, s, d, conc)
+			for _, load := range rssLoads(d) {
+				tgt, c := load.Target, load.client(plain, gzip)
 				b.Run(tgt.Name, func(b *testing.B) {
 					if b.N >= 1000 { // not the short probes at the start of the b.N ramp
 						waitQuiet(b)
@@ -100,8 +102,9 @@ func BenchmarkServerRSS(b *testing.B) {
 func TestServerRSS(t *testing.T) {
 	s := startServer(t)
 	d := Seed(t, s, Scenario{Name: "tiny", Total: 400, CallerNotes: 120, CallerNotebooks: 3, OtherPerNotebook: 20})
-	child, c := serveSeeded(t, testenv.FolioBinary(t), s, d, 4)
-	for _, tgt := range rssTargetsOf(d) {
+	child, plain, gzip := serveSeeded(t, testenv.FolioBinary(t), s, d, 4)
+	for _, load := range rssLoads(d) {
+		tgt, c := load.Target, load.client(plain, gzip)
 		peak := child.sampleRSS()
 		r := Drive(c, 4, 40, tgt)
 		if r.Errors > 0 {
@@ -110,6 +113,20 @@ func TestServerRSS(t *testing.T) {
 		if p := peak(); p <= 0 {
 			t.Fatalf("%s: peak resident set %v MiB", tgt.Name, p)
 		}
+	}
+	// list-gzip is measured on compressed responses (which the transport decompresses).
+	req, err := http.NewRequest(http.MethodGet, gzip.base+"/notes", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+d.Key)
+	resp, err := gzip.http.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if !resp.Uncompressed {
+		t.Fatal("the gzip client's list was not gzip-compressed")
 	}
 	if rss, hwm := child.statusMiB(t, "VmRSS"), child.statusMiB(t, "VmHWM"); rss <= 0 || hwm < rss {
 		t.Fatalf("VmRSS %v MiB, VmHWM %v MiB", rss, hwm)
@@ -125,27 +142,51 @@ func TestServerRSS(t *testing.T) {
 	}
 }
 
-// rssTargetsOf are the targets of rssTargets on d.
-func rssTargetsOf(d Seeded) []Target {
-	var out []Target
-	for _, tgt := range Targets(d) {
-		if containsName(rssTargets, tgt.Name) {
-			out = append(out, tgt)
-		}
-	}
-	return out
+// rssLoad is a target and whether its clients accept gzip.
+type rssLoad struct {
+	Target
+	gzip bool
 }
 
-// serveSeeded starts bin serve on s's seeded database (see serveChild) and a client of conc
-// connections to it, checked against d.
-func serveSeeded(t testing.TB, bin string, s *apitest.Server, d Seeded, conc int) (*child, *Client) {
+func (l rssLoad) client(plain, gzip *Client) *Client {
+	if l.gzip {
+		return gzip
+	}
+	return plain
+}
+
+// rssLoads are the loads of rssTargets on d, then list-gzip. The harness's clients do not ask for
+// gzip (DisableCompression), but browsers and Go's default client do, and the server then holds a
+// compressor per response in flight.
+func rssLoads(d Seeded) []rssLoad {
+	var out []rssLoad
+	var list Target
+	for _, tgt := range Targets(d) {
+		if containsName(rssTargets, tgt.Name) {
+			out = append(out, rssLoad{Target: tgt})
+		}
+		if tgt.Name == "list" {
+			list = tgt
+		}
+	}
+	list.Name = "list-gzip"
+	return append(out, rssLoad{Target: list, gzip: true})
+}
+
+// serveSeeded starts bin serve on s's seeded database (see serveChild) and two clients of conc
+// connections to it, checked against d: plain asks for identity responses, gzip for compressed
+// ones (which its transport decompresses).
+func serveSeeded(t testing.TB, bin string, s *apitest.Server, d Seeded, conc int) (ch *child, plain, gzip *Client) {
 	t.Helper()
-	ch := serveChild(t, bin, s.Config)
-	c := newClient(s, d.Key, conc)
-	c.base = ch.url + httpx.APIBase
-	t.Cleanup(c.Close)
-	checkShape(t, c, d)
-	return ch, c
+	ch = serveChild(t, bin, s.Config)
+	plain, gzip = newClient(s, d.Key, conc), newClient(s, d.Key, conc)
+	gzip.http.Transport.(*http.Transport).DisableCompression = false
+	for _, c := range []*Client{plain, gzip} {
+		c.base = ch.url + httpx.APIBase
+		t.Cleanup(c.Close)
+		checkShape(t, c, d)
+	}
+	return ch, plain, gzip
 }
 
 // child is a `folio serve` process.
