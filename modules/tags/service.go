@@ -129,12 +129,7 @@ func (s *Service) ForItems(ctx context.Context, tx *gorm.DB, itemKind string, it
 		rows = append(rows, r)
 		return err
 	}
-	ok, err := db.Query(ctx, tx, sql, args, each)
-	if !ok {
-		cur, qerr := tx.WithContext(ctx).Raw(sql, args...).Rows()
-		err = db.EachRow(cur, qerr, each)
-	}
-	if err != nil {
+	if err := db.Read(ctx, tx, sql, args, each); err != nil {
 		return nil, err
 	}
 	// Sorted in Go: SQL collations differ between the databases; lower-cased names compare alike.

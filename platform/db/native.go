@@ -48,6 +48,27 @@ func QueryBuilt(q *gorm.DB, each func(RowScanner) error) (bool, error) {
 	return withNative(ctx, q, func(c *native) error { return c.eachBuilt(ctx, q, each) })
 }
 
+// Read is Query that falls back to GORM's Raw with the same statement where Query cannot send it
+// (SQLite, a transaction): for a read whose rows scan alike on both drivers.
+func Read(ctx context.Context, gdb *gorm.DB, sql string, args []any, each func(RowScanner) error) error {
+	ok, err := Query(ctx, gdb, sql, args, each)
+	if !ok {
+		rows, qerr := gdb.WithContext(ctx).Raw(sql, args...).Rows()
+		err = EachRow(rows, qerr, each)
+	}
+	return err
+}
+
+// ReadBuilt is QueryBuilt that falls back to q's own Rows.
+func ReadBuilt(q *gorm.DB, each func(RowScanner) error) error {
+	ok, err := QueryBuilt(q, each)
+	if !ok {
+		rows, qerr := q.Rows()
+		err = EachRow(rows, qerr, each)
+	}
+	return err
+}
+
 // EachRow calls each for every row of rows (GORM's Rows(), whose error is err) and closes them:
 // the ordinary path beside Query's.
 func EachRow(rows *sql.Rows, err error, each func(RowScanner) error) error {

@@ -206,11 +206,7 @@ func FromGin(c *gin.Context, numericCursor bool) (Params, error) {
 // statement, pgx sends it), through GORM's Rows otherwise.
 func scanAll[T any](q *gorm.DB, size int, scan func(db.RowScanner) (T, error)) ([]T, error) {
 	rows, each := collect(size, scan)
-	ok, err := db.QueryBuilt(q, each)
-	if !ok {
-		cur, qerr := q.Rows()
-		err = db.EachRow(cur, qerr, each)
-	}
+	err := db.ReadBuilt(q, each)
 	return *rows, err
 }
 
