@@ -10,6 +10,7 @@ import (
 	"folio/platform/apierr"
 	"folio/platform/auth"
 	"folio/platform/config"
+	"folio/platform/db"
 	"folio/platform/ids"
 	"folio/platform/items"
 )
@@ -32,6 +33,9 @@ type Access struct {
 	store       *Store
 	memberships Memberships
 	itemLimit   int
+
+	// visibleTexts is VisibleIDs' text for a user, per text of their workspaces' subquery.
+	visibleTexts db.Texts
 }
 
 // NewAccess returns the access service.
@@ -113,8 +117,10 @@ func (a *Access) VisibleIDs(p *auth.Principal) clause.Expr {
 	}
 	m := a.memberships.MemberWorkspaceIDs(p.UserID)
 	return clause.Expr{
-		SQL: "SELECT notebooks.id FROM notebooks WHERE notebooks.workspace_id IS NULL AND notebooks.owner_id = ?" +
-			" UNION ALL SELECT notebooks.id FROM notebooks WHERE notebooks.workspace_id IN (" + m.SQL + ")",
+		SQL: a.visibleTexts.Of(m.SQL, func(member string) string {
+			return "SELECT notebooks.id FROM notebooks WHERE notebooks.workspace_id IS NULL AND notebooks.owner_id = ?" +
+				" UNION ALL SELECT notebooks.id FROM notebooks WHERE notebooks.workspace_id IN (" + member + ")"
+		}),
 		Vars: append([]any{p.UserID}, m.Vars...),
 	}
 }

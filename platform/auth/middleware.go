@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"errors"
-	"fmt"
 	"math"
 	"net/http"
 	"net/url"
@@ -414,6 +413,8 @@ func RateLimitHeaders(d ratelimit.Decision, window time.Duration, now time.Time)
 	if d.Remaining < d.Limit { // something is counted: this request, or the ones that filled the window
 		t = max(0, int(math.Ceil(d.Reset.Sub(now).Seconds())))
 	}
-	return fmt.Sprintf(`"default";q=%d;w=%d`, d.Limit, int(window/time.Second)),
-		fmt.Sprintf(`"default";r=%d;t=%d`, d.Remaining, t)
+	// Appended, not formatted with fmt: two headers on every API response.
+	policy = `"default";q=` + strconv.Itoa(d.Limit) + ";w=" + strconv.Itoa(int(window/time.Second))
+	state = `"default";r=` + strconv.Itoa(d.Remaining) + ";t=" + strconv.Itoa(t)
+	return policy, state
 }

@@ -233,6 +233,32 @@ func numbered(sql string) string {
 	return out
 }
 
+// Texts remembers statement texts composed around a constant part, such as a read whose text
+// wraps the visible notebooks' subquery (constant per kind of principal): composing and numbering
+// a several-hundred-byte text on every request cost more than sending it. Of returns
+// compose(part), composed once per part; parts are constants (a few per use), and past textsMax
+// of them the text is composed on every call. The zero value is ready.
+type Texts struct {
+	m sync.Map // part → composed text
+	n atomic.Int64
+}
+
+const textsMax = 100
+
+// Of is compose(part), remembered.
+func (t *Texts) Of(part string, compose func(part string) string) string {
+	if v, ok := t.m.Load(part); ok {
+		return v.(string)
+	}
+	text := compose(part)
+	if t.n.Load() < textsMax {
+		if _, loaded := t.m.LoadOrStore(part, text); !loaded {
+			t.n.Add(1)
+		}
+	}
+	return text
+}
+
 // Shapes caches statements by shape, for a hot read whose text GORM builds from the request
 // (a list's filters, cursor, notebook): building one costs more Go than the database spends
 // answering it. A shape's key is made by the caller of everything that changes the text or a

@@ -3,6 +3,7 @@ package db_test
 import (
 	"context"
 	"slices"
+	"strconv"
 	"sync"
 	"testing"
 
@@ -170,5 +171,33 @@ func TestShapes(t *testing.T) {
 	// No key: built on every request with the real params.
 	if got := query("", []string{"en", "one"}, byLang); !slices.Equal(got, []string{"one", "two"}) {
 		t.Fatalf("no key: %v", got)
+	}
+}
+
+// TestTexts: a composed text is composed once per part and then remembered, and a part seen for
+// the first time past the bound is still composed (every time), never answered with another's.
+func TestTexts(t *testing.T) {
+	var texts db.Texts
+	composed := 0
+	wrap := func(part string) string { composed++; return "SELECT x FROM t WHERE id IN (" + part + ")" }
+	for range 3 {
+		if got := texts.Of("SELECT 1", wrap); got != "SELECT x FROM t WHERE id IN (SELECT 1)" {
+			t.Fatalf("got %q", got)
+		}
+	}
+	if composed != 1 {
+		t.Fatalf("composed %d times for one part, want 1", composed)
+	}
+	for i := range 200 {
+		part := "SELECT " + strconv.Itoa(i)
+		if got, want := texts.Of(part, wrap), "SELECT x FROM t WHERE id IN ("+part+")"; got != want {
+			t.Fatalf("part %d: got %q, want %q", i, got, want)
+		}
+	}
+	before := composed
+	texts.Of("SELECT 199", wrap)
+	texts.Of("SELECT 199", wrap)
+	if composed != before+2 {
+		t.Fatalf("a part past the bound was composed %d times in two calls, want 2", composed-before)
 	}
 }

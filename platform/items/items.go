@@ -198,6 +198,9 @@ type Service[Row any] struct {
 	docColumnOnce sync.Once
 	docColumn     string
 	docColumnErr  error
+
+	// getTexts are get's statement texts, one per text of the visible notebooks' subquery.
+	getTexts db.Texts
 }
 
 // NewService returns the flows of the items shape describes.

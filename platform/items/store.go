@@ -125,8 +125,11 @@ func (s *Service[Row]) get(ctx context.Context, tx *gorm.DB, id string, visible 
 			row   Row
 			found bool
 		)
-		ok, err := db.Query(ctx, s.db, "SELECT "+sc.Select+" FROM "+sc.Table+" WHERE "+sc.Table+".id = ? AND "+
-			sc.Table+".deleted_at IS NULL AND "+sc.Table+".notebook_id IN ("+visible.SQL+") LIMIT 1",
+		sql := s.getTexts.Of(visible.SQL, func(visible string) string {
+			return "SELECT " + sc.Select + " FROM " + sc.Table + " WHERE " + sc.Table + ".id = ? AND " +
+				sc.Table + ".deleted_at IS NULL AND " + sc.Table + ".notebook_id IN (" + visible + ") LIMIT 1"
+		})
+		ok, err := db.Query(ctx, s.db, sql,
 			append([]any{id}, visible.Vars...), func(r db.RowScanner) (err error) {
 				row, err = sc.Scan(r)
 				found = true
