@@ -66,7 +66,7 @@ func (s *Service) Replace(ctx context.Context, tx *gorm.DB, spaceID, itemKind, i
 		keys[string(t.Sigil)] = append(keys[string(t.Sigil)], key)
 	}
 	for part := range slices.Chunk(rows, 5*batch) {
-		if err := tx.Exec(`INSERT INTO "tags" ("id","space_id","kind","name_key","name") VALUES `+valueRows(5, len(part)/5)+
+		if err := tx.Exec(`INSERT INTO "tags" ("id","space_id","kind","name_key","name") VALUES `+db.ValueRows(5, len(part)/5)+
 			" ON CONFLICT DO NOTHING", part...).Error; err != nil {
 			return err
 		}
@@ -89,7 +89,7 @@ func (s *Service) Replace(ctx context.Context, tx *gorm.DB, spaceID, itemKind, i
 		}
 	}
 	for part := range slices.Chunk(links, 4*batch) {
-		if err := tx.Exec(`INSERT INTO "item_tags" ("item_kind","item_id","tag_id","item_created_at") VALUES `+valueRows(4, len(part)/4),
+		if err := tx.Exec(`INSERT INTO "item_tags" ("item_kind","item_id","tag_id","item_created_at") VALUES `+db.ValueRows(4, len(part)/4),
 			part...).Error; err != nil {
 			return err
 		}
@@ -98,10 +98,6 @@ func (s *Service) Replace(ctx context.Context, tx *gorm.DB, spaceID, itemKind, i
 }
 
 // valueRows is n rows of width placeholders: "(?,?),(?,?)" for width 2 and n 2.
-func valueRows(width, n int) string {
-	row := "(?" + strings.Repeat(",?", width-1) + ")"
-	return row + strings.Repeat(","+row, n-1)
-}
 
 // ForItems returns the tags of each item, ordered by kind (TAG, then PERSON) and then by name,
 // in one query, in tx (nil: outside a transaction).

@@ -233,6 +233,13 @@ func numbered(sql string) string {
 	return out
 }
 
+// ValueRows is the VALUES list of n rows of width placeholders each, "(?,?),(?,?)", for a
+// multi-row INSERT sent as constant text (GORM's Create reflects over every row to build it).
+func ValueRows(width, n int) string {
+	row := "(?" + strings.Repeat(",?", width-1) + ")"
+	return row + strings.Repeat(","+row, n-1)
+}
+
 // Texts remembers statement texts composed around a constant part, such as a read whose text
 // wraps the visible notebooks' subquery (constant per kind of principal): composing and numbering
 // a several-hundred-byte text on every request cost more than sending it. Of returns

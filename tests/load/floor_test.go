@@ -64,9 +64,9 @@ const (
 
 	floorUntagSQL = `DELETE FROM "item_tags" WHERE item_kind = $1 AND item_id = $2`
 
-	floorAuditSQL = `INSERT INTO "audit_entries" ("action","resource_type","resource_id","actor_user_id","api_key_id","api_key_name","api_key_prefix","workspace_id","notebook_id","created_at") VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10) RETURNING "id"`
+	floorAuditSQL = `INSERT INTO "audit_entries" ("action","resource_type","resource_id","actor_user_id","api_key_id","api_key_name","api_key_prefix","workspace_id","notebook_id","created_at") VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10)`
 
-	floorEventSQL = `INSERT INTO "events" ("seq","type","resource_type","resource_id","notebook_id","workspace_id","actor_user_id","api_key_name","api_key_prefix","data","created_at") VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11) RETURNING "id"`
+	floorEventSQL = `INSERT INTO "events" ("type","resource_type","resource_id","notebook_id","workspace_id","actor_user_id","api_key_name","api_key_prefix","data","created_at") VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10)`
 
 	floorReserveSQL = `UPDATE "notebooks" SET "item_count"=item_count + $1 WHERE id = $2 AND item_count + $3 <= $4`
 
@@ -577,13 +577,12 @@ func (f *Floor) create(ctx context.Context, c floorCaller, note *floorNote, stor
 	if err != nil {
 		return 0, nil, err
 	}
-	var entryID int64
-	if err := tx.QueryRow(ctx, floorAuditSQL, "note.create", "note", note.ID, c.UserID, c.KeyID, c.KeyName, c.KeyPrefix,
-		workspaceID, note.NotebookID, time.Now().UTC()).Scan(&entryID); err != nil {
+	if _, err := tx.Exec(ctx, floorAuditSQL, "note.create", "note", note.ID, c.UserID, c.KeyID, c.KeyName, c.KeyPrefix,
+		workspaceID, note.NotebookID, time.Now().UTC()); err != nil {
 		return 0, nil, err
 	}
-	if err := tx.QueryRow(ctx, floorEventSQL, nil, "note.created", "note", note.ID, note.NotebookID, workspaceID, c.UserID,
-		c.KeyName, c.KeyPrefix, body, time.Now().UTC()).Scan(&entryID); err != nil {
+	if _, err := tx.Exec(ctx, floorEventSQL, "note.created", "note", note.ID, note.NotebookID, workspaceID, c.UserID,
+		c.KeyName, c.KeyPrefix, body, time.Now().UTC()); err != nil {
 		return 0, nil, err
 	}
 	reserved, err := tx.Exec(ctx, floorReserveSQL, 1, note.NotebookID, 1, f.itemLimit)
