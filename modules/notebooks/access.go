@@ -170,9 +170,9 @@ func (a *Access) CheckRestriction(ctx context.Context, userID string, workspaceI
 // UPDATE, so concurrent creates and moves cannot pass the limit together. A full notebook gives
 // 403 ITEM_LIMIT_REACHED.
 func (a *Access) Reserve(ctx context.Context, tx *gorm.DB, notebookID string, n int) error {
-	res := tx.WithContext(ctx).Model(&Notebook{}).
-		Where("id = ? AND item_count + ? <= ?", notebookID, n, a.itemLimit).
-		Update("item_count", gorm.Expr("item_count + ?", n))
+	// Constant texts, not GORM's Update: one of them runs in every create, move and delete.
+	res := tx.WithContext(ctx).Exec(`UPDATE "notebooks" SET "item_count"=item_count + ? WHERE id = ? AND item_count + ? <= ?`,
+		n, notebookID, n, a.itemLimit)
 	if res.Error != nil {
 		return res.Error
 	}
@@ -184,8 +184,7 @@ func (a *Access) Reserve(ctx context.Context, tx *gorm.DB, notebookID string, n 
 
 // Release gives back n item slots (an item was deleted or moved out).
 func (a *Access) Release(ctx context.Context, tx *gorm.DB, notebookID string, n int) error {
-	return tx.WithContext(ctx).Model(&Notebook{}).Where("id = ?", notebookID).
-		Update("item_count", gorm.Expr("item_count - ?", n)).Error
+	return tx.WithContext(ctx).Exec(`UPDATE "notebooks" SET "item_count"=item_count - ? WHERE id = ?`, n, notebookID).Error
 }
 
 // ItemNotebook implements items.Notebooks: Notebook, reduced to what the shared flows of notes and

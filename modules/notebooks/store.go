@@ -5,6 +5,7 @@ import (
 
 	"gorm.io/gorm"
 
+	"folio/platform/db"
 	"folio/platform/paginate"
 )
 
@@ -16,25 +17,41 @@ func NewStore(gdb *gorm.DB) *Store { return &Store{db: gdb} }
 
 var keyset = paginate.Keyset{Table: "notebooks"}
 
-// withRole loads a notebook and the user's role in its workspace in one query (a read-only join on
-// the workspaces module's memberships table). ErrNotFound when there is no such notebook. Find,
-// not Scan: GORM's Scan also renders the statement with its values for its logger, on every call,
-// and this runs on every create and every list or write naming a notebook.
+// withRoleSQL loads a notebook and the user's role in its workspace in one query (a read-only
+// join on the workspaces module's memberships table). A constant text scanned by hand (scanAccess)
+// rather than GORM's builder and reflecting scanner: it runs on every create and every list or
+// write naming a notebook. Its columns are scanAccess's, in that order.
+const withRoleSQL = `SELECT notebooks.id, notebooks.name, notebooks.color, notebooks.workspace_id, notebooks.owner_id, ` +
+	`notebooks.item_count, notebooks.created_at, notebooks.updated_at, notebooks.version, m.role ` +
+	`FROM notebooks LEFT JOIN memberships m ON m.workspace_id = notebooks.workspace_id AND m.user_id = ? ` +
+	`WHERE notebooks.id = ? LIMIT 1`
+
+func scanAccess(r db.RowScanner) (accessRow, error) {
+	var a accessRow
+	n := &a.Notebook
+	err := r.Scan(&n.ID, &n.Name, &n.Color, &n.WorkspaceID, &n.OwnerID, &n.ItemCount, &n.CreatedAt, &n.UpdatedAt, &n.Version, &a.Role)
+	return a, err
+}
+
+// withRole is the notebook id and userID's role in its workspace (withRoleSQL), in tx (nil:
+// outside a transaction). ErrNotFound when there is no such notebook.
 func (s *Store) withRole(ctx context.Context, tx *gorm.DB, id, userID string) (accessRow, error) {
 	if tx == nil {
 		tx = s.db
 	}
-	var rows []accessRow
-	err := tx.WithContext(ctx).Table("notebooks").Select("notebooks.*, m.role AS role").
-		Joins("LEFT JOIN memberships m ON m.workspace_id = notebooks.workspace_id AND m.user_id = ?", userID).
-		Where("notebooks.id = ?", id).Limit(1).Find(&rows).Error
-	if err != nil {
-		return accessRow{}, err
+	var (
+		row   accessRow
+		found bool
+	)
+	err := db.Read(ctx, tx, withRoleSQL, []any{userID, id}, func(r db.RowScanner) (err error) {
+		row, err = scanAccess(r)
+		found = true
+		return err
+	})
+	if err == nil && !found {
+		err = ErrNotFound
 	}
-	if len(rows) == 0 {
-		return accessRow{}, ErrNotFound
-	}
-	return rows[0], nil
+	return row, err
 }
 
 // list returns a page of the notebooks matched by visible.

@@ -56,7 +56,7 @@ const (
 // statements, whose length depends on the content, are floorInsertTagsSQL, floorTagIDsSQL and
 // floorLinkTagsSQL.
 const (
-	floorNotebookSQL = `SELECT notebooks.*, m.role AS role FROM "notebooks" LEFT JOIN memberships m ON m.workspace_id = notebooks.workspace_id AND m.user_id = $1 WHERE notebooks.id = $2 LIMIT $3`
+	floorNotebookSQL = `SELECT notebooks.id, notebooks.name, notebooks.color, notebooks.workspace_id, notebooks.owner_id, notebooks.item_count, notebooks.created_at, notebooks.updated_at, notebooks.version, m.role FROM notebooks LEFT JOIN memberships m ON m.workspace_id = notebooks.workspace_id AND m.user_id = $1 WHERE notebooks.id = $2 LIMIT 1`
 
 	floorInsertNoteSQL = `INSERT INTO "notes" ("id","notebook_id","archived","target_at","follow_up_at","created_by_id","created_at","updated_at","deleted_at","version","content","has_decision") VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12)`
 
@@ -520,7 +520,7 @@ func (f *Floor) create(ctx context.Context, c floorCaller, note *floorNote, stor
 		return 0, nil, err
 	}
 	defer func() { _ = tx.Rollback(ctx) }() // nothing once committed
-	rows, err := tx.Query(ctx, floorNotebookSQL, c.UserID, note.NotebookID, 1)
+	rows, err := tx.Query(ctx, floorNotebookSQL, c.UserID, note.NotebookID)
 	if err != nil {
 		return 0, nil, err
 	}
