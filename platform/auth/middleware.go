@@ -7,6 +7,7 @@ import (
 	"errors"
 	"math"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -105,14 +106,32 @@ func (g *Guard) rateLimitDecided(limiter string, allowed bool) {
 
 // FailureKey is the failure limiter's key for a client address's failed API authentications
 // (keys and session cookies).
-func FailureKey(clientIP string) string { return "authfail:" + clientIP }
+func FailureKey(clientIP string) string { return "authfail:" + ClientNetwork(clientIP) }
+
+// ClientNetwork is the client address the failure limits count per: an IPv4 address itself, and
+// for IPv6 its /64 network, which one host or one home is given whole (RFC 4291's interface
+// identifiers, SLAAC privacy addresses): counted per full IPv6 address, one client could try keys
+// from 2^64 addresses, each with a fresh budget, and each a key the limiter holds in memory for
+// two minutes. IPv4 inside IPv6 (::ffff:a.b.c.d) counts as the IPv4 address. Anything that does
+// not parse is used as it is.
+func ClientNetwork(clientIP string) string {
+	addr, err := netip.ParseAddr(clientIP)
+	if err != nil {
+		return clientIP
+	}
+	addr = addr.Unmap()
+	if addr.Is4() {
+		return addr.String()
+	}
+	return netip.PrefixFrom(addr.WithZone(""), 64).Masked().String()
+}
 
 // FormFailureKey is the failure limiter's key for a client address's failed attempts on the
 // settings UI's forms (sign-in, sign-up with a taken email, a wrong current password). It is a
 // budget of its own: passwords are guessable where keys and session tokens are not, so over the
 // limit a form does not even check the password, and bad API keys sent through a shared proxy
 // must not lock everybody out of signing in.
-func FormFailureKey(clientIP string) string { return "formfail:" + clientIP }
+func FormFailureKey(clientIP string) string { return "formfail:" + ClientNetwork(clientIP) }
 
 // HashSessionToken returns the stored form of a session token.
 func HashSessionToken(token string) []byte {
