@@ -20,8 +20,9 @@ import (
 // Performance: Memory).
 //
 // The span is named by the operation and table ("select notes") when GORM knows the table,
-// "gorm.<Operation>" otherwise, and carries db.system.name, db.query.text (GORM's SQL with its
-// placeholders, never the values) and db.collection.name. Not finding a row is not an error.
+// "gorm.<Operation>" otherwise, and carries the attributes the plugin set: db.system.name,
+// db.query.text (GORM's SQL with its placeholders, never the values), db.operation.name,
+// db.collection.name and db.rows_affected. Not finding a row is not an error.
 func traceGORM(gdb *gorm.DB, tracer trace.Tracer) error {
 	system := dbSystemName(gdb.Dialector.Name())
 	cb := gdb.Callback()
@@ -80,15 +81,20 @@ func endGORMSpan(stmt *gorm.DB, system string) {
 		return
 	}
 	query := stmt.Statement.SQL.String()
+	operation := sqlOperation(query)
+	span.SetAttributes(attribute.String("db.system.name", system), attribute.String("db.query.text", query),
+		attribute.String("db.operation.name", operation))
 	if table := stmt.Statement.Table; table != "" {
-		span.SetName(sqlOperation(query) + " " + table)
+		span.SetName(operation + " " + table)
 		span.SetAttributes(attribute.String("db.collection.name", table))
+	}
+	if stmt.Statement.RowsAffected >= 0 {
+		span.SetAttributes(attribute.Int64("db.rows_affected", stmt.Statement.RowsAffected))
 	}
 	err := stmt.Error
 	if errors.Is(err, gorm.ErrRecordNotFound) || errors.Is(err, sql.ErrNoRows) || errors.Is(err, io.EOF) {
 		err = nil
 	}
-	span.SetAttributes(attribute.String("db.system.name", system), attribute.String("db.query.text", query))
 	endDBSpan(span, err)
 }
 
