@@ -40,6 +40,11 @@ func hashPassword(password string) string {
 	key := withArgonSlot(func() []byte {
 		return argon2.IDKey([]byte(password), salt, argonTime, argonMemory, argonThreads, argonKeyLen)
 	})
+	return phcHash(salt, key)
+}
+
+// phcHash is the PHC string of an argon2id key derived with salt and the parameters above.
+func phcHash(salt, key []byte) string {
 	b64 := base64.RawStdEncoding
 	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s", argon2.Version, argonMemory, argonTime, argonThreads, b64.EncodeToString(salt), b64.EncodeToString(key))
 }

@@ -17,7 +17,6 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	"go.uber.org/zap"
 	"gorm.io/gorm"
-	gormtracing "gorm.io/plugin/opentelemetry/tracing"
 
 	"folio/platform/db"
 	"folio/platform/httpx"
@@ -117,29 +116,28 @@ func annotateSpan(c *gin.Context) {
 }
 
 // InstrumentDB makes every statement on gdb a client span, a child of the request's span when the
-// statement runs with the request's context: GORM's through its tracing plugin, the hot reads
-// sent natively (db.Query) through db.ObserveNative. The span carries the parameterised SQL,
-// never the bound values (as the slow-query log), and no pool metrics (Prometheus has them).
+// statement runs with the request's context: GORM's through traceGORM, the hot reads sent natively
+// (db.Query) through db.ObserveNative. The span carries the parameterised SQL, never the bound
+// values (as the slow-query log), and no pool metrics (Prometheus has them).
 func (t *Tracing) InstrumentDB(gdb *gorm.DB) error {
-	if err := gdb.Use(gormtracing.NewPlugin(
-		gormtracing.WithTracerProvider(t.provider),
-		gormtracing.WithoutQueryVariables(),
-		gormtracing.WithoutMetrics(),
-	)); err != nil {
+	tracer := t.provider.Tracer("folio/platform/db")
+	if err := traceGORM(gdb, tracer); err != nil {
 		return err
 	}
-	tracer := t.provider.Tracer("folio/platform/db")
 	return db.ObserveNative(gdb, func(ctx context.Context, sql string, _ []any) func(error) {
 		_, span := tracer.Start(ctx, "db.native", trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(
 			attribute.String("db.system.name", "postgresql"), attribute.String("db.query.text", sql)))
-		return func(err error) {
-			if err != nil {
-				span.RecordError(err)
-				span.SetStatus(codes.Error, err.Error())
-			}
-			span.End()
-		}
+		return func(err error) { endDBSpan(span, err) }
 	})
+}
+
+// endDBSpan records a statement's error on its span, if any, and ends the span.
+func endDBSpan(span trace.Span, err error) {
+	if err != nil {
+		span.RecordError(err)
+		span.SetStatus(codes.Error, err.Error())
+	}
+	span.End()
 }
 
 // Shutdown flushes the spans not yet exported and stops the exporter.
