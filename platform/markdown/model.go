@@ -324,19 +324,6 @@ func Encode(d Doc) ([]byte, error) {
 	return json.Marshal(d)
 }
 
-// Decode reads the stored JSON form, checking that it is a valid document of
-// a known schema version.
-func Decode(data []byte) (Doc, error) {
-	var d Doc
-	if err := json.Unmarshal(data, &d); err != nil {
-		return Doc{}, fmt.Errorf("decode markdown document: %w", err)
-	}
-	if err := Validate(d); err != nil {
-		return Doc{}, fmt.Errorf("decode markdown document: %w", err)
-	}
-	return d, nil
-}
-
 type jsonDoc struct {
 	Type          string `json:"type"`
 	SchemaVersion int    `json:"schemaVersion"`
@@ -352,19 +339,18 @@ func (d Doc) MarshalJSON() ([]byte, error) {
 	return json.Marshal(jsonDoc{Type: "doc", SchemaVersion: SchemaVersion, Content: content})
 }
 
-// UnmarshalJSON reads the form written by MarshalJSON.
+// UnmarshalJSON reads the form written by MarshalJSON, as Decode does
+// without Validate.
 func (d *Doc) UnmarshalJSON(data []byte) error {
-	var j jsonDoc
-	if err := json.Unmarshal(data, &j); err != nil {
+	if !json.Valid(data) {
+		return errors.New("markdown document: invalid JSON")
+	}
+	dec := docDecoder{src: string(data)}
+	doc, err := dec.doc()
+	if err != nil {
 		return err
 	}
-	if j.Type != "doc" {
-		return fmt.Errorf("root type %q, want doc", j.Type)
-	}
-	if j.SchemaVersion < 1 || j.SchemaVersion > SchemaVersion {
-		return fmt.Errorf("unsupported schema version %d", j.SchemaVersion)
-	}
-	d.Content = j.Content
+	d.Content = doc.Content
 	return nil
 }
 
@@ -421,62 +407,10 @@ func (n Node) MarshalJSON() ([]byte, error) {
 	return json.Marshal(j)
 }
 
-// UnmarshalJSON reads the shape written by MarshalJSON.
+// UnmarshalJSON reads the shape written by MarshalJSON (null is the zero
+// node).
 func (n *Node) UnmarshalJSON(data []byte) error {
-	var j jsonNode
-	if err := json.Unmarshal(data, &j); err != nil {
-		return err
-	}
-	*n = Node{Type: j.Type, Content: j.Content, Marks: j.Marks}
-	if j.Text != nil && n.Type == TypeText {
-		n.Text = *j.Text
-	}
-	if a := j.Attrs; a != nil {
-		if a.Level != nil && n.Type == TypeHeading {
-			// Checked before narrowing: 257 must not pass as 1.
-			if *a.Level < 1 || *a.Level > 3 {
-				return docErr("heading level %d", *a.Level)
-			}
-			n.Attrs.Level = uint8(*a.Level)
-		}
-		if a.Start != nil {
-			n.Attrs.Start = *a.Start
-		}
-		if a.Tight != nil {
-			n.Attrs.Tight = *a.Tight
-		}
-		n.Attrs.Label = calloutLabelOf(a.Kind)
-		if n.Type == TypeCallout && a.Kind != "" && n.Attrs.Label == calloutUnknown {
-			return fmt.Errorf("unknown callout kind %q", a.Kind)
-		}
-		if a.Language != nil {
-			n.Attrs.Language = *a.Language
-		}
-		if n.Type == TypeTag || n.Type == TypeMention {
-			n.Text = a.Name
-		}
-		if a.Checked != nil && n.Type == TypeListItem {
-			n.Attrs.Task = TaskOpen
-			if *a.Checked {
-				n.Attrs.Task = TaskDone
-			}
-		}
-	}
-	if n.Type == TypeOrderedList && (j.Attrs == nil || j.Attrs.Start == nil) {
-		n.Attrs.Start = 1
-	}
-	if n.Type == TypeCodeBlock {
-		var b strings.Builder
-		for _, c := range n.Content {
-			if c.Type != TypeText {
-				return fmt.Errorf("codeBlock holds a %q node", c.Type)
-			}
-			b.WriteString(c.Text)
-		}
-		n.Text = b.String()
-		n.Content = nil
-	}
-	return nil
+	return decodeValue(data, n, (*docDecoder).node)
 }
 
 // MarshalJSON writes {"type":"link","attrs":{"href":...}} and {"type":"bold"}.
@@ -500,23 +434,10 @@ func (m Mark) MarshalJSON() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// UnmarshalJSON reads the shape written by MarshalJSON.
+// UnmarshalJSON reads the shape written by MarshalJSON (null is the zero
+// mark).
 func (m *Mark) UnmarshalJSON(data []byte) error {
-	var j struct {
-		Type  MarkType   `json:"type"`
-		Attrs *jsonAttrs `json:"attrs"`
-	}
-	if err := json.Unmarshal(data, &j); err != nil {
-		return err
-	}
-	*m = Mark{Type: j.Type}
-	if j.Attrs != nil {
-		if j.Attrs.Href != nil {
-			m.Href = *j.Attrs.Href
-		}
-		m.Title = j.Attrs.Title
-	}
-	return nil
+	return decodeValue(data, m, (*docDecoder).mark)
 }
 
 var errInvalidDoc = errors.New("invalid document")
