@@ -1,7 +1,6 @@
 package markdown
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -319,25 +318,9 @@ func isBlockType(t NodeType) bool {
 	return false
 }
 
-// Encode returns the stored JSON form of d.
-func Encode(d Doc) ([]byte, error) {
-	return json.Marshal(d)
-}
-
-type jsonDoc struct {
-	Type          string `json:"type"`
-	SchemaVersion int    `json:"schemaVersion"`
-	Content       []Node `json:"content"`
-}
-
-// MarshalJSON writes {"type":"doc","schemaVersion":1,"content":[...]}.
-func (d Doc) MarshalJSON() ([]byte, error) {
-	content := d.Content
-	if content == nil {
-		content = []Node{}
-	}
-	return json.Marshal(jsonDoc{Type: "doc", SchemaVersion: SchemaVersion, Content: content})
-}
+// MarshalJSON writes {"type":"doc","schemaVersion":2,"content":[...]}, as
+// Encode does.
+func (d Doc) MarshalJSON() ([]byte, error) { return Encode(d) }
 
 // UnmarshalJSON reads the form written by MarshalJSON, as Decode does
 // without Validate.
@@ -354,57 +337,14 @@ func (d *Doc) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-type jsonAttrs struct {
-	Level    *int32  `json:"level,omitempty"`
-	Start    *int32  `json:"start,omitempty"`
-	Tight    *bool   `json:"tight,omitempty"`
-	Kind     string  `json:"kind,omitempty"`
-	Language *string `json:"language,omitempty"`
-	Name     string  `json:"name,omitempty"`
-	Href     *string `json:"href,omitempty"`
-	Title    string  `json:"title,omitempty"`
-	Checked  *bool   `json:"checked,omitempty"`
-}
-
-type jsonNode struct {
-	Type    NodeType   `json:"type"`
-	Attrs   *jsonAttrs `json:"attrs,omitempty"`
-	Content []Node     `json:"content,omitempty"`
-	Text    *string    `json:"text,omitempty"`
-	Marks   []Mark     `json:"marks,omitempty"`
-}
-
 // MarshalJSON writes the ProseMirror shape, with only the attributes of the
 // node's type.
 func (n Node) MarshalJSON() ([]byte, error) {
-	j := jsonNode{Type: n.Type, Content: n.Content, Marks: n.Marks}
-	switch n.Type {
-	case TypeHeading:
-		level := int32(n.Attrs.Level)
-		j.Attrs = &jsonAttrs{Level: &level}
-	case TypeOrderedList:
-		j.Attrs = &jsonAttrs{Start: &n.Attrs.Start, Tight: &n.Attrs.Tight}
-	case TypeBulletList:
-		j.Attrs = &jsonAttrs{Tight: &n.Attrs.Tight}
-	case TypeCallout:
-		j.Attrs = &jsonAttrs{Kind: n.Attrs.Label.String()}
-	case TypeCodeBlock:
-		j.Attrs = &jsonAttrs{Language: &n.Attrs.Language}
-	case TypeTag, TypeMention:
-		j.Attrs = &jsonAttrs{Name: n.Text}
-	case TypeListItem:
-		if n.Attrs.Task != TaskNone {
-			checked := n.Attrs.Task == TaskDone
-			j.Attrs = &jsonAttrs{Checked: &checked}
-		}
-	case TypeText:
-		j.Text = &n.Text
+	var e docEncoder
+	if err := e.node(&n); err != nil {
+		return nil, err
 	}
-	if n.Type == TypeCodeBlock && n.Text != "" {
-		// ProseMirror keeps code as a text child.
-		j.Content = []Node{{Type: TypeText, Text: n.Text}}
-	}
-	return json.Marshal(j)
+	return e.buf, nil
 }
 
 // UnmarshalJSON reads the shape written by MarshalJSON (null is the zero
@@ -414,25 +354,7 @@ func (n *Node) UnmarshalJSON(data []byte) error {
 }
 
 // MarshalJSON writes {"type":"link","attrs":{"href":...}} and {"type":"bold"}.
-func (m Mark) MarshalJSON() ([]byte, error) {
-	var buf bytes.Buffer
-	buf.WriteString(`{"type":`)
-	t, err := json.Marshal(string(m.Type))
-	if err != nil {
-		return nil, err
-	}
-	buf.Write(t)
-	if m.Type == MarkLink {
-		a, err := json.Marshal(jsonAttrs{Href: &m.Href, Title: m.Title})
-		if err != nil {
-			return nil, err
-		}
-		buf.WriteString(`,"attrs":`)
-		buf.Write(a)
-	}
-	buf.WriteByte('}')
-	return buf.Bytes(), nil
-}
+func (m Mark) MarshalJSON() ([]byte, error) { return appendMark(nil, &m), nil }
 
 // UnmarshalJSON reads the shape written by MarshalJSON (null is the zero
 // mark).
