@@ -592,3 +592,37 @@ func FuzzEncodeLegacy(f *testing.F) {
 		}
 	})
 }
+
+// TestDecodeDeepNesting: nodes nested inside a code block's text child
+// (whose children are ignored) decode as the former decoder decoded them, as
+// deep as encoding/json allows (10,000 levels of arrays and objects), with
+// no stack trouble; one level more is malformed JSON for both.
+func TestDecodeDeepNesting(t *testing.T) {
+	nested := func(levels int) []byte {
+		var b strings.Builder
+		b.WriteString(`{"type":"doc","schemaVersion":2,"content":[{"type":"codeBlock","content":[`)
+		for range levels {
+			b.WriteString(`{"type":"text","text":"x","content":[`)
+		}
+		b.WriteString(strings.Repeat(`]}`, levels))
+		b.WriteString(`]}]}`)
+		return []byte(b.String())
+	}
+	// The document's own levels: root object, content array, code block, its content array.
+	const own = 4
+	deepest := (10_000 - own) / 2
+	for _, levels := range []int{10, 1000, deepest, deepest + 1} {
+		data := nested(levels)
+		// The former decoder takes seconds at the deepest level (each level re-scans the
+		// levels below): it is compared up to 1,000, and on the malformed document.
+		if levels != deepest {
+			if msg := checkDecodeSame(data); msg != "" {
+				t.Fatalf("%d levels: %.300s", levels, msg)
+			}
+		}
+		_, err := Decode(data)
+		if accepted := err == nil; accepted != (2*levels+own <= 10_000) {
+			t.Errorf("%d levels (%d JSON levels): accepted %v", levels, 2*levels+own, accepted)
+		}
+	}
+}
