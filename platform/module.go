@@ -65,7 +65,12 @@ var Module = fx.Module("platform",
 	),
 	observability.Module,
 	fx.Invoke(logConfigWarnings),
+	fx.Invoke(boundRenderCache),
 )
+
+// boundRenderCache sets the render cache's bound (a package-level cache in platform/content) from
+// FOLIO_RENDER_CACHE_MB before the server starts.
+func boundRenderCache(c config.Config) { content.SetRenderCacheBytes(c.RenderCacheMB << 20) }
 
 // WithLogger routes fx's own events to zap at debug level, errors included, so a CLI's output
 // stays clean: whoever runs the graph reports its error once, in one line (cmd/folio prints the

@@ -129,7 +129,7 @@ func Encode(doc markdown.Doc) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(stored) >= renderCacheMinLen {
+	if len(stored) >= renderCacheMinLen && rendered.enabled() {
 		rendered.put(sha256.Sum256(stored), strings.Clone(Text(doc))) // an exact copy, as Render keeps
 	}
 	return stored, nil
@@ -142,7 +142,8 @@ func Decode(stored []byte) (markdown.Doc, error) { return markdown.Decode(stored
 // the document's bytes (see render_cache.go).
 func Render(stored []byte) (string, error) {
 	var key [32]byte
-	if len(stored) >= renderCacheMinLen {
+	cached := len(stored) >= renderCacheMinLen && rendered.enabled()
+	if cached {
 		key = sha256.Sum256(stored)
 		if text, ok := rendered.get(key); ok {
 			return text, nil
@@ -152,7 +153,7 @@ func Render(stored []byte) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if len(stored) >= renderCacheMinLen {
+	if cached {
 		// The rendered text shares the buffer it was written in, which has room to spare (about
 		// as much again for a short note): the cache keeps an exact copy, so that the bytes it
 		// counts against its bound are the bytes it holds.

@@ -39,7 +39,45 @@ func TestRenderMemoized(t *testing.T) {
 }
 
 func TestRenderMemoBounded(t *testing.T) {
-	m := newRenderMemo()
+	text := string(make([]byte, 4096))
+	offered := 0
+	offer := func(m *renderMemo, n int) { // n texts not offered before
+		for range n {
+			offered++
+			m.put(sha256.Sum256(fmt.Appendf(nil, "%d", offered)), text)
+		}
+	}
+	// Each generation of a shard may pass its share of the bound by one text.
+	slack := 2 * renderCacheShards * (len(text) + entryOverhead)
+	for _, bound := range []int{DefaultRenderCacheBytes, 1 << 20, 32 << 20} {
+		m := newRenderMemo(bound)
+		offer(m, 4*bound/len(text)) // four times the bound offered
+		if _, counted := m.size(); counted > bound+slack || counted < bound/2 {
+			t.Errorf("bound %d: the cache holds %d bytes, want at most the bound and at least half of it", bound, counted)
+		}
+	}
+	off := newRenderMemo(0)
+	offer(off, 100)
+	if entries, _ := off.size(); entries != 0 || off.enabled() {
+		t.Errorf("bound 0: the cache holds %d entries, want none", entries)
+	}
+	m := newRenderMemo(DefaultRenderCacheBytes)
+	offer(m, 1000)
+	m.setBound(1 << 20) // a smaller bound holds once the generations have turned
+	offer(m, 1000)
+	if _, counted := m.size(); counted > 1<<20+slack {
+		t.Errorf("after the bound shrank to 1 MiB the cache holds %d bytes", counted)
+	}
+	m.setBound(0)
+	if entries, _ := m.size(); entries != 0 {
+		t.Errorf("turned off, the cache still holds %d entries", entries)
+	}
+}
+
+// TestRenderMemoGenerations: a hit in the old generation moves the entry to the current one, the
+// oldest entries go, the newest stay, and size() counts what the cache holds.
+func TestRenderMemoGenerations(t *testing.T) {
+	m := newRenderMemo(DefaultRenderCacheBytes)
 	text := string(make([]byte, 4096))
 	var first [sha256.Size]byte
 	for i := range 40_000 { // about 160 MB of text offered
@@ -48,14 +86,6 @@ func TestRenderMemoBounded(t *testing.T) {
 			first = k
 		}
 		m.put(k, text)
-	}
-	total := 0
-	for i := range m.shards {
-		s := &m.shards[i]
-		total += (len(s.cur) + len(s.old)) * (len(text) + entryOverhead)
-	}
-	if total > 2*renderCacheBytes+renderCacheShards*(len(text)+entryOverhead) {
-		t.Fatalf("cache holds %d bytes, want at most two generations of %d", total, renderCacheBytes)
 	}
 	checkSize := func() {
 		t.Helper()
@@ -80,6 +110,30 @@ func TestRenderMemoBounded(t *testing.T) {
 	last := sha256.Sum256(fmt.Appendf(nil, "%d", 39_999))
 	if v, ok := m.get(last); !ok || v != text {
 		t.Fatal("the newest entry is missing")
+	}
+}
+
+// TestRenderCacheOff: with a bound of 0 (FOLIO_RENDER_CACHE_MB=0), Render and Encode keep nothing
+// and Render still renders.
+func TestRenderCacheOff(t *testing.T) {
+	saved := rendered
+	rendered = newRenderMemo(0)
+	defer func() { rendered = saved }()
+	doc, err := markdown.Parse("# Title\n\nSome **bold** text with #tag and @ann, long enough to be cached by Render.")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored, err := Encode(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if got, err := Render(stored); err != nil || got != Text(doc) {
+			t.Fatalf("Render = %q, %v; want %q", got, err, Text(doc))
+		}
+	}
+	if entries, _ := rendered.size(); entries != 0 {
+		t.Fatalf("the cache holds %d entries, want none", entries)
 	}
 }
 
@@ -136,7 +190,7 @@ func TestRenderCacheHoldsWhatItCounts(t *testing.T) {
 		}
 	}
 	saved := rendered
-	rendered = newRenderMemo()
+	rendered = newRenderMemo(DefaultRenderCacheBytes)
 	defer func() { rendered = saved }()
 	var before, after runtime.MemStats
 	settled := func(m *runtime.MemStats) {

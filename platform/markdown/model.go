@@ -1,7 +1,6 @@
 package markdown
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -319,204 +318,48 @@ func isBlockType(t NodeType) bool {
 	return false
 }
 
-// Encode returns the stored JSON form of d.
-func Encode(d Doc) ([]byte, error) {
-	return json.Marshal(d)
-}
+// MarshalJSON writes {"type":"doc","schemaVersion":2,"content":[...]}, as
+// Encode does.
+func (d Doc) MarshalJSON() ([]byte, error) { return Encode(d) }
 
-// Decode reads the stored JSON form, checking that it is a valid document of
-// a known schema version.
-func Decode(data []byte) (Doc, error) {
-	var d Doc
-	if err := json.Unmarshal(data, &d); err != nil {
-		return Doc{}, fmt.Errorf("decode markdown document: %w", err)
-	}
-	if err := Validate(d); err != nil {
-		return Doc{}, fmt.Errorf("decode markdown document: %w", err)
-	}
-	return d, nil
-}
-
-type jsonDoc struct {
-	Type          string `json:"type"`
-	SchemaVersion int    `json:"schemaVersion"`
-	Content       []Node `json:"content"`
-}
-
-// MarshalJSON writes {"type":"doc","schemaVersion":1,"content":[...]}.
-func (d Doc) MarshalJSON() ([]byte, error) {
-	content := d.Content
-	if content == nil {
-		content = []Node{}
-	}
-	return json.Marshal(jsonDoc{Type: "doc", SchemaVersion: SchemaVersion, Content: content})
-}
-
-// UnmarshalJSON reads the form written by MarshalJSON.
+// UnmarshalJSON reads the form written by MarshalJSON, as Decode does
+// without Validate.
 func (d *Doc) UnmarshalJSON(data []byte) error {
-	var j jsonDoc
-	if err := json.Unmarshal(data, &j); err != nil {
+	if !json.Valid(data) {
+		return errors.New("markdown document: invalid JSON")
+	}
+	dec := docDecoder{src: string(data)}
+	doc, err := dec.doc()
+	if err != nil {
 		return err
 	}
-	if j.Type != "doc" {
-		return fmt.Errorf("root type %q, want doc", j.Type)
-	}
-	if j.SchemaVersion < 1 || j.SchemaVersion > SchemaVersion {
-		return fmt.Errorf("unsupported schema version %d", j.SchemaVersion)
-	}
-	d.Content = j.Content
+	d.Content = doc.Content
 	return nil
-}
-
-type jsonAttrs struct {
-	Level    *int32  `json:"level,omitempty"`
-	Start    *int32  `json:"start,omitempty"`
-	Tight    *bool   `json:"tight,omitempty"`
-	Kind     string  `json:"kind,omitempty"`
-	Language *string `json:"language,omitempty"`
-	Name     string  `json:"name,omitempty"`
-	Href     *string `json:"href,omitempty"`
-	Title    string  `json:"title,omitempty"`
-	Checked  *bool   `json:"checked,omitempty"`
-}
-
-type jsonNode struct {
-	Type    NodeType   `json:"type"`
-	Attrs   *jsonAttrs `json:"attrs,omitempty"`
-	Content []Node     `json:"content,omitempty"`
-	Text    *string    `json:"text,omitempty"`
-	Marks   []Mark     `json:"marks,omitempty"`
 }
 
 // MarshalJSON writes the ProseMirror shape, with only the attributes of the
 // node's type.
 func (n Node) MarshalJSON() ([]byte, error) {
-	j := jsonNode{Type: n.Type, Content: n.Content, Marks: n.Marks}
-	switch n.Type {
-	case TypeHeading:
-		level := int32(n.Attrs.Level)
-		j.Attrs = &jsonAttrs{Level: &level}
-	case TypeOrderedList:
-		j.Attrs = &jsonAttrs{Start: &n.Attrs.Start, Tight: &n.Attrs.Tight}
-	case TypeBulletList:
-		j.Attrs = &jsonAttrs{Tight: &n.Attrs.Tight}
-	case TypeCallout:
-		j.Attrs = &jsonAttrs{Kind: n.Attrs.Label.String()}
-	case TypeCodeBlock:
-		j.Attrs = &jsonAttrs{Language: &n.Attrs.Language}
-	case TypeTag, TypeMention:
-		j.Attrs = &jsonAttrs{Name: n.Text}
-	case TypeListItem:
-		if n.Attrs.Task != TaskNone {
-			checked := n.Attrs.Task == TaskDone
-			j.Attrs = &jsonAttrs{Checked: &checked}
-		}
-	case TypeText:
-		j.Text = &n.Text
+	var e docEncoder
+	if err := e.node(&n); err != nil {
+		return nil, err
 	}
-	if n.Type == TypeCodeBlock && n.Text != "" {
-		// ProseMirror keeps code as a text child.
-		j.Content = []Node{{Type: TypeText, Text: n.Text}}
-	}
-	return json.Marshal(j)
+	return e.buf, nil
 }
 
-// UnmarshalJSON reads the shape written by MarshalJSON.
+// UnmarshalJSON reads the shape written by MarshalJSON (null is the zero
+// node).
 func (n *Node) UnmarshalJSON(data []byte) error {
-	var j jsonNode
-	if err := json.Unmarshal(data, &j); err != nil {
-		return err
-	}
-	*n = Node{Type: j.Type, Content: j.Content, Marks: j.Marks}
-	if j.Text != nil && n.Type == TypeText {
-		n.Text = *j.Text
-	}
-	if a := j.Attrs; a != nil {
-		if a.Level != nil && n.Type == TypeHeading {
-			// Checked before narrowing: 257 must not pass as 1.
-			if *a.Level < 1 || *a.Level > 3 {
-				return docErr("heading level %d", *a.Level)
-			}
-			n.Attrs.Level = uint8(*a.Level)
-		}
-		if a.Start != nil {
-			n.Attrs.Start = *a.Start
-		}
-		if a.Tight != nil {
-			n.Attrs.Tight = *a.Tight
-		}
-		n.Attrs.Label = calloutLabelOf(a.Kind)
-		if n.Type == TypeCallout && a.Kind != "" && n.Attrs.Label == calloutUnknown {
-			return fmt.Errorf("unknown callout kind %q", a.Kind)
-		}
-		if a.Language != nil {
-			n.Attrs.Language = *a.Language
-		}
-		if n.Type == TypeTag || n.Type == TypeMention {
-			n.Text = a.Name
-		}
-		if a.Checked != nil && n.Type == TypeListItem {
-			n.Attrs.Task = TaskOpen
-			if *a.Checked {
-				n.Attrs.Task = TaskDone
-			}
-		}
-	}
-	if n.Type == TypeOrderedList && (j.Attrs == nil || j.Attrs.Start == nil) {
-		n.Attrs.Start = 1
-	}
-	if n.Type == TypeCodeBlock {
-		var b strings.Builder
-		for _, c := range n.Content {
-			if c.Type != TypeText {
-				return fmt.Errorf("codeBlock holds a %q node", c.Type)
-			}
-			b.WriteString(c.Text)
-		}
-		n.Text = b.String()
-		n.Content = nil
-	}
-	return nil
+	return decodeValue(data, n, (*docDecoder).node)
 }
 
 // MarshalJSON writes {"type":"link","attrs":{"href":...}} and {"type":"bold"}.
-func (m Mark) MarshalJSON() ([]byte, error) {
-	var buf bytes.Buffer
-	buf.WriteString(`{"type":`)
-	t, err := json.Marshal(string(m.Type))
-	if err != nil {
-		return nil, err
-	}
-	buf.Write(t)
-	if m.Type == MarkLink {
-		a, err := json.Marshal(jsonAttrs{Href: &m.Href, Title: m.Title})
-		if err != nil {
-			return nil, err
-		}
-		buf.WriteString(`,"attrs":`)
-		buf.Write(a)
-	}
-	buf.WriteByte('}')
-	return buf.Bytes(), nil
-}
+func (m Mark) MarshalJSON() ([]byte, error) { return appendMark(nil, &m), nil }
 
-// UnmarshalJSON reads the shape written by MarshalJSON.
+// UnmarshalJSON reads the shape written by MarshalJSON (null is the zero
+// mark).
 func (m *Mark) UnmarshalJSON(data []byte) error {
-	var j struct {
-		Type  MarkType   `json:"type"`
-		Attrs *jsonAttrs `json:"attrs"`
-	}
-	if err := json.Unmarshal(data, &j); err != nil {
-		return err
-	}
-	*m = Mark{Type: j.Type}
-	if j.Attrs != nil {
-		if j.Attrs.Href != nil {
-			m.Href = *j.Attrs.Href
-		}
-		m.Title = j.Attrs.Title
-	}
-	return nil
+	return decodeValue(data, m, (*docDecoder).mark)
 }
 
 var errInvalidDoc = errors.New("invalid document")
