@@ -80,7 +80,7 @@ func Default() Config {
 		RateLimit:         100,
 		AuthFailureLimit:  20,
 		NotebookItemLimit: 10000,
-		RenderCacheMB:     8,
+		RenderCacheMB:     4,
 		KeyCacheTTL:       3 * time.Second,
 		SessionTTL:        30 * 24 * time.Hour,
 		CookieSecure:      "auto",

@@ -63,11 +63,11 @@ func TestOverridesAndErrors(t *testing.T) {
 	}
 }
 
-// TestRenderCacheMB: the render cache's bound defaults to 8 MiB (two generations of 4); 0 turns it
+// TestRenderCacheMB: the render cache's bound defaults to 4 MiB (two generations of 2); 0 turns it
 // off.
 func TestRenderCacheMB(t *testing.T) {
-	if c, _ := config.FromLookup(lookup(nil)); c.RenderCacheMB != 8 {
-		t.Fatalf("default FOLIO_RENDER_CACHE_MB %d, want 8", c.RenderCacheMB)
+	if c, _ := config.FromLookup(lookup(nil)); c.RenderCacheMB != 4 {
+		t.Fatalf("default FOLIO_RENDER_CACHE_MB %d, want 4", c.RenderCacheMB)
 	}
 	for value, want := range map[string]int{"0": 0, "1": 1, "64": 64, "65536": config.MaxRenderCacheMB} {
 		c, err := config.FromLookup(lookup(map[string]string{"FOLIO_RENDER_CACHE_MB": value}))

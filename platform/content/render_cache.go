@@ -22,14 +22,17 @@ import (
 // The bound is small because the cache is long-lived heap, which the collector lets the heap grow
 // to twice of (GOGC=100): issue 17 bounds the server's resident memory at 100 MiB with 1M notes,
 // and with two generations of 32 MiB the cache alone took 45 MB of heap (135 to 152 MiB resident
-// under load) once a caller's 44,000 notes had been read. The default, two of 4 MiB, holds 7,000
-// to 14,000 short notes (about 600 bytes counted each): the pages people read again (the first
+// under load) once a caller's 44,000 notes had been read. The default, two of 2 MiB, holds 3,500
+// to 7,000 short notes (about 600 bytes counted each): the pages people read again (the first
 // pages of their lists, the notes they open), not a whole large account read at random, where a
-// miss costs the decoding and rendering again.
+// miss costs the decoding and rendering again. It was two of 4 MiB until the one-pass Decode
+// made a miss about three times cheaper; the 4 MiB saved keep the list of the longest notes
+// under the memory bound at 1M (README, Performance: Memory).
 const (
 	renderCacheShards = 16
-	// DefaultRenderCacheBytes is the default bound: 4 MiB per generation, over all shards.
-	DefaultRenderCacheBytes = 8 << 20
+	// DefaultRenderCacheBytes is the default bound: 2 MiB per generation, over all shards
+	// (config.Default's FOLIO_RENDER_CACHE_MB).
+	DefaultRenderCacheBytes = 4 << 20
 	// renderCacheMinLen: tiny documents render in microseconds; caching them saves nothing.
 	renderCacheMinLen = 64
 	// entryOverhead approximates the map entry, key and string header of one cached text.
