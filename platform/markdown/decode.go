@@ -757,48 +757,24 @@ func (d *docDecoder) attrs(a *wireAttrs) error {
 		null := d.null()
 		switch k {
 		case keyLevel:
-			a.hasLevel = !null
-			if !null {
-				a.level, err = d.int32()
-			}
+			err = readClearable(null, &a.hasLevel, &a.level, d.int32)
 		case keyStart:
-			a.hasStart = !null
-			if !null {
-				a.start, err = d.int32()
-			}
+			err = readClearable(null, &a.hasStart, &a.start, d.int32)
 		case keyTight:
-			a.hasTight = !null
-			if !null {
-				a.tight, err = d.bool()
-			}
+			err = readClearable(null, &a.hasTight, &a.tight, d.bool)
 		case keyChecked:
-			a.hasChecked = !null
-			if !null {
-				a.checked, err = d.bool()
-			}
+			err = readClearable(null, &a.hasChecked, &a.checked, d.bool)
 		case keyLanguage:
-			a.hasLanguage = !null
-			if !null {
-				a.language, err = d.string()
-			}
+			err = readClearable(null, &a.hasLanguage, &a.language, d.string)
 		case keyHref:
-			a.hasHref = !null
-			if !null {
-				a.href, err = d.string()
-			}
+			err = readClearable(null, &a.hasHref, &a.href, d.string)
 		// Null leaves a string field as it was.
 		case keyKind:
-			if !null {
-				a.kind, err = d.string()
-			}
+			err = readUnlessNull(null, &a.kind, d.string)
 		case keyName:
-			if !null {
-				a.name, err = d.string()
-			}
+			err = readUnlessNull(null, &a.name, d.string)
 		case keyTitle:
-			if !null {
-				a.title, err = d.string()
-			}
+			err = readUnlessNull(null, &a.title, d.string)
 		default:
 			if !null {
 				err = d.skip()
@@ -806,6 +782,24 @@ func (d *docDecoder) attrs(a *wireAttrs) error {
 		}
 		return err
 	})
+}
+
+// readClearable reads a pointer field of the former decoder's attrs (*int32, *bool, *string):
+// null clears it (has false), a value sets it.
+func readClearable[T any](null bool, has *bool, v *T, read func() (T, error)) (err error) {
+	*has = !null
+	if !null {
+		*v, err = read()
+	}
+	return err
+}
+
+// readUnlessNull reads a plain field of the former decoder's attrs: null leaves it as it was.
+func readUnlessNull[T any](null bool, v *T, read func() (T, error)) (err error) {
+	if !null {
+		*v, err = read()
+	}
+	return err
 }
 
 // markList reads a "marks" value: null, or an array of marks.
