@@ -19,6 +19,7 @@ var Module = fx.Module("accounts",
 		NewService,
 		NewDirectory,
 		func(s *Store) auth.Credentials { return s },
+		func(s *Store) auth.HeldCredentials { return s },
 		db.AsMigrations(migrations),
 	),
 )

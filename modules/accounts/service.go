@@ -27,6 +27,7 @@ type Service struct {
 	hasher       auth.Hasher
 	cache        *auth.Cache
 	restrictions auth.RestrictionChecker
+	keyHolders   []auth.KeyHolder
 	sessionTTL   time.Duration
 }
 
@@ -40,11 +41,13 @@ type ServiceParams struct {
 	Cache        *auth.Cache
 	Restrictions auth.RestrictionChecker
 	Config       config.Config
+	// KeyHolders hold data for keys (webhooks): a rotation moves it to the new key.
+	KeyHolders []auth.KeyHolder `group:"keyHolders"`
 }
 
 // NewService returns the accounts service.
 func NewService(p ServiceParams) *Service {
-	return &Service{db: p.DB, store: p.Store, clock: p.Clock, hasher: p.Hasher, cache: p.Cache, restrictions: p.Restrictions, sessionTTL: p.Config.SessionTTL}
+	return &Service{db: p.DB, store: p.Store, clock: p.Clock, hasher: p.Hasher, cache: p.Cache, restrictions: p.Restrictions, keyHolders: p.KeyHolders, sessionTTL: p.Config.SessionTTL}
 }
 
 // NormalizeEmail trims and lower-cases an address: accounts are found case-insensitively.
@@ -216,8 +219,17 @@ func (s *Service) rotateKey(ctx context.Context, owner, prefix string) (string, 
 			return err
 		}
 		in := NewKey{UserID: old.UserID, Name: old.Name, Scope: old.Scope, WorkspaceID: old.WorkspaceID, NotebookID: old.NotebookID, ExpiresAt: old.ExpiresAt}
-		raw, key, err = s.insertKey(ctx, tx, in, &old.ID)
-		return err
+		if raw, key, err = s.insertKey(ctx, tx, in, &old.ID); err != nil {
+			return err
+		}
+		// What the old key held (its webhooks) is the new key's from now on, in this transaction:
+		// a rotation is not a revocation (CONTRACT.md section 20).
+		for _, h := range s.keyHolders {
+			if err := h.MoveKey(ctx, tx, old.ID, key.ID); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	s.cache.InvalidateKey(prefix)
 	return raw, key, err

@@ -102,6 +102,40 @@ func (s *Store) userByID(ctx context.Context, tx *gorm.DB, id string, lock bool)
 	return db.Take[User](tx.WithContext(ctx).Where("id = ?", id), lock, ErrUserNotFound)
 }
 
+// KeysByIDs implements auth.HeldCredentials: the keys with these ids (revoked ones included).
+func (s *Store) KeysByIDs(ctx context.Context, ids []string) ([]auth.KeyRecord, error) {
+	var keys []APIKey
+	if err := s.db.WithContext(ctx).Where("id IN ?", ids).Find(&keys).Error; err != nil {
+		return nil, err
+	}
+	out := make([]auth.KeyRecord, len(keys))
+	for i, k := range keys {
+		out[i] = keyRecord(k)
+	}
+	return out, nil
+}
+
+// SessionsByIDs implements auth.HeldCredentials: the sessions with these ids that still exist
+// (a signed-out session's row is deleted).
+func (s *Store) SessionsByIDs(ctx context.Context, ids []string) ([]auth.SessionRecord, error) {
+	var rows []Session
+	if err := s.db.WithContext(ctx).Where("id IN ?", ids).Find(&rows).Error; err != nil {
+		return nil, err
+	}
+	out := make([]auth.SessionRecord, len(rows))
+	for i, sess := range rows {
+		out[i] = auth.SessionRecord{ID: sess.ID, UserID: sess.UserID, CSRFToken: sess.CSRFToken, ExpiresAt: sess.ExpiresAt}
+	}
+	return out, nil
+}
+
+func keyRecord(k APIKey) auth.KeyRecord {
+	return auth.KeyRecord{
+		ID: k.ID, UserID: k.UserID, Name: k.Name, Prefix: k.Prefix, SecretHash: k.SecretHash, Scope: k.Scope,
+		WorkspaceID: k.WorkspaceID, NotebookID: k.NotebookID, Revoked: k.RevokedAt != nil, ExpiresAt: k.ExpiresAt,
+	}
+}
+
 // KeyByPrefix implements auth.Credentials.
 func (s *Store) KeyByPrefix(ctx context.Context, prefix string) (auth.KeyRecord, error) {
 	k, err := s.keyByPrefix(ctx, nil, prefix, false)
@@ -111,10 +145,7 @@ func (s *Store) KeyByPrefix(ctx context.Context, prefix string) (auth.KeyRecord,
 	if err != nil {
 		return auth.KeyRecord{}, err
 	}
-	return auth.KeyRecord{
-		ID: k.ID, UserID: k.UserID, Name: k.Name, Prefix: k.Prefix, SecretHash: k.SecretHash, Scope: k.Scope,
-		WorkspaceID: k.WorkspaceID, NotebookID: k.NotebookID, Revoked: k.RevokedAt != nil, ExpiresAt: k.ExpiresAt,
-	}, nil
+	return keyRecord(k), nil
 }
 
 // SessionByTokenHash implements auth.Credentials.

@@ -40,6 +40,7 @@ type Service struct {
 	store      *Store
 	clock      clock.Clock
 	log        *zap.Logger
+	rule       *auth.Rule
 	dispatcher eventlog.Dispatcher // nil without webhooks
 	mu         sync.Mutex          // one sequencer per process at a time (the database lock covers the others)
 }
@@ -53,6 +54,7 @@ type ServiceParams struct {
 	Logger    *zap.Logger
 	// Migrated: the background loop starts after the migrations have created the table.
 	Migrated platform.Migrated `optional:"true"`
+	Rule      *auth.Rule
 	// Dispatcher, when present, gets every event as it is placed (webhooks).
 	Dispatcher eventlog.Dispatcher `optional:"true"`
 }
@@ -60,7 +62,7 @@ type ServiceParams struct {
 // NewService returns the events service and starts its background work (sequencing and the
 // retention cleanup) in a goroutine that the fx stop hook ends and waits for.
 func NewService(p ServiceParams) *Service {
-	s := &Service{store: p.Store, clock: p.Clock, log: p.Logger.Named("events"), dispatcher: p.Dispatcher}
+	s := &Service{store: p.Store, clock: p.Clock, log: p.Logger.Named("events"), rule: p.Rule, dispatcher: p.Dispatcher}
 	if p.Lifecycle != nil {
 		background.Go(p.Lifecycle, s.loop)
 	}
@@ -142,7 +144,7 @@ func (s *Service) dispatch(tx *gorm.DB, rows []Event) error {
 		if err != nil {
 			return err
 		}
-		placed[i] = eventlog.Placed{ID: FormatID(*e.Seq), Type: e.Type, ActorUserID: e.ActorUserID, NotebookID: e.NotebookID, WorkspaceID: e.WorkspaceID, Payload: payload}
+		placed[i] = eventlog.Placed{ID: FormatID(*e.Seq), Type: e.Type, ResourceType: e.ResourceType, ResourceID: e.ResourceID, ActorUserID: e.ActorUserID, NotebookID: e.NotebookID, WorkspaceID: e.WorkspaceID, Payload: payload}
 	}
 	return s.dispatcher.Dispatch(tx.Statement.Context, tx, placed)
 }
@@ -215,8 +217,10 @@ func ParseQuery(after, types, limit string, limitPresent bool) (Query, error) {
 // cursor: the last event's id, or q's own after when there is none (never null). Visibility is the
 // audit log's (CONTRACT.md section 7): a session or an unrestricted key sees the events its user
 // caused; a workspace-scoped key those of its workspace; a notebook-scoped key those of its
-// notebook. Events committed since the last sequencing are placed first, so a client reads its own
-// writes.
+// notebook. An event's data is shown only while the principal can read what it shows (the access
+// rule, asked once per page: CONTRACT.md section 20); otherwise it is null and the rest of the
+// event stays, so a sync client still sees that something happened. Events committed since the
+// last sequencing are placed first, so a client reads its own writes.
 func (s *Service) List(ctx context.Context, p *auth.Principal, q Query) ([]Event, string, error) {
 	if err := s.Sequence(ctx); err != nil {
 		return nil, "", err
@@ -226,11 +230,40 @@ func (s *Service) List(ctx context.Context, p *auth.Principal, q Query) ([]Event
 	if err != nil {
 		return nil, "", err
 	}
+	if err := s.hideUnreadable(ctx, p, rows); err != nil {
+		return nil, "", err
+	}
 	next := FormatID(q.After)
 	if len(rows) > 0 {
 		next = FormatID(*rows[len(rows)-1].Seq)
 	}
 	return rows, next, nil
+}
+
+// nullData is the data of an event whose resource the reader cannot read now.
+const nullData = "null"
+
+// hideUnreadable replaces the data of the events whose resource p cannot read now by null.
+func (s *Service) hideUnreadable(ctx context.Context, p *auth.Principal, rows []Event) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	refs := make([]auth.Resource, 0, len(rows))
+	for _, e := range rows {
+		if r, ok := eventlog.DataResource(e.Type, e.ResourceType, e.ResourceID, e.NotebookID); ok {
+			refs = append(refs, r)
+		}
+	}
+	readable, err := s.rule.Readable(ctx, p, refs)
+	if err != nil {
+		return err
+	}
+	for i, e := range rows {
+		if r, ok := eventlog.DataResource(e.Type, e.ResourceType, e.ResourceID, e.NotebookID); !ok || !readable[r] {
+			rows[i].Data = nullData
+		}
+	}
+	return nil
 }
 
 func joinTypes(types []string) string { return strings.Join(types, ", ") }

@@ -204,3 +204,21 @@ func SpaceOf(n Notebook) string {
 	}
 	return n.OwnerID
 }
+
+// ResourceType implements auth.Reader: notebooks.
+func (a *Access) ResourceType() string { return "notebook" }
+
+// Readable implements auth.Reader: the notebooks among ids that the principal may see now.
+func (a *Access) Readable(ctx context.Context, _ *auth.Rule, p *auth.Principal, nbIDs []string) (map[string]bool, error) {
+	var found []string
+	err := a.store.db.WithContext(ctx).Table("notebooks").
+		Where("notebooks.id IN ? AND notebooks.id IN (?)", nbIDs, a.VisibleIDs(p)).Pluck("notebooks.id", &found).Error
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]bool, len(found))
+	for _, id := range found {
+		out[id] = true
+	}
+	return out, nil
+}

@@ -33,11 +33,12 @@ var Module = fx.Module("notebooks",
 		db.AsMigrations(migrations),
 		auditlog.DeclareResourceType(ResourceType),
 		func(a *Access) auth.RestrictionChecker { return a },
+		auth.AsReader(func(a *Access) *Access { return a }),
 		// Notes and tasks reach notebooks through the shared item flows.
 		func(a *Access) items.Notebooks { return a },
 		// The settings UI offers and shows key restrictions by name.
 		fx.Annotate(NewKeyPlaces, fx.As(new(auth.KeyPlaces))),
 		// The workspaces module answers the membership questions.
-		func(w *workspaces.Service) Memberships { return w },
+		func(m *workspaces.Members) Memberships { return m },
 	),
 )

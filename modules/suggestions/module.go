@@ -10,6 +10,7 @@ import (
 	"go.uber.org/fx"
 
 	"folio/platform/apidoc"
+	"folio/platform/auth"
 	"folio/platform/content"
 	"folio/platform/db"
 	"folio/platform/httpx"
@@ -26,6 +27,7 @@ var Module = fx.Module("suggestions",
 	fx.Provide(NewStore, fx.Private),
 	fx.Provide(
 		NewService,
+		auth.AsReader(newReader),
 		func(s *Service) content.Pending { return s },
 		httpx.AsRoutes(NewHandler),
 		apidoc.AsPart("suggestions", openapiYAML),

@@ -111,3 +111,10 @@ func (s *Store) inbox(ctx context.Context, readable map[string]*gorm.DB) *gorm.D
 	}
 	return s.db.WithContext(ctx).Table("("+strings.Join(arms, " UNION ALL ")+") AS suggestions", args...)
 }
+
+// items returns, for the suggestions among ids, the item each is about.
+func (s *Store) itemsOf(ctx context.Context, ids []string) ([]Suggestion, error) {
+	var rows []Suggestion
+	err := s.db.WithContext(ctx).Select("id", "item_kind", "item_id").Where("id IN ?", ids).Find(&rows).Error
+	return rows, err
+}

@@ -10,9 +10,11 @@ import (
 
 	"folio/platform/apidoc"
 	"folio/platform/auditlog"
+	"folio/platform/auth"
 	"folio/platform/content"
 	"folio/platform/db"
 	"folio/platform/httpx"
+	"folio/platform/items"
 )
 
 // openapiYAML is the module's part of the OpenAPI document: its routes, beside its handler.
@@ -31,5 +33,6 @@ var Module = fx.Module("tasks",
 		apidoc.AsPart("tasks", openapiYAML),
 		db.AsMigrations(migrations),
 		auditlog.DeclareResourceType(ItemKind),
+		auth.AsReader(items.ReaderOf(ItemKind, "tasks")),
 	),
 )

@@ -19,6 +19,11 @@ type webhookResponse struct {
 	Description string   `json:"description"`
 	CreatedAt   string   `json:"createdAt"`
 	Status      string   `json:"status"`
+	// DisabledReason says why a disabled webhook delivers nothing (null while active).
+	DisabledReason *string `json:"disabledReason"`
+	// APIKeyName and APIKeyPrefix name the key it belongs to (null for a web session's).
+	APIKeyName   *string `json:"apiKeyName"`
+	APIKeyPrefix *string `json:"apiKeyPrefix"`
 }
 
 // createdResponse is the answer to POST /webhooks: the only one with the secret.
@@ -27,12 +32,13 @@ type createdResponse struct {
 	Secret string `json:"secret"`
 }
 
-func toWebhookResponse(w Webhook) webhookResponse {
+func toWebhookResponse(v View) webhookResponse {
 	events := []string{}
-	if w.Events != "" {
-		events = strings.Split(w.Events, ",")
+	if v.Events != "" {
+		events = strings.Split(v.Events, ",")
 	}
-	return webhookResponse{ID: w.ID, URL: w.URL, Events: events, Description: w.Description, CreatedAt: httpx.Time(w.CreatedAt), Status: w.Status}
+	return webhookResponse{ID: v.ID, URL: v.URL, Events: events, Description: v.Description, CreatedAt: httpx.Time(v.CreatedAt),
+		Status: v.Status, DisabledReason: v.DisabledReason, APIKeyName: v.KeyName, APIKeyPrefix: v.KeyPrefix}
 }
 
 type attemptResponse struct {

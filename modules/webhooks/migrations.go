@@ -10,6 +10,7 @@ import (
 	"github.com/riverqueue/river/rivermigrate"
 	"gorm.io/gorm"
 
+	"folio/platform/auth"
 	"folio/platform/db"
 )
 
@@ -26,6 +27,33 @@ func migrations() db.Migrations {
 			return migrateRiver(tx)
 		},
 		Rollback: func(tx *gorm.DB) error { return tx.Migrator().DropTable(&Webhook{}, &Attempt{}) },
+	}, {
+		// Webhooks belong to their credential (CONTRACT.md section 20). Those made before have no
+		// recorded credential, and which key made one cannot be known: they are disabled
+		// (ACCESS_LOST) rather than left delivering for a key that may have been revoked since.
+		// Their owner sees them so in GET /webhooks and the settings UI, and makes them again. A
+		// database whose first step ran after the columns joined the model already has them.
+		ID: "202611262300_webhooks_credential",
+		Migrate: func(tx *gorm.DB) error {
+			m := tx.Migrator()
+			for _, col := range []string{"CredentialKind", "CredentialID", "DisabledReason"} {
+				if m.HasColumn(&Webhook{}, col) {
+					continue
+				}
+				if err := m.AddColumn(&Webhook{}, col); err != nil {
+					return err
+				}
+			}
+			if !m.HasIndex(&Webhook{}, "idx_webhooks_credential") {
+				if err := m.CreateIndex(&Webhook{}, "idx_webhooks_credential"); err != nil {
+					return err
+				}
+			}
+			if err := tx.Exec("UPDATE webhooks SET status = ?, disabled_reason = ? WHERE credential_id = ''", StatusDisabled, auth.DeadAccessLost).Error; err != nil {
+				return err
+			}
+			return tx.Exec("UPDATE webhooks SET disabled_reason = ? WHERE status = ? AND disabled_reason IS NULL", ReasonFailing, StatusDisabled).Error
+		},
 	}}
 }
 

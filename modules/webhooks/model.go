@@ -1,15 +1,25 @@
 package webhooks
 
-import "time"
+import (
+	"time"
+
+	"folio/platform/auth"
+)
 
 // Statuses of a webhook.
 const (
 	StatusActive   = "active"
-	StatusDisabled = "disabled" // every attempt failed for DisableAfter
+	StatusDisabled = "disabled" // every attempt failed for DisableAfter, or its credential reads nothing
 )
 
-// Webhook is one subscription. It sees what the key that created it saw: its user's own events,
-// or, when the key was restricted, its workspace's or notebook's (CONTRACT.md sections 7 and 18).
+// ReasonFailing is the stored disabledReason of a webhook whose every attempt failed for
+// DisableAfter; the other reasons (auth.DeadKeyRevoked, ...) are decided live from its credential.
+const ReasonFailing = "FAILING"
+
+// Webhook is one subscription. It belongs to the credential that created it (CONTRACT.md section
+// 20) and sees what that credential sees now: its user's own events, or, for a restricted key, its
+// workspace's or notebook's (sections 7 and 18), and of those only the ones whose resource it can
+// still read. A rotation moves it to the new key (MoveKey).
 type Webhook struct {
 	ID          string  `gorm:"primaryKey;size:24"`
 	UserID      string  `gorm:"size:24;not null;index"`
@@ -21,13 +31,25 @@ type Webhook struct {
 	// Secret signs the deliveries; it must be kept to sign, it is shown once (the create answer)
 	// and never logged.
 	Secret       string     `gorm:"size:60;not null"`
-	Status       string     `gorm:"size:10;not null"`
+	// CredentialKind and CredentialID name the credential it belongs to (auth.CredentialRef): a
+	// key's id or a web session's id.
+	CredentialKind string `gorm:"size:10;not null;default:'';index:idx_webhooks_credential,priority:1"`
+	CredentialID   string `gorm:"size:24;not null;default:'';index:idx_webhooks_credential,priority:2"`
+	Status         string `gorm:"size:10;not null"`
+	// DisabledReason is the stored reason of a stored disabled status (ReasonFailing, or
+	// auth.DeadAccessLost for a webhook made before webhooks recorded their credential).
+	DisabledReason *string    `gorm:"size:20"`
 	FailingSince *time.Time // the first failed attempt since the last success; nil when healthy
 	CreatedAt    time.Time
 }
 
 // TableName keeps the table name stable.
 func (Webhook) TableName() string { return "webhooks" }
+
+// Credential is the credential the webhook belongs to.
+func (w Webhook) Credential() auth.CredentialRef {
+	return auth.CredentialRef{Kind: auth.Credential(w.CredentialKind), ID: w.CredentialID}
+}
 
 // Attempt is one delivery attempt, as GET /webhooks/:id/deliveries shows it.
 type Attempt struct {

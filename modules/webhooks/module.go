@@ -6,6 +6,7 @@ import (
 	"go.uber.org/fx"
 
 	"folio/platform/apidoc"
+	"folio/platform/auth"
 	"folio/platform/config"
 	"folio/platform/db"
 	"folio/platform/eventlog"
@@ -31,6 +32,6 @@ var Module = fx.Module("webhooks",
 		httpx.AsRoutes(NewHandler),
 		apidoc.AsPart("webhooks", openapiYAML),
 		db.AsMigrations(migrations),
+		auth.AsKeyHolder(func(s *Store) *Store { return s }),
 	),
-	fx.Invoke(useRestrictions),
 )

@@ -20,6 +20,7 @@ import (
 	"gorm.io/gorm"
 
 	"folio/platform"
+	"folio/platform/auth"
 	"folio/platform/clock"
 	"folio/platform/config"
 	"folio/platform/db"
@@ -38,9 +39,14 @@ const (
 // DeliverArgs is one delivery job: an event for a webhook, with the payload as the feed serves it
 // (rendered when the event was placed).
 type DeliverArgs struct {
-	WebhookID string          `json:"webhookId"`
-	EventID   string          `json:"eventId"`
-	Payload   json.RawMessage `json:"payload"`
+	WebhookID string `json:"webhookId"`
+	EventID   string `json:"eventId"`
+	// What the event is about, so that each attempt can ask the access rule again.
+	Type         string          `json:"type,omitempty"`
+	ResourceType string          `json:"resourceType,omitempty"`
+	ResourceID   string          `json:"resourceId,omitempty"`
+	NotebookID   *string         `json:"notebookId,omitempty"`
+	Payload      json.RawMessage `json:"payload"`
 }
 
 // Kind names the job in River's table.
@@ -79,6 +85,7 @@ type QueueParams struct {
 	Logger    *zap.Logger
 	Store     *Store
 	Guard     Guard
+	Rule      *auth.Rule
 	// River starts after the migrations that create its tables.
 	Migrated platform.Migrated
 }
@@ -89,7 +96,7 @@ func NewQueue(p QueueParams) (*Queue, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &deliverWorker{store: p.Store, client: p.Guard.Client(), clock: p.Clock, retry: retryPolicy{p.Config.WebhookRetryBase}, log: p.Logger.Named("webhooks")}
+	w := &deliverWorker{store: p.Store, rule: p.Rule, client: p.Guard.Client(), clock: p.Clock, retry: retryPolicy{p.Config.WebhookRetryBase}, log: p.Logger.Named("webhooks")}
 	workers := river.NewWorkers()
 	river.AddWorker(workers, w)
 	cfg := &river.Config{
@@ -124,6 +131,7 @@ func NewQueue(p QueueParams) (*Queue, error) {
 type deliverWorker struct {
 	river.WorkerDefaults[DeliverArgs]
 	store  *Store
+	rule   *auth.Rule
 	client *http.Client
 	clock  clock.Clock
 	retry  retryPolicy
@@ -141,6 +149,12 @@ func (w *deliverWorker) Work(ctx context.Context, job *river.Job[DeliverArgs]) e
 		return nil // deleted or disabled: nothing more to deliver
 	}
 	if err != nil {
+		return err
+	}
+	// The access rule, asked at every attempt: a credential revoked (or expired, or that lost
+	// its access) since the event was dispatched, or a resource it can no longer read, ends the
+	// job without an attempt.
+	if ok, err := deliverable(ctx, w.rule, hook, job.Args); err != nil || !ok {
 		return err
 	}
 	now := w.clock.Now()

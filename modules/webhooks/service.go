@@ -3,7 +3,6 @@ package webhooks
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -28,16 +27,10 @@ type Service struct {
 	clock clock.Clock
 	guard Guard
 	queue *Queue
-	// restrictions re-checks a restricted webhook's workspace or notebook at every dispatch: a
-	// webhook made by a workspace-scoped key stops receiving that workspace's events once its
-	// user has left it, as the key itself stops working (NOT_WORKSPACE_MEMBER). Set by
-	// useRestrictions, not the constructor: the checker (notebooks) reaches workspaces, whose
-	// writes emit events, whose sequencer dispatches here; a constructor argument would be a cycle.
-	restrictions auth.RestrictionChecker
+	// rule is the access rule (CONTRACT.md section 20): a webhook's credential is resolved, and
+	// the resource of each event checked, at every dispatch and every attempt.
+	rule *auth.Rule
 }
-
-// useRestrictions completes the service once the graph is built (an fx.Invoke in module.go).
-func useRestrictions(s *Service, r auth.RestrictionChecker) { s.restrictions = r }
 
 // ServiceParams are the dependencies of NewService.
 type ServiceParams struct {
@@ -46,12 +39,16 @@ type ServiceParams struct {
 	Clock clock.Clock
 	Guard Guard
 	Queue *Queue
+	Rule  *auth.Rule
 }
 
 // NewService returns the webhooks service.
 func NewService(p ServiceParams) *Service {
-	return &Service{store: p.Store, clock: p.Clock, guard: p.Guard, queue: p.Queue}
+	return &Service{store: p.Store, clock: p.Clock, guard: p.Guard, queue: p.Queue, rule: p.Rule}
 }
+
+// MaxPerUser is how many webhooks a user may have (CONTRACT.md section 20).
+const MaxPerUser = 25
 
 // NewWebhook is a create request.
 type NewWebhook struct {
@@ -60,46 +57,121 @@ type NewWebhook struct {
 	Description string
 }
 
-// Create validates and stores a webhook with the principal's restriction; the answer carries the
-// secret, the only time it is shown.
-func (s *Service) Create(ctx context.Context, p *auth.Principal, in NewWebhook) (Webhook, error) {
+// View is a webhook as its owner sees it: its status decided now, from its stored health and its
+// credential (a webhook whose key was revoked is disabled, KEY_REVOKED, from that moment on), and
+// the key it belongs to (nil for a web session's).
+type View struct {
+	Webhook
+	DisabledReason *string
+	KeyName        *string
+	KeyPrefix      *string
+	// KeyID is the id of the key it belongs to ("" for a session's).
+	KeyID string
+	// LastAttempt is the newest delivery attempt (nil: none yet); set by ForUser only.
+	LastAttempt *Attempt
+}
+
+// Create validates and stores a webhook that belongs to the principal's credential, with its
+// restriction; the answer carries the secret, the only time it is shown. It needs read and write
+// scope (a webhook reads what it delivers), and a user has at most MaxPerUser.
+func (s *Service) Create(ctx context.Context, p *auth.Principal, in NewWebhook) (View, error) {
+	if !p.Can(auth.ScopeReadWrite) {
+		return View{}, apierr.ErrInsufficient.WithMessage("creating a webhook needs a key with read and write scope (3): a webhook reads what it delivers")
+	}
 	if utf8.RuneCountInString(in.URL) > 2048 {
-		return Webhook{}, apierr.Validation("field \"url\" must be at most 2048 characters")
+		return View{}, apierr.Validation("field \"url\" must be at most 2048 characters")
 	}
 	if err := s.guard.CheckURL(ctx, in.URL); err != nil {
-		return Webhook{}, apierr.Validation("field \"url\": %s", strings.TrimPrefix(err.Error(), "webhooks: "))
+		return View{}, apierr.Validation("field \"url\": %s", strings.TrimPrefix(err.Error(), "webhooks: "))
 	}
 	if utf8.RuneCountInString(in.Description) > 500 || strings.ContainsRune(in.Description, 0) {
-		return Webhook{}, apierr.Validation("field \"description\" must be at most 500 characters, without NUL")
+		return View{}, apierr.Validation("field \"description\" must be at most 500 characters, without NUL")
 	}
 	var types []string
 	for _, t := range in.Events {
 		if !slices.Contains(eventlog.Types, t) {
-			return Webhook{}, apierr.Validation("field \"events\" must list event types among: %s", strings.Join(eventlog.Types, ", "))
+			return View{}, apierr.Validation("field \"events\" must list event types among: %s", strings.Join(eventlog.Types, ", "))
 		}
 		if !slices.Contains(types, t) {
 			types = append(types, t)
 		}
 	}
+	ref := p.Ref()
 	w := Webhook{ID: ids.New(), UserID: p.UserID, WorkspaceID: p.WorkspaceID, NotebookID: p.NotebookID, URL: in.URL,
-		Events: strings.Join(types, ","), Description: in.Description, Secret: NewSecret(), Status: StatusActive, CreatedAt: s.clock.Now()}
-	return w, s.store.create(ctx, &w)
+		Events: strings.Join(types, ","), Description: in.Description, Secret: NewSecret(), Status: StatusActive,
+		CredentialKind: string(ref.Kind), CredentialID: ref.ID, CreatedAt: s.clock.Now()}
+	if err := s.store.create(ctx, &w, MaxPerUser); err != nil {
+		return View{}, err
+	}
+	v := View{Webhook: w}
+	if p.Credential == auth.CredentialKey {
+		v.KeyID, v.KeyName, v.KeyPrefix = p.KeyID, &p.KeyName, &p.KeyPrefix
+	}
+	return v, nil
 }
 
-// Get returns one of the user's webhooks.
-func (s *Service) Get(ctx context.Context, p *auth.Principal, id string) (Webhook, error) {
-	if !ids.Valid(id) {
-		return Webhook{}, ErrNotFound
+// views decides the status of each webhook now: a stored disabled status keeps its stored reason;
+// otherwise the credential's (auth.Rule.Hold), disabled when it is dead.
+func (s *Service) views(ctx context.Context, hooks []Webhook) ([]View, error) {
+	refs := make([]auth.CredentialRef, len(hooks))
+	for i, w := range hooks {
+		refs[i] = w.Credential()
 	}
-	return s.store.get(ctx, p, id)
+	held, err := s.rule.Hold(ctx, refs)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]View, len(hooks))
+	for i, w := range hooks {
+		v := View{Webhook: w}
+		h := held[refs[i]]
+		if w.CredentialKind == string(auth.CredentialKey) {
+			v.KeyID = w.CredentialID
+			v.KeyName, v.KeyPrefix = h.KeyName, h.KeyPrefix
+		}
+		switch {
+		case w.Status != StatusActive:
+			v.DisabledReason = w.DisabledReason
+			if v.DisabledReason == nil {
+				v.DisabledReason = ptr(ReasonFailing)
+			}
+		case h.Dead != "":
+			v.Status, v.DisabledReason = StatusDisabled, ptr(h.Dead)
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+func ptr(s string) *string { return &s }
+
+// Get returns one of the webhooks the principal manages (see owned).
+func (s *Service) Get(ctx context.Context, p *auth.Principal, id string) (View, error) {
+	if !ids.Valid(id) {
+		return View{}, ErrNotFound
+	}
+	w, err := s.store.get(ctx, p, id)
+	if err != nil {
+		return View{}, err
+	}
+	vs, err := s.views(ctx, []Webhook{w})
+	if err != nil {
+		return View{}, err
+	}
+	return vs[0], nil
 }
 
 // List returns a page of the webhooks the principal manages (see owned).
-func (s *Service) List(ctx context.Context, p *auth.Principal, page paginate.Params) ([]Webhook, *string, error) {
-	return s.store.list(ctx, p, page)
+func (s *Service) List(ctx context.Context, p *auth.Principal, page paginate.Params) ([]View, *string, error) {
+	hooks, next, err := s.store.list(ctx, p, page)
+	if err != nil {
+		return nil, nil, err
+	}
+	vs, err := s.views(ctx, hooks)
+	return vs, next, err
 }
 
-// Delete removes one of the user's webhooks.
+// Delete removes one of the webhooks the principal manages.
 func (s *Service) Delete(ctx context.Context, p *auth.Principal, id string) error {
 	if !ids.Valid(id) {
 		return ErrNotFound
@@ -109,64 +181,114 @@ func (s *Service) Delete(ctx context.Context, p *auth.Principal, id string) erro
 
 // Deliveries returns a page of a webhook's attempts, newest first.
 func (s *Service) Deliveries(ctx context.Context, p *auth.Principal, id string, page paginate.Params) ([]Attempt, *string, error) {
-	if _, err := s.Get(ctx, p, id); err != nil {
+	if !ids.Valid(id) {
+		return nil, nil, ErrNotFound
+	}
+	if _, err := s.store.get(ctx, p, id); err != nil {
 		return nil, nil, err
 	}
 	return s.store.attempts(ctx, id, page)
 }
 
-// sees says whether w's subscription covers e: what the creating key saw (the audit log's rule),
-// and the types it asked for.
-func (w Webhook) sees(e eventlog.Placed) bool {
+// ForUser lists every webhook of a user, whatever credential made it, newest first, with its
+// status and last attempt: the settings UI and `folio webhook list` show them beside the keys.
+func (s *Service) ForUser(ctx context.Context, userID string) ([]View, error) {
+	hooks, err := s.store.ofUser(ctx, userID)
+	if err != nil {
+		return nil, err
+	}
+	vs, err := s.views(ctx, hooks)
+	if err != nil {
+		return nil, err
+	}
+	last, err := s.store.lastAttempts(ctx, hooks)
+	if err != nil {
+		return nil, err
+	}
+	for i := range vs {
+		if a, ok := last[vs[i].ID]; ok {
+			vs[i].LastAttempt = &a
+		}
+	}
+	return vs, nil
+}
+
+// DeleteForUser deletes one of a user's webhooks, whatever credential made it (the settings UI,
+// `folio webhook delete`); another user's is ErrNotFound. An empty userID is the operator: any
+// user's webhook.
+func (s *Service) DeleteForUser(ctx context.Context, userID, id string) error {
+	if !ids.Valid(id) {
+		return ErrNotFound
+	}
+	return s.store.removeOfUser(ctx, userID, id)
+}
+
+// sees says whether an event is in the feed of the webhook's principal p (the audit log's rule,
+// as GET /events) and of the types the webhook asked for.
+func (w Webhook) sees(p *auth.Principal, e eventlog.Placed) bool {
 	switch {
-	case w.NotebookID != nil:
-		if e.NotebookID == nil || *e.NotebookID != *w.NotebookID {
+	case p.NotebookID != nil:
+		if e.NotebookID == nil || *e.NotebookID != *p.NotebookID {
 			return false
 		}
-	case w.WorkspaceID != nil:
-		if e.WorkspaceID == nil || *e.WorkspaceID != *w.WorkspaceID {
+	case p.WorkspaceID != nil:
+		if e.WorkspaceID == nil || *e.WorkspaceID != *p.WorkspaceID {
 			return false
 		}
 	default:
-		if e.ActorUserID != w.UserID {
+		if e.ActorUserID != p.UserID {
 			return false
 		}
 	}
 	return w.Events == "" || slices.Contains(strings.Split(w.Events, ","), e.Type)
 }
 
-// Dispatch implements eventlog.Dispatcher: one delivery job per placed event and active webhook
-// that sees it, inserted into River's queue in tx, the sequencer's transaction. The write path
-// never waits on this: the sequencer runs after the write has committed.
+// Dispatch implements eventlog.Dispatcher: one delivery job per placed event and webhook that
+// may deliver it now (CONTRACT.md section 20): the webhook is active, its credential is live
+// (auth.Rule.Hold), the event is in that credential's feed, and the credential can read the
+// event's resource (auth.Rule.Readable, as GET /events shows its data). Jobs are inserted into
+// River's queue in tx, the sequencer's transaction. The write path never waits on this: the
+// sequencer runs after the write has committed. Each attempt asks the rule again (deliverWorker).
 func (s *Service) Dispatch(ctx context.Context, tx *gorm.DB, placed []eventlog.Placed) error {
 	hooks, err := s.store.active(ctx, tx)
 	if err != nil || len(hooks) == 0 {
 		return err
 	}
-	// A restricted webhook whose place its user can no longer reach gets nothing (checked once
-	// per dispatch; an error other than "out of reach" fails the dispatch, which is retried).
-	reachable := make(map[string]bool, len(hooks))
-	for _, w := range hooks {
-		if w.WorkspaceID == nil && w.NotebookID == nil {
-			reachable[w.ID] = true
-			continue
-		}
-		err := s.restrictions.CheckRestriction(ctx, w.UserID, w.WorkspaceID, w.NotebookID)
-		var ae *apierr.Error
-		switch {
-		case err == nil:
-			reachable[w.ID] = true
-		case errors.As(err, &ae) && ae.Status < 500:
-			reachable[w.ID] = false
-		default:
-			return err
-		}
+	refs := make([]auth.CredentialRef, len(hooks))
+	for i, w := range hooks {
+		refs[i] = w.Credential()
+	}
+	held, err := s.rule.Hold(ctx, refs)
+	if err != nil {
+		return err
 	}
 	var jobs []river.InsertManyParams
-	for _, e := range placed {
-		for _, w := range hooks {
-			if reachable[w.ID] && w.sees(e) {
-				jobs = append(jobs, river.InsertManyParams{Args: DeliverArgs{WebhookID: w.ID, EventID: e.ID, Payload: e.Payload}})
+	for i, w := range hooks {
+		p := held[refs[i]].Principal
+		if p == nil {
+			continue // its credential is dead: nothing is attempted (GET /webhooks says why)
+		}
+		var seen []eventlog.Placed
+		var res []auth.Resource
+		for _, e := range placed {
+			if !w.sees(p, e) {
+				continue
+			}
+			if r, ok := eventlog.DataResource(e.Type, e.ResourceType, e.ResourceID, e.NotebookID); ok {
+				seen, res = append(seen, e), append(res, r)
+			}
+		}
+		if len(seen) == 0 {
+			continue
+		}
+		readable, err := s.rule.Readable(ctx, p, res)
+		if err != nil {
+			return err
+		}
+		for j, e := range seen {
+			if readable[res[j]] {
+				jobs = append(jobs, river.InsertManyParams{Args: DeliverArgs{WebhookID: w.ID, EventID: e.ID, Type: e.Type,
+					ResourceType: e.ResourceType, ResourceID: e.ResourceID, NotebookID: e.NotebookID, Payload: e.Payload}})
 			}
 		}
 	}
@@ -179,6 +301,34 @@ func (s *Service) Dispatch(ctx context.Context, tx *gorm.DB, placed []eventlog.P
 	}
 	_, err = s.queue.client.InsertManyTx(ctx, sqlTx, jobs)
 	return err
+}
+
+// deliverable asks the access rule, at an attempt, whether the job may still be delivered: its
+// webhook's credential is live and can read the event's resource now. A job queued before jobs
+// named their resource is delivered only if its credential is live (such webhooks were disabled
+// by the migration that recorded credentials, so none is).
+func deliverable(ctx context.Context, rule *auth.Rule, w Webhook, args DeliverArgs) (bool, error) {
+	h, err := rule.HoldOne(ctx, w.Credential())
+	if err != nil || h.Principal == nil {
+		return false, err
+	}
+	r, ok := eventlog.DataResource(args.Type, args.ResourceType, args.ResourceID, args.NotebookID)
+	if !ok {
+		return false, nil
+	}
+	readable, err := rule.Readable(ctx, h.Principal, []auth.Resource{r})
+	return readable[r], err
+}
+
+// MoveKey implements auth.KeyHolder: a rotation moves the old key's webhooks to the new key, in
+// the rotation's transaction.
+func (s *Store) MoveKey(ctx context.Context, tx any, fromKeyID, toKeyID string) error {
+	gtx, ok := tx.(*gorm.DB)
+	if !ok {
+		return fmt.Errorf("webhooks: MoveKey needs the rotation's *gorm.DB transaction")
+	}
+	return gtx.WithContext(ctx).Model(&Webhook{}).Where("credential_kind = ? AND credential_id = ?", string(auth.CredentialKey), fromKeyID).
+		Update("credential_id", toKeyID).Error
 }
 
 func formatInt(n int64) string { return strconv.FormatInt(n, 10) }

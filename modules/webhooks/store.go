@@ -17,8 +17,28 @@ type Store struct{ db *gorm.DB }
 // NewStore returns the webhooks store.
 func NewStore(gdb *gorm.DB) *Store { return &Store{db: gdb} }
 
-func (s *Store) create(ctx context.Context, w *Webhook) error {
-	return db.Transaction(ctx, s.db, func(tx *gorm.DB) error { return tx.Create(w).Error })
+// webhookLockKey starts the PostgreSQL transaction-level advisory lock a create takes per user
+// ("foliowh" and a hash of the user id), so that two concurrent creates cannot both pass the limit;
+// on SQLite every write transaction holds the database's write lock already.
+const webhookLockKey = "foliowh:"
+
+// create stores w unless its user already has max webhooks (403 WEBHOOK_LIMIT_REACHED).
+func (s *Store) create(ctx context.Context, w *Webhook, max int) error {
+	return db.Transaction(ctx, s.db, func(tx *gorm.DB) error {
+		if db.IsPostgres(tx) {
+			if err := tx.Exec("SELECT pg_advisory_xact_lock(hashtextextended(?, 0))", webhookLockKey+w.UserID).Error; err != nil {
+				return err
+			}
+		}
+		var n int64
+		if err := tx.Model(&Webhook{}).Where("user_id = ?", w.UserID).Count(&n).Error; err != nil {
+			return err
+		}
+		if n >= int64(max) {
+			return ErrLimit.WithMessage("a user has at most %d webhooks; delete one first", max)
+		}
+		return tx.Create(w).Error
+	})
 }
 
 // owned narrows q to the webhooks the principal manages: its user's, and for a restricted key
@@ -53,8 +73,22 @@ func (s *Store) list(ctx context.Context, pr *auth.Principal, p paginate.Params)
 
 // remove deletes the webhook and its attempts; its queued deliveries find it gone and stop.
 func (s *Store) remove(ctx context.Context, p *auth.Principal, id string) error {
+	return s.removeWhere(ctx, func(q *gorm.DB) *gorm.DB { return owned(q, p) }, id)
+}
+
+// removeOfUser is remove for one of userID's webhooks ("" for any user's).
+func (s *Store) removeOfUser(ctx context.Context, userID, id string) error {
+	return s.removeWhere(ctx, func(q *gorm.DB) *gorm.DB {
+		if userID == "" {
+			return q
+		}
+		return q.Where("webhooks.user_id = ?", userID)
+	}, id)
+}
+
+func (s *Store) removeWhere(ctx context.Context, scope func(*gorm.DB) *gorm.DB, id string) error {
 	return db.Transaction(ctx, s.db, func(tx *gorm.DB) error {
-		res := owned(tx, p).Where("webhooks.id = ?", id).Delete(&Webhook{})
+		res := scope(tx).Where("webhooks.id = ?", id).Delete(&Webhook{})
 		if res.Error != nil {
 			return res.Error
 		}
@@ -70,6 +104,28 @@ func (s *Store) active(ctx context.Context, tx *gorm.DB) ([]Webhook, error) {
 	var rows []Webhook
 	err := tx.WithContext(ctx).Where("status = ?", StatusActive).Find(&rows).Error
 	return rows, err
+}
+
+// ofUser returns every webhook of a user, newest first (at most MaxPerUser).
+func (s *Store) ofUser(ctx context.Context, userID string) ([]Webhook, error) {
+	var rows []Webhook
+	err := s.db.WithContext(ctx).Where("user_id = ?", userID).Order("created_at DESC, id DESC").Find(&rows).Error
+	return rows, err
+}
+
+// lastAttempts returns the newest attempt of each webhook that has one.
+func (s *Store) lastAttempts(ctx context.Context, hooks []Webhook) (map[string]Attempt, error) {
+	out := map[string]Attempt{}
+	for _, w := range hooks { // at most MaxPerUser, each one probe of idx_webhook_attempts
+		var rows []Attempt
+		if err := s.db.WithContext(ctx).Where("webhook_id = ?", w.ID).Order("id DESC").Limit(1).Find(&rows).Error; err != nil {
+			return nil, err
+		}
+		if len(rows) == 1 {
+			out[w.ID] = rows[0]
+		}
+	}
+	return out, nil
 }
 
 var attemptKeyset = paginate.Keyset{Table: "webhook_attempts", ByIDOnly: true}
@@ -96,6 +152,6 @@ func (s *Store) recordAttempt(ctx context.Context, a *Attempt, ok bool, disableA
 			return err
 		}
 		return tx.Model(&Webhook{}).Where("id = ? AND failing_since <= ?", a.WebhookID, a.AttemptedAt.Add(-disableAfter)).
-			Update("status", StatusDisabled).Error
+			Updates(map[string]any{"status": StatusDisabled, "disabled_reason": ReasonFailing}).Error
 	})
 }

@@ -9,6 +9,7 @@ import (
 
 	"folio/modules/accounts"
 	"folio/platform/apidoc"
+	"folio/platform/auth"
 	"folio/platform/db"
 	"folio/platform/httpx"
 )
@@ -24,6 +25,8 @@ var Module = fx.Module("workspaces",
 	fx.Provide(NewStore, fx.Private),
 	fx.Provide(
 		NewService,
+		NewMembers,
+		auth.AsReader(NewMembers),
 		httpx.AsRoutes(NewHandler),
 		apidoc.AsPart("workspaces", openapiYAML),
 		db.AsMigrations(migrations),

@@ -8,7 +8,6 @@ import (
 
 	"go.uber.org/fx"
 	"gorm.io/gorm"
-	"gorm.io/gorm/clause"
 
 	"folio/platform/apierr"
 	"folio/platform/auth"
@@ -32,6 +31,8 @@ type Service struct {
 	users     UserDirectory
 	authCache *auth.Cache
 	events    eventlog.Emitter
+	// Members answers RoleOf, MemberWorkspaceIDs and WorkspaceNames for the service too.
+	*Members
 }
 
 // ServiceParams are the dependencies of NewService.
@@ -43,11 +44,12 @@ type ServiceParams struct {
 	Users     UserDirectory
 	AuthCache *auth.Cache
 	Events    eventlog.Emitter
+	Members   *Members
 }
 
 // NewService returns the workspaces service.
 func NewService(p ServiceParams) *Service {
-	return &Service{db: p.DB, store: p.Store, clock: p.Clock, users: p.Users, authCache: p.AuthCache, events: p.Events}
+	return &Service{db: p.DB, store: p.Store, clock: p.Clock, users: p.Users, authCache: p.AuthCache, events: p.Events, Members: p.Members}
 }
 
 // View is a workspace as the caller sees it.
@@ -237,32 +239,6 @@ func (s *Service) Remove(ctx context.Context, p *auth.Principal, workspaceID, us
 	return err
 }
 
-// RoleOf returns the user's role in a workspace: ErrNotFound when the workspace does not exist
-// (or the id is malformed), apierr.ErrNotMember when the user is not a member.
-func (s *Service) RoleOf(ctx context.Context, userID, workspaceID string) (string, error) {
-	if !ids.Valid(workspaceID) {
-		return "", ErrNotFound
-	}
-	role, err := s.store.roleOf(ctx, nil, workspaceID, userID, false)
-	if err != nil {
-		return "", err
-	}
-	if role == "" {
-		return "", apierr.ErrNotMember
-	}
-	return role, nil
-}
-
-// MemberWorkspaceIDs is a subquery of the ids of every workspace userID belongs to, for other
-// modules' access filters.
-func (s *Service) MemberWorkspaceIDs(userID string) clause.Expr {
-	return s.store.memberWorkspaceIDs(userID)
-}
-
-// WorkspaceNames maps the id of every workspace the user belongs to to its name.
-func (s *Service) WorkspaceNames(ctx context.Context, userID string) (map[string]string, error) {
-	return s.store.names(ctx, userID)
-}
 
 // memberEvent is a member change of a workspace: the workspace is the event's resource, and the
 // membership (as POST /workspaces/:id/members answers it; removedMember for a removal) its data.

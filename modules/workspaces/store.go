@@ -131,3 +131,11 @@ func (s *Store) names(ctx context.Context, userID string) (map[string]string, er
 	}
 	return out, nil
 }
+
+// memberOf returns which of the workspaces userID belongs to.
+func (s *Store) memberOf(ctx context.Context, userID string, workspaceIDs []string) ([]string, error) {
+	var out []string
+	err := s.db.WithContext(ctx).Table("memberships").Where("user_id = ? AND workspace_id IN ?", userID, workspaceIDs).
+		Pluck("workspace_id", &out).Error
+	return out, err
+}

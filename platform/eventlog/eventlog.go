@@ -78,9 +78,11 @@ func PastTense(verb string) (string, bool) {
 // Placed is an event that has just got its place in the feed, as the webhooks see it: who may
 // see it, and its payload (the event as GET /events serves it).
 type Placed struct {
-	ID          string // the wire id
-	Type        string
-	ActorUserID string
+	ID           string // the wire id
+	Type         string
+	ResourceType string
+	ResourceID   string
+	ActorUserID  string
 	NotebookID  *string
 	WorkspaceID *string
 	Payload     []byte
@@ -91,4 +93,20 @@ type Placed struct {
 // delivery is enqueued exactly when its event joins the feed, once, and survives restarts.
 type Dispatcher interface {
 	Dispatch(ctx context.Context, tx *gorm.DB, placed []Placed) error
+}
+
+// DataResource is what an event's data shows, for the access rule (CONTRACT.md section 20): the
+// event's data is shown to a principal only while it can read this resource. For most events it
+// is the event's own resource; a delete's data is only the deleted id (no content, and the
+// resource is gone for everyone), so it stays shown to whoever can still read the notebook it was
+// deleted from. ok is false when nothing can be named (then the data is never shown).
+func DataResource(eventType, resourceType, resourceID string, notebookID *string) (auth.Resource, bool) {
+	switch eventType {
+	case NoteDeleted, TaskDeleted:
+		if notebookID == nil {
+			return auth.Resource{}, false
+		}
+		return auth.Resource{Type: "notebook", ID: *notebookID}, true
+	}
+	return auth.Resource{Type: resourceType, ID: resourceID}, true
 }

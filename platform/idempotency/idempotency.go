@@ -3,9 +3,10 @@
 // committed in the same transaction as the write it describes, and a retry with the same key,
 // method, path and body gets that response again (Idempotent-Replayed: true) without writing.
 //
-// How a request runs (Middleware, after the API guard, so per user):
+// How a request runs (Middleware, after the API guard, so per credential: the API key or web
+// session that sent it, CONTRACT.md section 20):
 //
-//  1. claim: one INSERT of (user, key, fingerprint of method+path+body, token, lease), committed at
+//  1. claim: one INSERT of (credential, key, fingerprint of method+path+body, token, lease), committed at
 //     once, so that a retry on any instance sees the key as running (409 IDEMPOTENCY_KEY_IN_USE);
 //     an existing record is replayed (same fingerprint, completed), refused (other fingerprint:
 //     422 IDEMPOTENCY_KEY_REUSED), or started afresh (older than 24 hours);
@@ -170,7 +171,8 @@ func (m *Middleware) handle(c *gin.Context) {
 	}
 	c.Request.Body = io.NopCloser(bytes.NewReader(body))
 	ctx := c.Request.Context()
-	cl, stored, err := m.claimKey(ctx, auth.FromGin(c).UserID, values[0], fingerprint(c.Request, body))
+	p := auth.FromGin(c)
+	cl, stored, err := m.claimKey(ctx, p.UserID, p.Ref().String(), values[0], fingerprint(c.Request, body))
 	if err != nil {
 		httpx.Fail(c, err)
 		return

@@ -14,13 +14,17 @@ import (
 	"folio/platform/ids"
 )
 
-// record is one key of one user: claimed by a running request (Status 0), or the stored 2xx
-// response of the request that completed it.
+// record is one key of one credential (CONTRACT.md sections 13 and 20: an API key, or a web
+// session): claimed by a running request (Status 0), or the stored 2xx response of the request
+// that completed it. The same Idempotency-Key sent by another key or session of the same user is
+// another record, never a replay.
 type record struct {
 	ID     string `gorm:"primaryKey;size:24"`
-	UserID string `gorm:"size:24;not null;uniqueIndex:idx_idempotency_user_key,priority:1"`
+	UserID string `gorm:"size:24;not null"`
+	// Credential is the auth.CredentialRef that sent the request ("key:<id>", "session:<id>").
+	Credential string `gorm:"size:40;not null;default:'';uniqueIndex:idx_idempotency_credential_key,priority:1"`
 	// IdemKey is the client's key (not "key", a keyword in SQL).
-	IdemKey string `gorm:"column:idem_key;size:255;not null;uniqueIndex:idx_idempotency_user_key,priority:2"`
+	IdemKey string `gorm:"column:idem_key;size:255;not null;uniqueIndex:idx_idempotency_credential_key,priority:2"`
 	// Fingerprint is the SHA-256 of the request's method, path and body.
 	Fingerprint []byte `gorm:"not null"`
 	// Token names the request that holds the claim: only it may complete or release it.
@@ -43,20 +47,43 @@ func Migrations() db.Migrations {
 		ID:       "202611232310_idempotency_init",
 		Migrate:  func(tx *gorm.DB) error { return tx.Migrator().CreateTable(&record{}) },
 		Rollback: func(tx *gorm.DB) error { return tx.Migrator().DropTable(&record{}) },
+	}, {
+		// Keys belong to the credential that sent them (CONTRACT.md section 20), no longer to the
+		// user. Records made before name no credential: they match no request any more and the
+		// sweep deletes them within 24 hours (a retry of such a request across the upgrade runs
+		// afresh). A database whose first step ran after the column joined the model has it.
+		ID: "202611262310_idempotency_credential",
+		Migrate: func(tx *gorm.DB) error {
+			m := tx.Migrator()
+			if !m.HasColumn(&record{}, "Credential") {
+				if err := m.AddColumn(&record{}, "Credential"); err != nil {
+					return err
+				}
+			}
+			if m.HasIndex(&record{}, "idx_idempotency_user_key") {
+				if err := m.DropIndex(&record{}, "idx_idempotency_user_key"); err != nil {
+					return err
+				}
+			}
+			if !m.HasIndex(&record{}, "idx_idempotency_credential_key") {
+				return m.CreateIndex(&record{}, "idx_idempotency_credential_key")
+			}
+			return nil
+		},
 	}}
 }
 
 // claim is a running request's hold on its key.
 type claim struct{ id, token string }
 
-// claimKey takes the user's key for a request with fingerprint fp. It returns the claim, or the
+// claimKey takes the credential's key for a request with fingerprint fp. It returns the claim, or the
 // stored record to replay, or ErrReused / ErrInUse. A claim is one INSERT committed at once (so
 // that a retry on any instance sees it while the request runs); what follows it is the one
 // UPDATE in the request's own transaction (complete).
-func (m *Middleware) claimKey(ctx context.Context, userID, key string, fp []byte) (claim, *record, error) {
+func (m *Middleware) claimKey(ctx context.Context, userID, credential, key string, fp []byte) (claim, *record, error) {
 	for range 3 {
 		now := m.clock.Now()
-		rec := record{ID: ids.New(), UserID: userID, IdemKey: key, Fingerprint: fp, Token: ids.New(), LeaseUntil: now.Add(Lease), CreatedAt: now}
+		rec := record{ID: ids.New(), UserID: userID, Credential: credential, IdemKey: key, Fingerprint: fp, Token: ids.New(), LeaseUntil: now.Add(Lease), CreatedAt: now}
 		res := m.db.WithContext(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(&rec)
 		if res.Error != nil {
 			return claim{}, nil, res.Error
@@ -65,7 +92,7 @@ func (m *Middleware) claimKey(ctx context.Context, userID, key string, fp []byte
 			return claim{id: rec.ID, token: rec.Token}, nil, nil
 		}
 		var rows []record
-		if err := m.db.WithContext(ctx).Where("user_id = ? AND idem_key = ?", userID, key).Limit(1).Find(&rows).Error; err != nil {
+		if err := m.db.WithContext(ctx).Where("credential = ? AND idem_key = ?", credential, key).Limit(1).Find(&rows).Error; err != nil {
 			return claim{}, nil, err
 		}
 		if len(rows) == 0 {
