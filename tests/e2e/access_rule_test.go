@@ -1,0 +1,408 @@
+package e2e
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"folio/modules/accounts"
+	"folio/platform/auth"
+	"folio/platform/clock"
+	"folio/tests/apitest"
+)
+
+// One access rule, checked at every use (CONTRACT.md section 20, issue 28): regression tests for
+// the four holes found from outside. Each runs over HTTP on both databases.
+
+// quietFor is how long a receiver must stay silent after the dispatch that would have reached it
+// (a live webhook of the same user, dispatched in the same transaction, has already been served).
+const quietFor = 3 * time.Second
+
+// deliveredEvent returns the event of a delivery.
+func deliveredEvent(t *testing.T, d delivery) map[string]any {
+	t.Helper()
+	var ev map[string]any
+	if err := json.Unmarshal(d.body, &ev); err != nil {
+		t.Fatalf("delivery is not JSON: %v: %s", err, d.body)
+	}
+	return ev
+}
+
+// waitForResource waits (at most 30 s) until rcv has received an event about resourceID and
+// returns it.
+func waitForResource(t *testing.T, rcv *receiver, resourceID string) map[string]any {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		rcv.mu.Lock()
+		got := append([]delivery(nil), rcv.got...)
+		rcv.mu.Unlock()
+		for _, d := range got {
+			if ev := deliveredEvent(t, d); ev["resourceId"] == resourceID {
+				return ev
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no delivery about %s after 30 s (%d deliveries)", resourceID, len(got))
+		}
+		select {
+		case <-rcv.ready:
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// deliveriesAbout returns what rcv received about resourceID, after waiting quietFor.
+func deliveriesAbout(t *testing.T, rcv *receiver, resourceID string) []string {
+	t.Helper()
+	time.Sleep(quietFor)
+	rcv.mu.Lock()
+	defer rcv.mu.Unlock()
+	var out []string
+	for _, d := range rcv.got {
+		if deliveredEvent(t, d)["resourceId"] == resourceID {
+			out = append(out, string(d.body))
+		}
+	}
+	return out
+}
+
+// listedWebhook returns the webhook id as GET /webhooks shows it to key (nil when absent).
+func listedWebhook(t *testing.T, s *apitest.Server, key, id string) map[string]any {
+	t.Helper()
+	for _, w := range apitest.Must(t, s.Get(t, key, "/webhooks?limit=100"), http.StatusOK).Data(t) {
+		if w["id"] == id {
+			return w
+		}
+	}
+	return nil
+}
+
+// wantWebhookState checks status and disabledReason of a listed webhook ("" reason: absent or
+// null, as for an active webhook).
+func wantWebhookState(t *testing.T, s *apitest.Server, key, id, status, reason string) {
+	t.Helper()
+	w := listedWebhook(t, s, key, id)
+	if w == nil {
+		t.Errorf("GET /webhooks does not list webhook %s", id)
+		return
+	}
+	gotReason, _ := w["disabledReason"].(string)
+	if w["status"] != status || gotReason != reason || (reason == "" && w["disabledReason"] != nil) {
+		t.Errorf("GET /webhooks shows webhook %s with status %v, disabledReason %v; want status %q, disabledReason %q", id, w["status"], w["disabledReason"], status, reason)
+	}
+}
+
+// TestWebhookDiesWithItsKey (hole 1): a webhook belongs to the key that created it. Once that
+// key is revoked or has expired, later writes of the user through another key are not delivered
+// (within the key cache's bound), and GET /webhooks shows the webhook disabled with the reason. A
+// rotation moves the webhook to the new key (deliveries continue, status active) until that key
+// is revoked in turn.
+func TestWebhookDiesWithItsKey(t *testing.T) {
+	start := time.Date(2031, 6, 1, 9, 0, 0, 0, time.UTC)
+	apitest.ForEachDBWithClock(t, start, func(t *testing.T, s *apitest.Server, fake *clock.Fake) {
+		// pastCache moves the clock beyond the key cache's lifetime, so that no instance may still
+		// hold the dead key (this one drops it at once anyway).
+		pastCache := func() { fake.Advance(s.Config.KeyCacheTTL + time.Second) }
+		revoke := func(t *testing.T, raw string) {
+			t.Helper()
+			if _, err := s.Accounts.RevokeKey(t.Context(), apitest.KeyPrefix(t, raw)); err != nil {
+				t.Fatal(err)
+			}
+			pastCache()
+		}
+
+		// setup makes a user with a live key (whose "canary" webhook shows when a dispatch has
+		// happened), the key k from newKey, a webhook made with k, and one note written with k,
+		// delivered to that webhook.
+		type scene struct {
+			user        apitest.User
+			live, k     string
+			nb, hook    string
+			rcv, canary *receiver
+		}
+		setup := func(t *testing.T, name string, newKey func(u apitest.User) string) *scene {
+			t.Helper()
+			sc := &scene{user: s.NewUser(t, name)}
+			sc.live = s.NewKey(t, sc.user, auth.ScopeReadWrite)
+			sc.k = newKey(sc.user)
+			sc.rcv, sc.canary = newReceiver(t), newReceiver(t)
+			hook := map[string]any{"events": []string{"note.created"}}
+			hook["url"] = sc.canary.URL + "/canary"
+			apitest.Must(t, s.Post(t, sc.live, "/webhooks", hook), http.StatusCreated)
+			hook["url"] = sc.rcv.URL + "/hook"
+			sc.hook = apitest.Must(t, s.Post(t, sc.k, "/webhooks", hook), http.StatusCreated).Str(t, "id")
+			wantWebhookState(t, s, sc.live, sc.hook, "active", "")
+			sc.nb = apitest.Must(t, s.Post(t, sc.live, "/notebooks", map[string]any{"name": "Hooked"}), http.StatusCreated).Str(t, "id")
+			first := createNote(t, s, sc.k, sc.nb, "written with the webhook's own key")["id"].(string)
+			waitForResource(t, sc.rcv, first)
+			waitForResource(t, sc.canary, first)
+			return sc
+		}
+		// writeLive writes a note with the live key and waits until the canary has it: the
+		// dispatch that would reach the dead webhook has happened.
+		writeLive := func(t *testing.T, sc *scene, content string) string {
+			t.Helper()
+			id := createNote(t, s, sc.live, sc.nb, content)["id"].(string)
+			waitForResource(t, sc.canary, id)
+			return id
+		}
+		plainKey := func(u apitest.User) string { return s.NewKey(t, u, auth.ScopeReadWrite) }
+
+		t.Run("revoked", func(t *testing.T) {
+			sc := setup(t, "Una Revoked", plainKey)
+			revoke(t, sc.k)
+			apitest.CheckEnvelope(t, s.Get(t, sc.k, "/notebooks"), http.StatusUnauthorized, "UNAUTHENTICATED")
+			after := writeLive(t, sc, "written after the webhook's key was revoked: secret plans")
+			if got := deliveriesAbout(t, sc.rcv, after); len(got) != 0 {
+				t.Errorf("the webhook of a revoked key still delivered a later write of its user (%d deliveries): %s", len(got), got[0])
+			}
+			wantWebhookState(t, s, sc.live, sc.hook, "disabled", "KEY_REVOKED")
+		})
+
+		t.Run("expired", func(t *testing.T) {
+			expires := fake.Now().Add(time.Hour)
+			sc := setup(t, "Una Expired", func(u apitest.User) string {
+				raw, _, err := s.Accounts.CreateKey(t.Context(), accounts.NewKey{UserID: u.ID, Name: "expiring", Scope: auth.ScopeReadWrite, ExpiresAt: &expires})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return raw
+			})
+			fake.Set(expires)
+			pastCache()
+			apitest.CheckEnvelope(t, s.Get(t, sc.k, "/notebooks"), http.StatusUnauthorized, "UNAUTHENTICATED")
+			after := writeLive(t, sc, "written after the webhook's key expired: secret plans")
+			if got := deliveriesAbout(t, sc.rcv, after); len(got) != 0 {
+				t.Errorf("the webhook of an expired key still delivered a later write of its user (%d deliveries): %s", len(got), got[0])
+			}
+			wantWebhookState(t, s, sc.live, sc.hook, "disabled", "KEY_EXPIRED")
+		})
+
+		t.Run("rotated", func(t *testing.T) {
+			sc := setup(t, "Una Rotated", plainKey)
+			k2, _, err := s.Accounts.RotateKey(t.Context(), apitest.KeyPrefix(t, sc.k))
+			if err != nil {
+				t.Fatal(err)
+			}
+			pastCache()
+			apitest.CheckEnvelope(t, s.Get(t, sc.k, "/notebooks"), http.StatusUnauthorized, "UNAUTHENTICATED")
+			// The webhook moved to the new key: deliveries continue.
+			moved := writeLive(t, sc, "written after the rotation")
+			waitForResource(t, sc.rcv, moved)
+			wantWebhookState(t, s, sc.live, sc.hook, "active", "")
+			// Revoking the new key stops them.
+			revoke(t, k2)
+			after := writeLive(t, sc, "written after the rotated key was revoked: secret plans")
+			if got := deliveriesAbout(t, sc.rcv, after); len(got) != 0 {
+				t.Errorf("the webhook of a rotated, then revoked key still delivered a later write of its user (%d deliveries): %s", len(got), got[0])
+			}
+			wantWebhookState(t, s, sc.live, sc.hook, "disabled", "KEY_REVOKED")
+		})
+	}, localWebhooks)
+}
+
+// TestWriteOnlyKeyCannotCreateWebhook (hole 2): a webhook reads every event it sees, so creating
+// one needs read and write scope: a scope-2 key gets 403 INSUFFICIENT_SCOPE and nothing is made.
+func TestWriteOnlyKeyCannotCreateWebhook(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
+		u := s.NewUser(t, "Wendy Writeonly")
+		rw := s.NewKey(t, u, auth.ScopeReadWrite)
+		body := map[string]any{"url": "https://93.184.216.34/hook", "events": noDeliveries}
+		// The feed itself is closed to it (as today).
+		apitest.CheckEnvelope(t, s.Get(t, s.NewKey(t, u, auth.ScopeWrite), "/events"), http.StatusForbidden, "INSUFFICIENT_SCOPE")
+		for _, scope := range []int{auth.ScopeRead, auth.ScopeWrite} {
+			r := s.Post(t, s.NewKey(t, u, scope), "/webhooks", body)
+			if r.Status != http.StatusForbidden || r.ErrorCode(t) != "INSUFFICIENT_SCOPE" {
+				t.Errorf("POST /webhooks with a scope-%d key: %d %s, want 403 INSUFFICIENT_SCOPE", scope, r.Status, r.Body)
+				continue
+			}
+			apitest.CheckEnvelope(t, r, http.StatusForbidden, "INSUFFICIENT_SCOPE")
+		}
+		if list := apitest.Must(t, s.Get(t, rw, "/webhooks"), http.StatusOK).Data(t); len(list) != 0 {
+			t.Errorf("a refused POST /webhooks created %d webhook(s): %v", len(list), list)
+		}
+	})
+}
+
+// TestFeedForgetsWhatIsGone (hole 3): an event's data is shown only to a principal who can read
+// its resource now; otherwise the event stays (id, type, createdAt, resourceType, resourceId)
+// with data null. Checked after a delete, a move out of the workspace and a member's removal,
+// for those who lost the resource and for those who still read it.
+func TestFeedForgetsWhatIsGone(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
+		ann, bob := s.NewUser(t, "Ann Owner"), s.NewUser(t, "Bob Latecomer")
+		annKey := s.NewKey(t, ann, auth.ScopeReadWrite)
+		ws := apitest.Must(t, s.Post(t, annKey, "/workspaces", map[string]any{"name": "Team"}), http.StatusCreated).Str(t, "id")
+		teamNB := apitest.Must(t, s.Post(t, annKey, "/notebooks", map[string]any{"name": "Team Notes", "workspaceId": ws}), http.StatusCreated).Str(t, "id")
+		personalNB := apitest.Must(t, s.Post(t, annKey, "/notebooks", map[string]any{"name": "Ann personal"}), http.StatusCreated).Str(t, "id")
+
+		// The words that must leave the feed with their notes.
+		const deletedWord, movedWord, keptWord, bobWord = "quokkadeleted", "quokkamoved", "quokkakept", "quokkabob"
+		post := func(key, nb, content string) apitest.Response {
+			t.Helper()
+			return apitest.Must(t, s.Post(t, key, "/notes", map[string]any{"content": content, "notebookId": nb}), http.StatusCreated)
+		}
+		n1 := post(annKey, teamNB, "Layoffs list "+deletedWord)
+		n2 := post(annKey, teamNB, "Salary review "+movedWord)
+		n3 := post(annKey, teamNB, "Offsite agenda "+keptWord)
+		id1, id2, id3 := n1.Str(t, "id"), n2.Str(t, "id"), n3.Str(t, "id")
+		apitest.Must(t, s.Delete(t, annKey, "/notes/"+id1), http.StatusOK)
+		movedBody := apitest.Must(t, patch(t, s, annKey, "/notes/"+id2, map[string]any{"notebookId": personalNB}), http.StatusOK)
+
+		apitest.Must(t, s.Post(t, annKey, "/workspaces/"+ws+"/members", map[string]any{"email": bob.Email}), http.StatusCreated)
+		bobWS := s.NewKey(t, bob, auth.ScopeReadWrite, apitest.KeyOpts{Workspace: ws})
+		bobAll := s.NewKey(t, bob, auth.ScopeReadWrite)
+		annWS := s.NewKey(t, ann, auth.ScopeReadWrite, apitest.KeyOpts{Workspace: ws})
+		// Bob cannot read N1 or N2 through the API (the feed must not tell more).
+		apitest.CheckEnvelope(t, s.Get(t, bobWS, "/notes/"+id1), http.StatusNotFound, "NOTE_NOT_FOUND")
+		apitest.CheckEnvelope(t, s.Get(t, bobWS, "/notes/"+id2), http.StatusNotFound, "NOTE_NOT_FOUND")
+		nb := post(bobAll, teamNB, "Bob's own "+bobWord)
+		idB := nb.Str(t, "id")
+
+		// byResource groups a feed's events by resource id.
+		byResource := func(events []map[string]any) map[string][]map[string]any {
+			out := map[string][]map[string]any{}
+			for _, e := range events {
+				id, _ := e["resourceId"].(string)
+				out[id] = append(out[id], e)
+			}
+			return out
+		}
+		// hidden checks that who sees the events of resource id (at least the types in want)
+		// with data null and the rest of the event kept.
+		hidden := func(who string, events map[string][]map[string]any, id string, want ...string) {
+			t.Helper()
+			seen := map[string]bool{}
+			for _, e := range events[id] {
+				seen[e["type"].(string)] = true
+				for _, f := range []string{"id", "type", "createdAt", "resourceType", "resourceId"} {
+					if v, _ := e[f].(string); v == "" {
+						t.Errorf("%s: event %v of %s lost its %s", who, e["type"], id, f)
+					}
+				}
+				if data, present := e["data"]; !present || data != nil {
+					raw, _ := json.Marshal(data)
+					t.Errorf("%s: event %v %v of %s (no longer readable) has data %s, want null", who, e["type"], e["id"], id, raw)
+				}
+			}
+			for _, typ := range want {
+				if !seen[typ] {
+					t.Errorf("%s: the feed lost the %s event of %s (it must stay, with data null)", who, typ, id)
+				}
+			}
+		}
+		// shown checks that who sees the event of type typ of resource id with data equal to body.
+		shown := func(who string, events map[string][]map[string]any, id, typ string, body apitest.Response) {
+			t.Helper()
+			for _, e := range events[id] {
+				if e["type"] == typ {
+					sameJSON(t, who+": "+typ+" of "+id, body.Body, e["data"])
+					return
+				}
+			}
+			t.Errorf("%s: no %s event of %s in the feed", who, typ, id)
+		}
+		noWord := func(who string, events []map[string]any, words ...string) {
+			t.Helper()
+			raw, _ := json.Marshal(events)
+			for _, w := range words {
+				if strings.Contains(string(raw), w) {
+					t.Errorf("%s: the feed still carries %q, the content of a note it can no longer read", who, w)
+				}
+			}
+		}
+
+		// Bob, invited after the fact, with a key of the workspace.
+		bobFeed, _ := feed(t, s, bobWS, "", "")
+		bobEvents := byResource(bobFeed)
+		hidden("Bob's workspace key", bobEvents, id1, "note.created", "note.deleted")
+		hidden("Bob's workspace key", bobEvents, id2, "note.created")
+		shown("Bob's workspace key", bobEvents, id3, "note.created", n3)
+		shown("Bob's workspace key", bobEvents, idB, "note.created", nb)
+		noWord("Bob's workspace key", bobFeed, deletedWord, movedWord)
+
+		// Ann still reads N2 (in her personal notebook) and N3; nobody reads the deleted N1.
+		annFeed, _ := feed(t, s, annKey, "", "")
+		annEvents := byResource(annFeed)
+		hidden("Ann's key", annEvents, id1, "note.created", "note.deleted")
+		noWord("Ann's key", annFeed, deletedWord)
+		shown("Ann's key", annEvents, id2, "note.created", n2)
+		shown("Ann's key", annEvents, id2, "note.updated", movedBody)
+		shown("Ann's key", annEvents, id3, "note.created", n3)
+
+		// Bob leaves: his unrestricted key still lists the event he caused in the workspace, without
+		// the content; Ann, still a member, reads it.
+		apitest.Must(t, s.Delete(t, annKey, "/workspaces/"+ws+"/members/"+bob.ID), http.StatusOK)
+		apitest.CheckEnvelope(t, s.Get(t, bobAll, "/notes/"+idB), http.StatusNotFound, "NOTE_NOT_FOUND")
+		bobAfter, _ := feed(t, s, bobAll, "", "")
+		hidden("Bob's key after his removal", byResource(bobAfter), idB, "note.created")
+		noWord("Bob's key after his removal", bobAfter, bobWord)
+		annWSFeed, _ := feed(t, s, annWS, "", "")
+		shown("Ann's workspace key", byResource(annWSFeed), idB, "note.created", nb)
+	})
+}
+
+// TestReplayStaysWithItsCredential (hole 4): an Idempotency-Key belongs to the credential that
+// sent it. Another key or the session of the same user repeating the same method, path, body and
+// key gets the answer its own request deserves, never the stored one; the same credential's
+// retry still replays.
+func TestReplayStaysWithItsCredential(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
+		u := s.NewUser(t, "Rita Replay")
+		k1 := s.NewKey(t, u, auth.ScopeReadWrite)
+		nb1 := apitest.Must(t, s.Post(t, k1, "/notebooks", map[string]any{"name": "One"}), http.StatusCreated).Str(t, "id")
+		nb2 := apitest.Must(t, s.Post(t, k1, "/notebooks", map[string]any{"name": "Two"}), http.StatusCreated).Str(t, "id")
+		k2 := s.NewKey(t, u, auth.ScopeReadWrite, apitest.KeyOpts{Notebook: nb2})
+		k3 := s.NewKey(t, u, auth.ScopeReadWrite)
+		sess := s.OpenSession(t, u)
+		bySession := func(method, path, idem string, body any) apitest.Response {
+			h := apitest.SessionHeader(sess.Token, sess.CSRFToken)
+			h["Idempotency-Key"] = idem
+			return s.Do(t, apitest.Request{Method: method, Path: path, Body: body, Header: h})
+		}
+
+		t.Run("a note", func(t *testing.T) {
+			body := map[string]any{"content": "Board memo, only in notebook one", "notebookId": nb1}
+			first := apitest.Must(t, withKey(t, s, k1, http.MethodPost, "/notes", "X-note", body), http.StatusCreated)
+			noteID := first.Str(t, "id")
+			wantReplay(t, withKey(t, s, k1, http.MethodPost, "/notes", "X-note", body), first)
+			// K2 may not use notebook one: its own request is refused, the stored note is not its answer.
+			apitest.CheckEnvelope(t, s.Get(t, k2, "/notes/"+noteID), http.StatusNotFound, "NOTE_NOT_FOUND")
+			r := withKey(t, s, k2, http.MethodPost, "/notes", "X-note", body)
+			if r.Header.Get("Idempotent-Replayed") != "" || strings.Contains(string(r.Body), noteID) {
+				t.Fatalf("a notebook key repeating another key's Idempotency-Key got the stored answer: %d %s (Idempotent-Replayed %q)", r.Status, r.Body, r.Header.Get("Idempotent-Replayed"))
+			}
+			apitest.CheckEnvelope(t, r, http.StatusForbidden, "KEY_NOTEBOOK_MISMATCH")
+		})
+
+		t.Run("a webhook", func(t *testing.T) {
+			body := map[string]any{"url": "https://93.184.216.34/hook", "events": noDeliveries}
+			first := apitest.Must(t, withKey(t, s, k1, http.MethodPost, "/webhooks", "Y-hook", body), http.StatusCreated)
+			id, secret := first.Str(t, "id"), first.Str(t, "secret")
+			wantReplay(t, withKey(t, s, k1, http.MethodPost, "/webhooks", "Y-hook", body), first)
+			others := map[string]func() apitest.Response{
+				"another key of the user": func() apitest.Response {
+					return withKey(t, s, k3, http.MethodPost, "/webhooks", "Y-hook", body)
+				},
+				"the user's session": func() apitest.Response { return bySession(http.MethodPost, "/webhooks", "Y-hook", body) },
+				"a notebook key of the user": func() apitest.Response {
+					return withKey(t, s, k2, http.MethodPost, "/webhooks", "Y-hook", body)
+				},
+			}
+			for _, who := range []string{"another key of the user", "the user's session", "a notebook key of the user"} {
+				r := others[who]()
+				if r.Header.Get("Idempotent-Replayed") != "" || strings.Contains(string(r.Body), secret) || strings.Contains(string(r.Body), id) {
+					t.Errorf("%s repeating another key's Idempotency-Key got the stored answer (K1's webhook and secret): %d %s (Idempotent-Replayed %q)", who, r.Status, r.Body, r.Header.Get("Idempotent-Replayed"))
+					continue
+				}
+				// Its own webhook, with its own secret.
+				if r.Status != http.StatusCreated || r.Str(t, "secret") == "" {
+					t.Errorf("%s: %d %s, want 201 and a webhook of its own", who, r.Status, r.Body)
+				}
+			}
+		})
+	})
+}
