@@ -272,12 +272,17 @@ func TestFeedForgetsWhatIsGone(t *testing.T) {
 			return out
 		}
 		// hidden checks that who sees the events of resource id (at least the types in want)
-		// with data null and the rest of the event kept.
+		// with data null and the rest of the event kept. A delete's data is only the deleted id
+		// (no content): it stays for whoever still reads the notebook it was deleted from, and
+		// tombstone checks it.
 		hidden := func(who string, events map[string][]map[string]any, id string, want ...string) {
 			t.Helper()
 			seen := map[string]bool{}
 			for _, e := range events[id] {
 				seen[e["type"].(string)] = true
+				if e["type"] == "note.deleted" {
+					continue
+				}
 				for _, f := range []string{"id", "type", "createdAt", "resourceType", "resourceId"} {
 					if v, _ := e[f].(string); v == "" {
 						t.Errorf("%s: event %v of %s lost its %s", who, e["type"], id, f)
@@ -305,6 +310,17 @@ func TestFeedForgetsWhatIsGone(t *testing.T) {
 			}
 			t.Errorf("%s: no %s event of %s in the feed", who, typ, id)
 		}
+		// tombstone checks that who, who still reads the notebook, sees the delete of id as {id}.
+		tombstone := func(who string, events map[string][]map[string]any, id string) {
+			t.Helper()
+			for _, e := range events[id] {
+				if e["type"] == "note.deleted" {
+					sameJSON(t, who+": note.deleted of "+id, []byte(`{"id":"`+id+`"}`), e["data"])
+					return
+				}
+			}
+			t.Errorf("%s: no note.deleted event of %s in the feed", who, id)
+		}
 		noWord := func(who string, events []map[string]any, words ...string) {
 			t.Helper()
 			raw, _ := json.Marshal(events)
@@ -319,6 +335,7 @@ func TestFeedForgetsWhatIsGone(t *testing.T) {
 		bobFeed, _ := feed(t, s, bobWS, "", "")
 		bobEvents := byResource(bobFeed)
 		hidden("Bob's workspace key", bobEvents, id1, "note.created", "note.deleted")
+		tombstone("Bob's workspace key", bobEvents, id1)
 		hidden("Bob's workspace key", bobEvents, id2, "note.created")
 		shown("Bob's workspace key", bobEvents, id3, "note.created", n3)
 		shown("Bob's workspace key", bobEvents, idB, "note.created", nb)
@@ -328,6 +345,7 @@ func TestFeedForgetsWhatIsGone(t *testing.T) {
 		annFeed, _ := feed(t, s, annKey, "", "")
 		annEvents := byResource(annFeed)
 		hidden("Ann's key", annEvents, id1, "note.created", "note.deleted")
+		tombstone("Ann's key", annEvents, id1)
 		noWord("Ann's key", annFeed, deletedWord)
 		shown("Ann's key", annEvents, id2, "note.created", n2)
 		shown("Ann's key", annEvents, id2, "note.updated", movedBody)
@@ -405,4 +423,85 @@ func TestReplayStaysWithItsCredential(t *testing.T) {
 			}
 		})
 	})
+}
+
+// TestDeliveryMatrix is the access matrix of webhook deliveries: every principal of the fixture
+// world that may create a webhook makes one (a write-only or read-only key may not), then Ann and
+// Bob write in Ann's personal notebook and in the Team workspace, and each receiver must get
+// exactly the events its credential's feed shows with data it can read: Ann's unrestricted key
+// what Ann caused, the Team key and the Team notebook key what happened there, the personal
+// notebook key what happened in it, Bob what Bob caused, Carl nothing. A webhook made by a key
+// that is then revoked gets nothing.
+func TestDeliveryMatrix(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
+		w := newWorld(t, s)
+		keys := matrixKeys(w)
+		doomed := s.NewKey(t, w.ann, auth.ScopeReadWrite)
+		keys["doomed"] = doomed
+		rcv := map[string]*receiver{}
+		for _, col := range []string{"read", "write", "wsRead", "rw", "ws", "nbTeam", "nbPersonal", "carl", "bob", "doomed"} {
+			rcv[col] = newReceiver(t)
+			r := s.Post(t, keys[col], "/webhooks", map[string]any{"url": rcv[col].URL, "events": []string{"note.created", "note.deleted"}})
+			switch col {
+			case "read", "write", "wsRead":
+				apitest.CheckEnvelope(t, r, http.StatusForbidden, "INSUFFICIENT_SCOPE")
+				delete(rcv, col)
+			default:
+				apitest.Must(t, r, http.StatusCreated)
+			}
+		}
+		if _, err := s.Accounts.RevokeKey(t.Context(), apitest.KeyPrefix(t, doomed)); err != nil {
+			t.Fatal(err)
+		}
+		note := func(key, nb, content string) string {
+			t.Helper()
+			return apitest.Must(t, s.Post(t, key, "/notes", map[string]any{"content": content, "notebookId": nb}), http.StatusCreated).Str(t, "id")
+		}
+		annPersonal := note(w.annRW, w.annNB, "Ann's own")
+		annTeam := note(w.annRW, w.teamNB, "Ann in Team")
+		bobTeam := note(w.bobRW, w.teamNB, "Bob in Team")
+		gone := note(w.annRW, w.teamNB, "Ann in Team, deleted at once")
+		apitest.Must(t, s.Delete(t, w.annRW, "/notes/"+gone), http.StatusOK)
+		last := note(w.annRW, w.teamNB, "the last write") // every webhook that sees Team hears of it last
+
+		want := map[string][]string{
+			"rw":         {annPersonal, annTeam, gone, last},
+			"ws":         {annTeam, bobTeam, gone, last},
+			"nbTeam":     {annTeam, bobTeam, gone, last},
+			"nbPersonal": {annPersonal},
+			"bob":        {bobTeam},
+			"carl":       nil,
+			"doomed":     nil,
+		}
+		waitForResource(t, rcv["rw"], last)
+		waitForResource(t, rcv["ws"], last)
+		waitForResource(t, rcv["nbTeam"], last)
+		time.Sleep(quietFor)
+		for col, ids := range want {
+			r := rcv[col]
+			r.mu.Lock()
+			got := map[string][]string{}
+			for _, d := range r.got {
+				ev := deliveredEvent(t, d)
+				got[ev["resourceId"].(string)] = append(got[ev["resourceId"].(string)], ev["type"].(string))
+				// The deleted note's creation is not delivered to anyone: by the time of its
+				// dispatch nobody can read it (its delete still is, as {id}).
+				if ev["resourceId"] == gone && ev["type"] == "note.created" {
+					if data, _ := json.Marshal(ev["data"]); !strings.Contains(string(data), "deleted at once") {
+						t.Errorf("%s: a delivered event carries data the webhook cannot read: %s", col, d.body)
+					}
+				}
+			}
+			r.mu.Unlock()
+			for _, id := range ids {
+				if len(got[id]) == 0 {
+					t.Errorf("%s: no delivery about %s", col, id)
+				}
+				delete(got, id)
+			}
+			if len(got) > 0 {
+				t.Errorf("%s: deliveries it must not get: %v", col, got)
+			}
+		}
+	}, localWebhooks)
 }

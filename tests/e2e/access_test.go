@@ -69,7 +69,7 @@ func TestAccessMatrix(t *testing.T) {
 			{name: "list webhooks", method: "GET", req: fixed("/webhooks", nil),
 				want: map[string]string{"read": ok, "write": scope, "rw": ok, "ws": ok, "wsRead": ok, "nbTeam": ok, "nbPersonal": ok, "carl": ok, "bob": ok}},
 			{name: "create webhook", method: "POST", req: fixed("/webhooks", map[string]any{"url": "https://93.184.216.34/hook", "events": noDeliveries}),
-				want: map[string]string{"read": scope, "write": created, "rw": created, "ws": created, "wsRead": scope, "nbTeam": created, "nbPersonal": created, "carl": created, "bob": created}},
+				want: map[string]string{"read": scope, "write": scope, "rw": created, "ws": created, "wsRead": scope, "nbTeam": created, "nbPersonal": created, "carl": created, "bob": created}},
 			{name: "get Ann's unrestricted webhook", method: "GET", req: fixed("/webhooks/"+annHook, nil),
 				want: map[string]string{"read": ok, "write": scope, "rw": ok, "ws": hookGone, "wsRead": hookGone, "nbTeam": hookGone, "nbPersonal": hookGone, "carl": hookGone, "bob": hookGone}},
 			{name: "deliveries of Ann's unrestricted webhook", method: "GET", req: fixed("/webhooks/"+annHook+"/deliveries", nil),

@@ -76,9 +76,14 @@ func TestIdempotentRetries(t *testing.T) {
 		if rowCount(t, s, "notes") != notes || rowCount(t, s, "audit_entries") != audit || s.Get(t, key, note).Status != http.StatusOK {
 			t.Fatal("a reused key wrote")
 		}
-		// Another key of the same user: the key belongs to the user, so it replays.
+		// Another key of the same user: the key belongs to the credential that sent it (CONTRACT.md
+		// section 20), so it is a write of its own, never a replay (TestReplayStaysWithItsCredential
+		// covers the session and a restricted key).
 		u2key := s.NewKey(t, apitest.User{ID: userOf(t, s, key)}, 3)
-		wantReplay(t, withKey(t, s, u2key, http.MethodPost, "/notes", "k-1", body), first)
+		own := apitest.Must(t, withKey(t, s, u2key, http.MethodPost, "/notes", "k-1", body), http.StatusCreated)
+		if own.Header.Get("Idempotent-Replayed") != "" || own.Str(t, "id") == first.Str(t, "id") {
+			t.Fatalf("another key of the same user got the stored answer: %s", own.Body)
+		}
 		// Another user's identical key: a write of its own.
 		otherKey, otherNB := ownWorld(t, s)
 		other := apitest.Must(t, withKey(t, s, otherKey, http.MethodPost, "/notes", "k-1", map[string]any{"content": "once #only", "notebookId": otherNB}), http.StatusCreated)
