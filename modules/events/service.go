@@ -54,7 +54,7 @@ type ServiceParams struct {
 	Logger    *zap.Logger
 	// Migrated: the background loop starts after the migrations have created the table.
 	Migrated platform.Migrated `optional:"true"`
-	Rule      *auth.Rule
+	Rule     *auth.Rule
 	// Dispatcher, when present, gets every event as it is placed (webhooks).
 	Dispatcher eventlog.Dispatcher `optional:"true"`
 }

@@ -30,7 +30,7 @@ type Webhook struct {
 	Description string  `gorm:"size:500;not null"`
 	// Secret signs the deliveries; it must be kept to sign, it is shown once (the create answer)
 	// and never logged.
-	Secret       string     `gorm:"size:60;not null"`
+	Secret string `gorm:"size:60;not null"`
 	// CredentialKind and CredentialID name the credential it belongs to (auth.CredentialRef): a
 	// key's id or a web session's id.
 	CredentialKind string `gorm:"size:10;not null;default:'';index:idx_webhooks_credential,priority:1"`
@@ -39,8 +39,8 @@ type Webhook struct {
 	// DisabledReason is the stored reason of a stored disabled status (ReasonFailing, or
 	// auth.DeadAccessLost for a webhook made before webhooks recorded their credential).
 	DisabledReason *string    `gorm:"size:20"`
-	FailingSince *time.Time // the first failed attempt since the last success; nil when healthy
-	CreatedAt    time.Time
+	FailingSince   *time.Time // the first failed attempt since the last success; nil when healthy
+	CreatedAt      time.Time
 }
 
 // TableName keeps the table name stable.

@@ -37,7 +37,9 @@ func (m *Members) RoleOf(ctx context.Context, userID, workspaceID string) (strin
 
 // MemberWorkspaceIDs is a subquery of the ids of every workspace userID belongs to, for other
 // modules' access filters.
-func (m *Members) MemberWorkspaceIDs(userID string) clause.Expr { return m.store.memberWorkspaceIDs(userID) }
+func (m *Members) MemberWorkspaceIDs(userID string) clause.Expr {
+	return m.store.memberWorkspaceIDs(userID)
+}
 
 // WorkspaceNames maps the id of every workspace the user belongs to to its name.
 func (m *Members) WorkspaceNames(ctx context.Context, userID string) (map[string]string, error) {

@@ -239,7 +239,6 @@ func (s *Service) Remove(ctx context.Context, p *auth.Principal, workspaceID, us
 	return err
 }
 
-
 // memberEvent is a member change of a workspace: the workspace is the event's resource, and the
 // membership (as POST /workspaces/:id/members answers it; removedMember for a removal) its data.
 func memberEvent(evType, workspaceID string, data any) eventlog.Event {

@@ -83,9 +83,9 @@ type Placed struct {
 	ResourceType string
 	ResourceID   string
 	ActorUserID  string
-	NotebookID  *string
-	WorkspaceID *string
-	Payload     []byte
+	NotebookID   *string
+	WorkspaceID  *string
+	Payload      []byte
 }
 
 // Dispatcher hands placed events to their subscribers (the webhooks module provides it). It
