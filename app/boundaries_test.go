@@ -29,8 +29,10 @@ var allowedModuleImports = map[string][]string{
 	// The settings UI is the accounts module's web front: settings.Accounts <- accounts.Service,
 	// and its pages show accounts' types (users, keys, sessions). Its review pages are the
 	// suggestions and versions modules' web front, as the MCP server is another: settings.Reviews
-	// <- suggestions.Service, settings.Histories <- versions.History, showing their types.
-	"settings": {"accounts", "suggestions", "versions"},
+	// <- suggestions.Service, settings.Histories <- versions.History, showing their types. It
+	// lists and deletes the user's webhooks beside the keys that own them (CONTRACT.md section
+	// 20): settings.Webhooks <- webhooks.Service, showing webhooks.View and its reasons.
+	"settings": {"accounts", "suggestions", "versions", "webhooks"},
 	// workspaces.UserDirectory <- accounts.Directory.
 	"workspaces": {"accounts"},
 }

@@ -8,6 +8,8 @@
 //	folio key list --email E [--json]
 //	folio key revoke --prefix P
 //	folio key rotate --prefix P
+//	folio webhook list --email E [--json]   the account's webhooks: owning key, status, last attempt
+//	folio webhook delete --id ID       delete any account's webhook
 //	folio backup --out FILE            SQLite: a consistent copy while the server runs (VACUUM INTO)
 //	folio export --email E --out FILE  an account's notes and tasks as Markdown in a ZIP
 //	folio healthcheck                  exit 0 when the server on FOLIO_HTTP_ADDR is ready, else 1
@@ -56,6 +58,7 @@ type cli struct {
 	Migrate     migrateCmd     `cmd:"" help:"Apply the database migrations and exit."`
 	User        userCmd        `cmd:"" help:"Create accounts and set their passwords."`
 	Key         keyCmd         `cmd:"" help:"Create, list, revoke and rotate API keys."`
+	Webhook     webhookCmd     `cmd:"" help:"List an account's webhooks (which key owns each, status, last delivery) and delete them."`
 	Backup      backupCmd      `cmd:"" help:"Write a consistent copy of the SQLite database (PostgreSQL: use pg_dump)."`
 	Export      exportCmd      `cmd:"" help:"Write an account's notebooks, notes and tasks as Markdown files in a ZIP (as GET /export)."`
 	Healthcheck healthcheckCmd `cmd:"" help:"Exit 0 when the server on FOLIO_HTTP_ADDR is ready (GET /readyz), else 1."`

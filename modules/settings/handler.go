@@ -28,7 +28,7 @@ import (
 )
 
 // Handler is the web UI for people: sign-up, sign-in and sign-out, the account page, API key
-// management, and the review of suggestions and history (review.go), as server-rendered pages (html/template, assets embedded in the binary). Every page works
+// management with the webhooks the keys own, and the review of suggestions and history (review.go), as server-rendered pages (html/template, assets embedded in the binary). Every page works
 // without JavaScript; one small external script only adds a copy button.
 //
 // Routes:
@@ -41,6 +41,8 @@ import (
 //	GET  /settings/keys/new, POST /settings/keys          create a key (its raw form shown once)
 //	GET  /settings/keys/:prefix/rotate, POST ... /rotate  confirm, then rotate (new key shown once)
 //	GET  /settings/keys/:prefix/revoke, POST ... /revoke  confirm, then revoke
+//	GET  /settings/webhooks                   redirects to the webhooks section of /settings/keys
+//	GET  /settings/webhooks/:id/delete, POST ... /delete  confirm, then delete (webhooks.go)
 //	GET  /settings/account, POST /settings/account/password   profile and password change
 //	GET  /review ...                          the review pages (review.go)
 //	GET  /assets/:name                        stylesheet, script, icon
@@ -56,6 +58,7 @@ type Handler struct {
 	assets     httpx.Assets
 	reviews    Reviews
 	histories  Histories
+	webhooks   Webhooks
 	targets    map[string]content.Target // by item kind: labels, ETags and access of the reviewed items
 }
 
@@ -70,6 +73,7 @@ type HandlerParams struct {
 	Logger    *zap.Logger
 	Reviews   Reviews
 	Histories Histories
+	Webhooks  Webhooks
 	Targets   []content.Target `group:"contentTargets"`
 }
 
@@ -78,7 +82,7 @@ func NewHandler(p HandlerParams) (*Handler, error) {
 	w := &Handler{
 		svc: p.Accounts, places: p.Places, failures: p.Limiters.Failure, clock: p.Clock,
 		log: p.Logger.Named("web"), secureMode: p.Config.CookieSecure,
-		reviews: p.Reviews, histories: p.Histories, targets: map[string]content.Target{},
+		reviews: p.Reviews, histories: p.Histories, webhooks: p.Webhooks, targets: map[string]content.Target{},
 	}
 	for _, t := range p.Targets {
 		w.targets[t.Kind()] = t
@@ -128,6 +132,9 @@ func (w *Handler) Register(r httpx.Router) {
 	g.POST("/settings/keys/:prefix/rotate", w.signedIn(w.rotateKey))
 	g.GET("/settings/keys/:prefix/revoke", w.signedIn(w.confirmPage(actionRevoke)))
 	g.POST("/settings/keys/:prefix/revoke", w.signedIn(w.revokeKey))
+	g.GET("/settings/webhooks", func(c *gin.Context) { c.Redirect(http.StatusSeeOther, "/settings/keys#webhooks") })
+	g.GET("/settings/webhooks/:id/delete", w.signedIn(w.deleteWebhookPage))
+	g.POST("/settings/webhooks/:id/delete", w.signedIn(w.deleteWebhook))
 	g.GET("/settings/account", w.signedIn(w.accountPage))
 	g.POST("/settings/account/password", w.signedIn(w.changePassword))
 	w.registerReview(g)

@@ -1,5 +1,5 @@
 // Package settings is the web UI for people: server-rendered pages for sign-up, sign-in, API keys
-// and password over the accounts module's service, and the review pages (suggestions to approve or
+// and password over the accounts module's service, the user's webhooks over the webhooks module's, and the review pages (suggestions to approve or
 // reject, an item's history to restore) over the suggestions and versions modules' services.
 // Templates and assets are in web/, embedded. Its routes join the same routes group as the API's
 // handlers.
@@ -11,6 +11,7 @@ import (
 	"folio/modules/accounts"
 	"folio/modules/suggestions"
 	"folio/modules/versions"
+	"folio/modules/webhooks"
 	"folio/platform/httpx"
 )
 
@@ -21,5 +22,6 @@ var Module = fx.Module("settings",
 		func(s *accounts.Service) Accounts { return s },
 		func(s *suggestions.Service) Reviews { return s },
 		func(h *versions.History) Histories { return h },
+		func(s *webhooks.Service) Webhooks { return s },
 	),
 )

@@ -246,14 +246,30 @@ func (w *Handler) keysPage(c *gin.Context, sess accounts.Session) {
 		w.internal(c, &sess, err)
 		return
 	}
-	v := keysView{view: w.base(&sess, "API keys", "keys")}
+	hooks, err := w.webhooks.ForUser(ctx, sess.UserID)
+	if err != nil {
+		w.internal(c, &sess, err)
+		return
+	}
+	v := keysView{view: w.base(&sess, "API keys", "keys"), Webhooks: webhookRows(hooks)}
 	v.Active, v.Inactive = keyRows(keys, wss, nbs, w.clock.Now())
+	webhooksOfKeys(v.Active, hooks)
+	webhooksOfKeys(v.Inactive, hooks)
 	if p := c.Query("revoked"); p != "" {
 		for _, k := range keys {
 			if k.Prefix == p && k.RevokedAt != nil {
 				v.Notice = "The key “" + k.Name + "” (" + auth.DisplayPrefix(k.Prefix) + ") is revoked. Anything that used it has lost access."
+				switch n := webhookCount(hooks, k.ID); {
+				case n == 1:
+					v.Notice += " Its webhook has stopped delivering."
+				case n > 1:
+					v.Notice += " Its " + countWebhooks(n) + " have stopped delivering."
+				}
 			}
 		}
+	}
+	if c.Query("webhook_deleted") != "" {
+		v.Notice = "The webhook was deleted. It receives no more events."
 	}
 	if c.Query("welcome") != "" {
 		v.Notice = "Welcome to folio, " + sess.User.Name + ". Create an API key to connect your scripts and tools."
@@ -330,7 +346,7 @@ func (w *Handler) createKey(c *gin.Context, sess accounts.Session) {
 		w.render(c, http.StatusBadRequest, "newkey", v)
 		return
 	}
-	w.showSecret(c, sess, raw, key, wss, nbs, "")
+	w.showSecret(c, sess, raw, key, wss, nbs, "", 0)
 }
 
 // formExpiry reads the new-key form's expiry: the choice "never" (also when the form has none),
@@ -374,7 +390,8 @@ func minExpiryDate(now time.Time) string {
 
 // showSecret renders the only page that ever shows a raw key. It is the answer to the POST itself
 // (never a page to come back to), and like every page of the UI it is not cached.
-func (w *Handler) showSecret(c *gin.Context, sess accounts.Session, raw string, key accounts.APIKey, wss, nbs []auth.Place, oldPrefix string) {
+// After a rotation, moved is how many webhooks moved to the new key.
+func (w *Handler) showSecret(c *gin.Context, sess accounts.Session, raw string, key accounts.APIKey, wss, nbs []auth.Place, oldPrefix string, moved int) {
 	scheme := "http"
 	if w.secure(c) {
 		scheme = "https"
@@ -386,6 +403,9 @@ func (w *Handler) showSecret(c *gin.Context, sess accounts.Session, raw string, 
 	v := secretView{
 		view: w.base(&sess, title, "keys"), Raw: raw, Key: rowOf(key, wss, nbs, w.clock.Now()), Rotated: oldPrefix != "",
 		OldPrefix: oldPrefix, BaseURL: scheme + "://" + c.Request.Host,
+	}
+	if moved > 0 {
+		v.Moved = countWebhooks(moved)
 	}
 	w.render(c, http.StatusOK, "secret", v)
 }
@@ -446,11 +466,18 @@ func (w *Handler) confirmPage(action string) func(c *gin.Context, sess accounts.
 			w.internal(c, &sess, err)
 			return
 		}
+		hooks, err := w.webhooks.ForUser(c.Request.Context(), sess.UserID)
+		if err != nil {
+			w.internal(c, &sess, err)
+			return
+		}
 		title := "Rotate key"
 		if action == actionRevoke {
 			title = "Revoke key"
 		}
-		w.render(c, http.StatusOK, "confirm", confirmView{view: w.base(&sess, title, "keys"), Action: action, Key: rowOf(k, wss, nbs, w.clock.Now())})
+		row := rowOf(k, wss, nbs, w.clock.Now())
+		row.Webhooks = webhookCount(hooks, k.ID)
+		w.render(c, http.StatusOK, "confirm", confirmView{view: w.base(&sess, title, "keys"), Action: action, Key: row})
 	}
 }
 
@@ -482,7 +509,11 @@ func (w *Handler) rotateKey(c *gin.Context, sess accounts.Session) {
 		// restriction unnamed rather than lose it.
 		wss, nbs = nil, nil
 	}
-	w.showSecret(c, sess, raw, key, wss, nbs, auth.DisplayPrefix(prefix))
+	moved := 0
+	if hooks, err := w.webhooks.ForUser(ctx, sess.UserID); err == nil { // as above: the key comes first
+		moved = webhookCount(hooks, key.ID)
+	}
+	w.showSecret(c, sess, raw, key, wss, nbs, auth.DisplayPrefix(prefix), moved)
 }
 
 func (w *Handler) revokeKey(c *gin.Context, sess accounts.Session) {

@@ -31,6 +31,7 @@ func loadPages(as httpx.Assets) (pages, error) {
 		"day":   func(t time.Time) string { return t.UTC().Format("2 Jan 2006") },
 		"clock": func(t time.Time) string { return t.UTC().Format("15:04 UTC") },
 		"iso":   func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+		"hooks": countWebhooks,
 	}
 	out := pages{}
 	names, err := fs.Glob(templateFS, "web/templates/*.html")
@@ -100,6 +101,7 @@ type keysView struct {
 	view
 	Active   []keyRow
 	Inactive []keyRow
+	Webhooks []webhookRow // the user's webhooks, newest first (webhooks.go)
 }
 
 type newKeyView struct {
@@ -122,6 +124,8 @@ type secretView struct {
 	Rotated   bool
 	OldPrefix string
 	BaseURL   string
+	// Moved is how many webhooks a rotation moved to the new key.
+	Moved string // "" or "1 webhook", "2 webhooks", ...
 }
 
 type confirmView struct {
@@ -130,8 +134,14 @@ type confirmView struct {
 	Key    keyRow
 }
 
+type webhookConfirmView struct {
+	view
+	Hook webhookRow
+}
+
 // keyRow is an API key as the settings UI shows it.
 type keyRow struct {
+	ID          string
 	Name        string
 	Short       string // the 8-character prefix (in URLs)
 	Prefix      string // svc_live_XXXXXXXX
@@ -144,6 +154,7 @@ type keyRow struct {
 	Status      string     // Active, Revoked, Rotated, Expired
 	ReplacedBy  string     // for a rotated key, the display prefix of its successor
 	Restriction string     // "", "workspace" or "notebook"
+	Webhooks    int        // how many webhooks the key owns (webhooksOfKeys)
 }
 
 // scopeLabel names a scope as SPEC.md's table does.
@@ -200,7 +211,7 @@ func keyRows(keys []accounts.APIKey, workspaces, notebooks []auth.Place, now tim
 	}
 	for _, k := range keys {
 		r := keyRow{
-			Name: k.Name, Short: k.Prefix, Prefix: auth.DisplayPrefix(k.Prefix), Scope: scopeLabel(k.Scope),
+			ID: k.ID, Name: k.Name, Short: k.Prefix, Prefix: auth.DisplayPrefix(k.Prefix), Scope: scopeLabel(k.Scope),
 			Access: "Unrestricted", Created: k.CreatedAt, LastUsed: k.LastUsedAt, Revoked: k.RevokedAt,
 			Expires: k.ExpiresAt, Status: "Active",
 		}

@@ -1,0 +1,202 @@
+package settings
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"folio/modules/accounts"
+	"folio/modules/webhooks"
+	"folio/platform/auth"
+	"folio/platform/ids"
+)
+
+// Webhooks is what the settings UI asks of the webhooks module (bound to *webhooks.Service in
+// module.go): a user's webhooks, whatever credential made them, with their status decided now,
+// and deleting one of them (CONTRACT.md section 20).
+type Webhooks interface {
+	ForUser(ctx context.Context, userID string) ([]webhooks.View, error)
+	DeleteForUser(ctx context.Context, userID, id string) error
+}
+
+// The webhooks are listed on the keys page, in a section right below the keys (#webhooks), not
+// on a page of their own: a webhook belongs to the key that made it and dies with it, so the page
+// where a person answers a leaked key (sees the key, how many webhooks it owns, revokes it) also
+// shows those webhooks, and right after the revocation shows them disabled with the reason. Only
+// the delete confirmation is a page of its own, like a key's revoke confirmation.
+
+// webhookRow is a webhook as the settings UI shows it.
+type webhookRow struct {
+	ID          string
+	URL         string
+	Description string
+	Events      string // "all", or the types, comma-separated
+	CreatedBy   string // "Deploy bot (svc_live_XXXXXXXX)" or "web session"
+	KeyName     string // "" for a session's, or when the key is gone
+	KeyPrefix   string
+	Session     bool
+	Created     time.Time
+	Active      bool
+	Status      string // "Active", or "Disabled: its key was revoked", ...
+	Last        *webhookAttempt
+}
+
+// webhookAttempt is a webhook's newest delivery attempt.
+type webhookAttempt struct {
+	At      time.Time
+	OK      bool
+	Outcome string // "Delivered: HTTP 200", "Failed: HTTP 500", or "Failed: " and the connection's error
+}
+
+// webhookRows turns views into rows (in their order: newest first).
+func webhookRows(views []webhooks.View) []webhookRow {
+	out := make([]webhookRow, 0, len(views))
+	for _, v := range views {
+		out = append(out, webhookRowOf(v))
+	}
+	return out
+}
+
+func webhookRowOf(v webhooks.View) webhookRow {
+	r := webhookRow{
+		ID: v.ID, URL: v.URL, Description: v.Description, Events: "all", Created: v.CreatedAt,
+		Session: v.CredentialKind == string(auth.CredentialSession), Active: v.Status == webhooks.StatusActive,
+	}
+	if v.Events != "" {
+		r.Events = strings.ReplaceAll(v.Events, ",", ", ")
+	}
+	switch {
+	case r.Session:
+		r.CreatedBy = "web session"
+	case v.KeyName != nil && v.KeyPrefix != nil:
+		r.KeyName, r.KeyPrefix = *v.KeyName, *v.KeyPrefix
+		r.CreatedBy = r.KeyName + " (" + r.KeyPrefix + ")"
+	default:
+		r.CreatedBy = "a key that no longer exists"
+	}
+	r.Status = "Active"
+	if !r.Active {
+		reason := ""
+		if v.DisabledReason != nil {
+			reason = *v.DisabledReason
+		}
+		r.Status = "Disabled: " + disabledReason(reason, r.Session)
+	}
+	if a := v.LastAttempt; a != nil {
+		last := &webhookAttempt{At: a.AttemptedAt}
+		switch {
+		case a.StatusCode != nil:
+			last.OK = *a.StatusCode >= 200 && *a.StatusCode < 300
+			last.Outcome = "HTTP " + strconv.Itoa(*a.StatusCode)
+		case a.Error != nil:
+			last.Outcome = *a.Error // no answer: the connection's error
+		}
+		if last.OK {
+			last.Outcome = "Delivered: " + last.Outcome
+		} else {
+			last.Outcome = strings.TrimSuffix("Failed: "+last.Outcome, ": ")
+		}
+		r.Last = last
+	}
+	return r
+}
+
+// disabledReason says in words why a webhook delivers nothing (its disabledReason, CONTRACT.md
+// section 20); session is whether a web session made it.
+func disabledReason(reason string, session bool) string {
+	switch {
+	case reason == auth.DeadKeyRevoked && session:
+		return "the web session that created it has ended"
+	case reason == auth.DeadKeyRevoked:
+		return "its key was revoked"
+	case reason == auth.DeadKeyExpired && session:
+		return "the web session that created it has expired"
+	case reason == auth.DeadKeyExpired:
+		return "its key has expired"
+	case reason == auth.DeadAccessLost:
+		return "its key can no longer read what it delivered (its workspace or notebook is out of reach, or it has no read permission)"
+	case reason == webhooks.ReasonFailing:
+		return "every delivery failed for 3 days (delete it and create it again)"
+	case reason == "":
+		return "no reason recorded"
+	}
+	return reason
+}
+
+// webhookCount is how many of views belong to the key keyID.
+func webhookCount(views []webhooks.View, keyID string) int {
+	n := 0
+	for _, v := range views {
+		if v.KeyID != "" && v.KeyID == keyID {
+			n++
+		}
+	}
+	return n
+}
+
+// webhooksOfKeys fills each key row's webhook count.
+func webhooksOfKeys(rows []keyRow, views []webhooks.View) {
+	for i := range rows {
+		rows[i].Webhooks = webhookCount(views, rows[i].ID)
+	}
+}
+
+// countWebhooks is "1 webhook" or "N webhooks".
+func countWebhooks(n int) string {
+	if n == 1 {
+		return "1 webhook"
+	}
+	return strconv.Itoa(n) + " webhooks"
+}
+
+// ownWebhook finds the webhook named by the :id path segment among the user's; otherwise it shows
+// a not-found page and returns false.
+func (w *Handler) ownWebhook(c *gin.Context, sess accounts.Session) (webhooks.View, bool) {
+	id := c.Param("id")
+	if ids.Valid(id) {
+		views, err := w.webhooks.ForUser(c.Request.Context(), sess.UserID)
+		if err != nil {
+			w.internal(c, &sess, err)
+			return webhooks.View{}, false
+		}
+		for _, v := range views {
+			if v.ID == id {
+				return v, true
+			}
+		}
+	}
+	w.webhookNotFound(c, sess)
+	return webhooks.View{}, false
+}
+
+func (w *Handler) webhookNotFound(c *gin.Context, sess accounts.Session) {
+	w.message(c, http.StatusNotFound, &sess, "Webhook not found", "None of your webhooks has this id. It may have been deleted already.")
+}
+
+// deleteWebhookPage asks for confirmation before a webhook is deleted.
+func (w *Handler) deleteWebhookPage(c *gin.Context, sess accounts.Session) {
+	v, ok := w.ownWebhook(c, sess)
+	if !ok {
+		return
+	}
+	w.render(c, http.StatusOK, "deletehook", webhookConfirmView{view: w.base(&sess, "Delete webhook", "keys"), Hook: webhookRowOf(v)})
+}
+
+// deleteWebhook deletes one of the user's webhooks, whatever credential made it, and goes back to
+// the list.
+func (w *Handler) deleteWebhook(c *gin.Context, sess accounts.Session) {
+	err := w.webhooks.DeleteForUser(c.Request.Context(), sess.UserID, c.Param("id"))
+	switch {
+	case errors.Is(err, webhooks.ErrNotFound):
+		w.webhookNotFound(c, sess)
+	case err != nil:
+		w.internal(c, &sess, err)
+	default:
+		c.Redirect(http.StatusSeeOther, "/settings/keys?webhook_deleted=1")
+	}
+}
