@@ -132,10 +132,17 @@ func (s *Store) names(ctx context.Context, userID string) (map[string]string, er
 	return out, nil
 }
 
-// memberOf returns which of the workspaces userID belongs to.
+// memberOf returns which of the workspaces userID belongs to (one constant statement).
 func (s *Store) memberOf(ctx context.Context, userID string, workspaceIDs []string) ([]string, error) {
 	var out []string
-	err := s.db.WithContext(ctx).Table("memberships").Where("user_id = ? AND workspace_id IN ?", userID, workspaceIDs).
-		Pluck("workspace_id", &out).Error
+	text := "SELECT workspace_id FROM memberships WHERE user_id = ? AND " + db.InIDs(s.db, "workspace_id")
+	err := db.Read(ctx, s.db, text, []any{userID, db.IDsArg(s.db, workspaceIDs)}, func(row db.RowScanner) error {
+		var id string
+		if err := row.Scan(&id); err != nil {
+			return err
+		}
+		out = append(out, id)
+		return nil
+	})
 	return out, err
 }

@@ -3,6 +3,7 @@ package db
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"slices"
 	"strconv"
@@ -365,4 +366,25 @@ func (n *native) eachBuilt(ctx context.Context, q *gorm.DB, each func(RowScanner
 		return err
 	}
 	return n.each(ctx, sql, vars, each)
+}
+
+// InIDs is a condition "column is one of a list of ids" whose text does not depend on the list's
+// length, with its one argument (IDsArg): `= ANY(CAST(? AS text[]))` with an array on PostgreSQL,
+// `IN (SELECT value FROM json_each(?))` with a JSON array on SQLite. An IN list of n placeholders
+// is a new statement text for every n, which PostgreSQL parses and plans again each time (and
+// which crowds pgx's prepared-statement cache); one text is prepared once.
+func InIDs(gdb *gorm.DB, column string) string {
+	if IsPostgres(gdb) {
+		return column + " = ANY(CAST(? AS text[]))"
+	}
+	return column + " IN (SELECT value FROM json_each(?))"
+}
+
+// IDsArg is InIDs' argument for ids.
+func IDsArg(gdb *gorm.DB, ids []string) any {
+	if IsPostgres(gdb) {
+		return ids
+	}
+	b, _ := json.Marshal(ids) // strings always marshal
+	return string(b)
 }
