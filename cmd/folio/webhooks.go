@@ -90,6 +90,8 @@ func webhookOwner(v webhooks.View) string {
 		return "session"
 	case v.KeyPrefix != nil:
 		return *v.KeyPrefix
+	case v.CredentialID == "":
+		return "unknown (made before webhooks recorded their key)"
 	}
 	return "key " + v.KeyID
 }

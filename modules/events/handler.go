@@ -30,10 +30,10 @@ func (h *Handler) list(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	page := feedPage{Data: make([]eventResponse, len(rows)), NextCursor: next}
-	for i, e := range rows {
-		page.Data[i] = toEventResponse(e)
+	size := 64
+	for _, e := range rows {
+		size += len(e.Data) + 400
 	}
-	httpx.JSON(c, http.StatusOK, page)
+	c.Data(http.StatusOK, "application/json; charset=utf-8", appendPage(make([]byte, 0, size), rows, next))
 	return nil
 }

@@ -76,6 +76,8 @@ func webhookRowOf(v webhooks.View) webhookRow {
 	case v.KeyName != nil && v.KeyPrefix != nil:
 		r.KeyName, r.KeyPrefix = *v.KeyName, *v.KeyPrefix
 		r.CreatedBy = r.KeyName + " (" + r.KeyPrefix + ")"
+	case v.CredentialID == "":
+		r.CreatedBy = "unknown (made before webhooks recorded their key)"
 	default:
 		r.CreatedBy = "a key that no longer exists"
 	}

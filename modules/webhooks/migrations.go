@@ -49,10 +49,11 @@ func migrations() db.Migrations {
 					return err
 				}
 			}
-			if err := tx.Exec("UPDATE webhooks SET status = ?, disabled_reason = ? WHERE credential_id = ''", StatusDisabled, auth.DeadAccessLost).Error; err != nil {
+			// First the ones already disabled for failing, which keep that reason; then the rest.
+			if err := tx.Exec("UPDATE webhooks SET disabled_reason = ? WHERE status = ? AND disabled_reason IS NULL", ReasonFailing, StatusDisabled).Error; err != nil {
 				return err
 			}
-			return tx.Exec("UPDATE webhooks SET disabled_reason = ? WHERE status = ? AND disabled_reason IS NULL", ReasonFailing, StatusDisabled).Error
+			return tx.Exec("UPDATE webhooks SET status = ?, disabled_reason = ? WHERE credential_id = '' AND status = ?", StatusDisabled, auth.DeadAccessLost, StatusActive).Error
 		},
 	}}
 }

@@ -14,6 +14,7 @@ import (
 	"gorm.io/gorm"
 
 	"folio/platform/apierr"
+	"folio/platform/auditlog"
 	"folio/platform/auth"
 	"folio/platform/clock"
 	"folio/platform/eventlog"
@@ -130,13 +131,15 @@ func (s *Service) views(ctx context.Context, hooks []Webhook) ([]View, error) {
 			v.KeyName, v.KeyPrefix = h.KeyName, h.KeyPrefix
 		}
 		switch {
+		case h.Dead != "" && w.CredentialID != "":
+			// A dead credential says more than a stored failure: re-creating the webhook with the
+			// same key would not help.
+			v.Status, v.DisabledReason = StatusDisabled, ptr(h.Dead)
 		case w.Status != StatusActive:
 			v.DisabledReason = w.DisabledReason
 			if v.DisabledReason == nil {
 				v.DisabledReason = ptr(ReasonFailing)
 			}
-		case h.Dead != "":
-			v.Status, v.DisabledReason = StatusDisabled, ptr(h.Dead)
 		}
 		out[i] = v
 	}
@@ -224,23 +227,10 @@ func (s *Service) DeleteForUser(ctx context.Context, userID, id string) error {
 }
 
 // sees says whether an event is in the feed of the webhook's principal p (the audit log's rule,
-// as GET /events) and of the types the webhook asked for.
+// auditlog.Sees, as GET /events) and of the types the webhook asked for.
 func (w Webhook) sees(p *auth.Principal, e eventlog.Placed) bool {
-	switch {
-	case p.NotebookID != nil:
-		if e.NotebookID == nil || *e.NotebookID != *p.NotebookID {
-			return false
-		}
-	case p.WorkspaceID != nil:
-		if e.WorkspaceID == nil || *e.WorkspaceID != *p.WorkspaceID {
-			return false
-		}
-	default:
-		if e.ActorUserID != p.UserID {
-			return false
-		}
-	}
-	return w.Events == "" || slices.Contains(strings.Split(w.Events, ","), e.Type)
+	return auditlog.Sees(p, e.ActorUserID, e.NotebookID, e.WorkspaceID) &&
+		(w.Events == "" || slices.Contains(strings.Split(w.Events, ","), e.Type))
 }
 
 // Dispatch implements eventlog.Dispatcher: one delivery job per placed event and webhook that
@@ -305,8 +295,8 @@ func (s *Service) Dispatch(ctx context.Context, tx *gorm.DB, placed []eventlog.P
 
 // deliverable asks the access rule, at an attempt, whether the job may still be delivered: its
 // webhook's credential is live and can read the event's resource now. A job queued before jobs
-// named their resource is delivered only if its credential is live (such webhooks were disabled
-// by the migration that recorded credentials, so none is).
+// named their resource is never delivered (its webhook was disabled by the migration that
+// recorded credentials, and no reader answers for a resource type "").
 func deliverable(ctx context.Context, rule *auth.Rule, w Webhook, args DeliverArgs) (bool, error) {
 	h, err := rule.HoldOne(ctx, w.Credential())
 	if err != nil || h.Principal == nil {

@@ -42,6 +42,19 @@ func DeclareResourceType(name string) any {
 	return fx.Annotate(func() ResourceType { return ResourceType(name) }, fx.ResultTags(`group:"auditResourceTypes"`))
 }
 
+// Sees is Visible for one row already in hand (a webhook's dispatch): whether p may see a row of
+// actor actorUserID in notebook notebookID and workspace workspaceID by the same rule.
+func Sees(p *auth.Principal, actorUserID string, notebookID, workspaceID *string) bool {
+	switch {
+	case p.NotebookID != nil:
+		return notebookID != nil && *notebookID == *p.NotebookID
+	case p.WorkspaceID != nil:
+		return workspaceID != nil && *workspaceID == *p.WorkspaceID
+	default:
+		return actorUserID == p.UserID
+	}
+}
+
 // Visible narrows q, a query on table (which has notebook_id, workspace_id and actor_user_id
 // columns), to the rows the principal may see by the audit log's rule (CONTRACT.md section 7),
 // which the change feed reuses (section 18): a session or an unrestricted key what its user

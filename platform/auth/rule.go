@@ -234,6 +234,12 @@ func (r *Rule) Readable(ctx context.Context, p *Principal, resources []Resource)
 	return out, nil
 }
 
+// Knows reports whether a module answers for resources of type typ.
+func (r *Rule) Knows(typ string) bool {
+	_, ok := r.readers[typ]
+	return ok
+}
+
 // compact sorts ids and drops repeats (one IN list entry per id).
 func compact(ids []string) []string {
 	ids = slices.Clone(ids)

@@ -30,6 +30,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -103,6 +104,7 @@ type Middleware struct {
 	clock clock.Clock
 	log   *zap.Logger
 	hooks Hooks
+	rule  *auth.Rule
 }
 
 // Params are what the middleware is built from.
@@ -113,12 +115,13 @@ type Params struct {
 	Clock     clock.Clock
 	Logger    *zap.Logger
 	Hooks     *Hooks `optional:"true"`
+	Rule      *auth.Rule
 }
 
 // New returns the middleware and starts its cleanup: every SweepEvery, a bounded Sweep, in a
 // goroutine that the fx stop hook ends and waits for.
 func New(p Params) *Middleware {
-	m := &Middleware{db: p.DB, clock: p.Clock, log: p.Logger.Named("idempotency")}
+	m := &Middleware{db: p.DB, clock: p.Clock, log: p.Logger.Named("idempotency"), rule: p.Rule}
 	if p.Hooks != nil {
 		m.hooks = *p.Hooks
 	}
@@ -178,6 +181,10 @@ func (m *Middleware) handle(c *gin.Context) {
 		return
 	}
 	if stored != nil {
+		if err := m.stillReadable(ctx, p, stored.Resource); err != nil {
+			httpx.Fail(c, err)
+			return
+		}
 		replay(c, stored)
 		return
 	}
@@ -206,6 +213,48 @@ func fingerprint(r *http.Request, body []byte) []byte {
 	h.Write([]byte(r.Method + " " + r.URL.EscapedPath() + "?" + r.URL.RawQuery + "\n"))
 	h.Write(body)
 	return h.Sum(nil)
+}
+
+// resourceOf names what a stored response shows, for the access rule at replay: the resource its
+// Location names (a create), else the one its path names (/notes/<id>/..., /suggestions/<id>/...),
+// as "<type>:<id>" with the collection's name made singular. A DELETE's answer shows nothing ("").
+func resourceOf(method, location, path string) string {
+	if method == http.MethodDelete {
+		return ""
+	}
+	p := path
+	if location != "" {
+		p = location
+	}
+	rest, ok := strings.CutPrefix(p, httpx.APIBase+"/")
+	if !ok {
+		return ""
+	}
+	parts := strings.SplitN(rest, "/", 3)
+	if len(parts) < 2 || parts[1] == "" {
+		return ""
+	}
+	return strings.TrimSuffix(parts[0], "s") + ":" + parts[1]
+}
+
+// stillReadable refuses a replay whose stored body shows a resource the credential can no longer
+// read (deleted since, moved out of its reach, or in a workspace its user left): the same 404 as
+// a read of it would get (<TYPE>_NOT_FOUND). Resources no module answers for (a webhook, which
+// belongs to the very credential replaying) are not asked about.
+func (m *Middleware) stillReadable(ctx context.Context, p *auth.Principal, resource string) error {
+	typ, id, ok := strings.Cut(resource, ":")
+	if !ok || m.rule == nil || !m.rule.Knows(typ) {
+		return nil
+	}
+	res := auth.Resource{Type: typ, ID: id}
+	readable, err := m.rule.Readable(ctx, p, []auth.Resource{res})
+	if err != nil {
+		return err
+	}
+	if !readable[res] {
+		return apierr.NotFound(strings.ToUpper(typ)+"_NOT_FOUND", typ+" not found")
+	}
+	return nil
 }
 
 // replay answers with a stored response.
@@ -257,7 +306,8 @@ func (m *Middleware) run(c *gin.Context, cl claim) {
 		}
 		return
 	}
-	resp := response{Status: buf.status, Header: map[string]string{}, Body: buf.body.Bytes()}
+	resp := response{Status: buf.status, Header: map[string]string{}, Body: buf.body.Bytes(),
+		Resource: resourceOf(c.Request.Method, out.Header().Get("Location"), c.Request.URL.Path)}
 	for _, h := range storedHeaders {
 		if v := out.Header().Get(h); v != "" {
 			resp.Header[h] = v

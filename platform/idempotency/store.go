@@ -35,6 +35,10 @@ type record struct {
 	Status     int       `gorm:"not null;default:0"`  // 0 while running; then the stored status
 	Header     string    `gorm:"not null;default:''"` // the stored headers, a JSON object
 	Body       []byte
+	// Resource is what the stored body shows ("note:<id>", from its Location or the request's
+	// path; "" for a delete, whose body shows nothing): a replay is served only while the
+	// credential can still read it (the access rule, CONTRACT.md section 20).
+	Resource string `gorm:"size:80;not null;default:''"`
 	// CreatedAt starts the record's 24 hours (from the service's clock).
 	CreatedAt time.Time `gorm:"not null;autoCreateTime:false;index:idx_idempotency_created"`
 }
@@ -49,21 +53,27 @@ func Migrations() db.Migrations {
 		Rollback: func(tx *gorm.DB) error { return tx.Migrator().DropTable(&record{}) },
 	}, {
 		// Keys belong to the credential that sent them (CONTRACT.md section 20), no longer to the
-		// user. Records made before name no credential: they match no request any more and the
-		// sweep deletes them within 24 hours (a retry of such a request across the upgrade runs
-		// afresh). A database whose first step ran after the column joined the model has it.
+		// user. Records made before name no credential: they could match no request any more, and
+		// are deleted (a retry of such a request across the upgrade runs afresh). A database whose first step ran after the column joined the model has it.
 		ID: "202611262310_idempotency_credential",
 		Migrate: func(tx *gorm.DB) error {
 			m := tx.Migrator()
-			if !m.HasColumn(&record{}, "Credential") {
-				if err := m.AddColumn(&record{}, "Credential"); err != nil {
-					return err
+			for _, col := range []string{"Credential", "Resource"} {
+				if !m.HasColumn(&record{}, col) {
+					if err := m.AddColumn(&record{}, col); err != nil {
+						return err
+					}
 				}
 			}
 			if m.HasIndex(&record{}, "idx_idempotency_user_key") {
 				if err := m.DropIndex(&record{}, "idx_idempotency_user_key"); err != nil {
 					return err
 				}
+			}
+			// Records made before name no credential and can never be replayed again; two users'
+			// same key among them would also break the new unique index.
+			if err := tx.Exec("DELETE FROM idempotency_keys WHERE credential = ''").Error; err != nil {
+				return err
 			}
 			if !m.HasIndex(&record{}, "idx_idempotency_credential_key") {
 				return m.CreateIndex(&record{}, "idx_idempotency_credential_key")
@@ -132,9 +142,10 @@ func (m *Middleware) claimKey(ctx context.Context, userID, credential, key strin
 
 // response is what a replay repeats.
 type response struct {
-	Status int
-	Header map[string]string
-	Body   []byte
+	Status   int
+	Header   map[string]string
+	Body     []byte
+	Resource string
 }
 
 // complete stores resp with the claim, in tx: the request's own transaction when it wrote (so the
@@ -146,7 +157,7 @@ func (m *Middleware) complete(ctx context.Context, tx *gorm.DB, cl claim, resp r
 		return false, err
 	}
 	res := tx.WithContext(ctx).Model(&record{}).Where("id = ? AND token = ? AND status = 0", cl.id, cl.token).
-		Updates(map[string]any{"status": resp.Status, "header": string(header), "body": resp.Body})
+		Updates(map[string]any{"status": resp.Status, "header": string(header), "body": resp.Body, "resource": resp.Resource})
 	return res.RowsAffected == 1, res.Error
 }
 

@@ -4,12 +4,14 @@ import (
 	"encoding/json"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"folio/modules/accounts"
 	"folio/platform/auth"
 	"folio/platform/clock"
+	"folio/platform/config"
 	"folio/tests/apitest"
 )
 
@@ -422,6 +424,30 @@ func TestReplayStaysWithItsCredential(t *testing.T) {
 				}
 			}
 		})
+
+		// The same credential's replay follows the access rule at the time of the retry: once the
+		// credential can no longer read what the stored answer shows, the retry gets the 404 a
+		// read would get, not the stored content. A delete's answer shows nothing and still replays.
+		t.Run("a replay after the credential lost the note", func(t *testing.T) {
+			owner := s.NewUser(t, "Olga Owner")
+			ownerKey := s.NewKey(t, owner, auth.ScopeReadWrite)
+			ws := apitest.Must(t, s.Post(t, ownerKey, "/workspaces", map[string]any{"name": "Board"}), http.StatusCreated).Str(t, "id")
+			nb := apitest.Must(t, s.Post(t, ownerKey, "/notebooks", map[string]any{"name": "Board notes", "workspaceId": ws}), http.StatusCreated).Str(t, "id")
+			apitest.Must(t, s.Post(t, ownerKey, "/workspaces/"+ws+"/members", map[string]any{"email": u.Email}), http.StatusCreated)
+			id := apitest.Must(t, s.Post(t, ownerKey, "/notes", map[string]any{"content": "Board minutes quokkareplay", "notebookId": nb}), http.StatusCreated).Str(t, "id")
+			gone := apitest.Must(t, s.Post(t, ownerKey, "/notes", map[string]any{"content": "to delete", "notebookId": nb}), http.StatusCreated).Str(t, "id")
+			body := map[string]any{"archived": true}
+			first := apitest.Must(t, withKey(t, s, k1, http.MethodPatch, "/notes/"+id, "Z-patch", body), http.StatusOK)
+			wantReplay(t, withKey(t, s, k1, http.MethodPatch, "/notes/"+id, "Z-patch", body), first)
+			del := apitest.Must(t, withKey(t, s, k1, http.MethodDelete, "/notes/"+gone, "Z-delete", nil), http.StatusOK)
+			apitest.Must(t, s.Delete(t, ownerKey, "/workspaces/"+ws+"/members/"+u.ID), http.StatusOK)
+			r := withKey(t, s, k1, http.MethodPatch, "/notes/"+id, "Z-patch", body)
+			if r.Header.Get("Idempotent-Replayed") != "" || strings.Contains(string(r.Body), "quokkareplay") {
+				t.Fatalf("a replay showed a note its credential can no longer read: %d %s", r.Status, r.Body)
+			}
+			apitest.CheckEnvelope(t, r, http.StatusNotFound, "NOTE_NOT_FOUND")
+			wantReplay(t, withKey(t, s, k1, http.MethodDelete, "/notes/"+gone, "Z-delete", nil), del)
+		})
 	})
 }
 
@@ -473,10 +499,12 @@ func TestDeliveryMatrix(t *testing.T) {
 			"carl":       nil,
 			"doomed":     nil,
 		}
-		waitForResource(t, rcv["rw"], last)
-		waitForResource(t, rcv["ws"], last)
-		waitForResource(t, rcv["nbTeam"], last)
-		time.Sleep(quietFor)
+		for col, ids := range want {
+			for _, id := range ids {
+				waitForResource(t, rcv[col], id)
+			}
+		}
+		time.Sleep(quietFor) // then nothing more may arrive
 		for col, ids := range want {
 			r := rcv[col]
 			r.mu.Lock()
@@ -484,12 +512,14 @@ func TestDeliveryMatrix(t *testing.T) {
 			for _, d := range r.got {
 				ev := deliveredEvent(t, d)
 				got[ev["resourceId"].(string)] = append(got[ev["resourceId"].(string)], ev["type"].(string))
-				// The deleted note's creation is not delivered to anyone: by the time of its
-				// dispatch nobody can read it (its delete still is, as {id}).
-				if ev["resourceId"] == gone && ev["type"] == "note.created" {
-					if data, _ := json.Marshal(ev["data"]); !strings.Contains(string(data), "deleted at once") {
-						t.Errorf("%s: a delivered event carries data the webhook cannot read: %s", col, d.body)
-					}
+				// A delivery always carries its data (an event whose data the credential cannot
+				// read is not delivered at all): the deleted note's creation arrives, if its
+				// dispatch came before the delete, with its content; its delete as {id}.
+				if ev["data"] == nil {
+					t.Errorf("%s: a delivery without data: %s", col, d.body)
+				}
+				if ev["resourceId"] == gone && ev["type"] == "note.deleted" {
+					sameJSON(t, col+": the delete of "+gone, []byte(`{"id":"`+gone+`"}`), ev["data"])
 				}
 			}
 			r.mu.Unlock()
@@ -504,4 +534,72 @@ func TestDeliveryMatrix(t *testing.T) {
 			}
 		}
 	}, localWebhooks)
+}
+
+// TestEachAttemptAsksTheRule: a delivery that failed and waits for its retry is not attempted
+// again once its webhook's key has been revoked (the access rule is asked at every attempt, not
+// only when the event was dispatched), while the same retry of a live key's webhook goes out.
+func TestEachAttemptAsksTheRule(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
+		u := s.NewUser(t, "Rhea Retry")
+		doomed, live := s.NewKey(t, u, auth.ScopeReadWrite), s.NewKey(t, u, auth.ScopeReadWrite)
+		nb := apitest.Must(t, s.Post(t, live, "/notebooks", map[string]any{"name": "Retries"}), http.StatusCreated).Str(t, "id")
+		dead, alive := newReceiver(t, http.StatusInternalServerError), newReceiver(t, http.StatusInternalServerError)
+		deadHook := apitest.Must(t, s.Post(t, doomed, "/webhooks", map[string]any{"url": dead.URL, "events": []string{"note.created"}}), http.StatusCreated).Str(t, "id")
+		apitest.Must(t, s.Post(t, live, "/webhooks", map[string]any{"url": alive.URL, "events": []string{"note.created"}}), http.StatusCreated)
+		apitest.Must(t, s.Post(t, live, "/notes", map[string]any{"content": "retry me", "notebookId": nb}), http.StatusCreated)
+		dead.wait(t, 1)  // the first attempt, answered 500: a retry is due after 2 s
+		alive.wait(t, 1) // likewise
+		if _, err := s.Accounts.RevokeKey(t.Context(), apitest.KeyPrefix(t, doomed)); err != nil {
+			t.Fatal(err)
+		}
+		alive.wait(t, 2) // the live webhook's retry went out...
+		time.Sleep(quietFor)
+		dead.mu.Lock()
+		n := len(dead.got)
+		dead.mu.Unlock()
+		if n != 1 {
+			t.Fatalf("the webhook of a revoked key was attempted %d times; want only the attempt made before the revocation", n)
+		}
+		// ...and the revoked key's webhook recorded no further attempt.
+		attempts := apitest.Must(t, s.Get(t, live, "/webhooks/"+deadHook+"/deliveries"), http.StatusOK).Data(t)
+		if len(attempts) != 1 {
+			t.Fatalf("%d attempts recorded, want 1: %v", len(attempts), attempts)
+		}
+	}, localWebhooks, func(c *config.Config) { c.WebhookRetryBase = 2 * time.Second })
+}
+
+// TestWebhookLimit: a user has at most 25 webhooks, counted over all their keys; the 26th is 403
+// WEBHOOK_LIMIT_REACHED and creates nothing, also when many are created at once.
+func TestWebhookLimit(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
+		u := s.NewUser(t, "Lena Limit")
+		k1, k2 := s.NewKey(t, u, auth.ScopeReadWrite), s.NewKey(t, u, auth.ScopeReadWrite)
+		body := map[string]any{"url": "https://93.184.216.34/hook", "events": noDeliveries}
+		var wg sync.WaitGroup
+		statuses := make([]int, 30)
+		for i := range statuses {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				key := k1
+				if i%2 == 1 {
+					key = k2
+				}
+				statuses[i] = s.Post(t, key, "/webhooks", body).Status
+			}()
+		}
+		wg.Wait()
+		counts := map[int]int{}
+		for _, st := range statuses {
+			counts[st]++
+		}
+		if counts[http.StatusCreated] != 25 || counts[http.StatusForbidden] != 5 {
+			t.Fatalf("30 concurrent creates: %v, want 25 created and 5 refused", counts)
+		}
+		apitest.CheckEnvelope(t, s.Post(t, k1, "/webhooks", body), http.StatusForbidden, "WEBHOOK_LIMIT_REACHED")
+		if n := len(apitest.Must(t, s.Get(t, k1, "/webhooks?limit=100"), http.StatusOK).Data(t)); n != 25 {
+			t.Fatalf("%d webhooks listed, want 25", n)
+		}
+	})
 }
