@@ -81,6 +81,46 @@ func TestAccessMatrix(t *testing.T) {
 			{name: "events with a bad after", method: "GET", req: fixed("/events?after=x", nil),
 				want: map[string]string{"read": bad, "write": scope, "rw": bad, "ws": bad, "wsRead": bad, "nbTeam": bad, "nbPersonal": bad, "carl": bad, "bob": bad}},
 		}
+		// The access rule at every use (CONTRACT.md section 20): the feed shows no data of what a
+		// principal cannot read now, and a replay is served only to the credential that made it.
+		// Deliveries have their own matrix (TestDeliveryMatrix: asynchronous, one webhook per
+		// principal).
+		gone := apitest.Must(t, s.Post(t, w.annRW, "/notes", map[string]any{"content": "quokkamatrix", "notebookId": w.teamNB}), http.StatusCreated).Str(t, "id")
+		apitest.Must(t, s.Delete(t, w.annRW, "/notes/"+gone), http.StatusOK)
+		kept := apitest.Must(t, s.Post(t, w.annRW, "/notes", map[string]any{"content": "kept in Team", "notebookId": w.teamNB}), http.StatusCreated).Str(t, "id")
+		replayBody := map[string]any{"content": "Ann's replayable note", "notebookId": w.annNB}
+		stored := apitest.Must(t, withKey(t, s, w.annRW, http.MethodPost, "/notes", "matrix-replay", replayBody), http.StatusCreated).Str(t, "id")
+		seesTeam := map[string]bool{"read": true, "rw": true, "ws": true, "wsRead": true, "nbTeam": true}
+		rows = append(rows, []matrixRow{
+			{name: "the feed after a delete", method: "GET", req: func(t *testing.T) matrixReq {
+				return matrixReq{path: "/events?types=note.created&limit=100", afterCol: func(t *testing.T, col string, r apitest.Response) {
+					if strings.Contains(string(r.Body), "quokkamatrix") {
+						t.Errorf("%s: the feed still shows a deleted note's content", col)
+					}
+					shown := false
+					for _, e := range r.Data(t) {
+						if e["resourceId"] == gone && e["data"] != nil {
+							t.Errorf("%s: the deleted note's creation has data %v, want null", col, e["data"])
+						}
+						if e["resourceId"] == kept && e["data"] != nil {
+							shown = true
+						}
+					}
+					if shown != seesTeam[col] {
+						t.Errorf("%s: the live Team note's data shown %v, want %v", col, shown, seesTeam[col])
+					}
+				}}
+			}, want: map[string]string{"read": ok, "write": scope, "rw": ok, "ws": ok, "wsRead": ok, "nbTeam": ok, "nbPersonal": ok, "carl": ok, "bob": ok}},
+			{name: "a replay of Ann's create", method: "POST", req: func(t *testing.T) matrixReq {
+				return matrixReq{path: "/notes", body: replayBody, header: map[string]string{"Idempotency-Key": "matrix-replay"},
+					afterCol: func(t *testing.T, col string, r apitest.Response) {
+						replayed := r.Header.Get("Idempotent-Replayed") == "true"
+						if replayed != (col == "rw") || (r.Str(t, "id") == stored) != (col == "rw") {
+							t.Errorf("%s: replayed %v, id %s (the stored answer is %s): only the key that sent it gets it", col, replayed, r.Str(t, "id"), stored)
+						}
+					}}
+			}, want: map[string]string{"read": scope, "write": created, "rw": created, "ws": wsMis, "wsRead": scope, "nbTeam": nbMis, "nbPersonal": created, "carl": nbGone, "bob": nbGone}},
+		}...)
 		runMatrix(t, s, w, rows)
 	})
 }

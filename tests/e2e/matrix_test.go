@@ -65,6 +65,9 @@ type matrixReq struct {
 	after func(t *testing.T, r apitest.Response)
 	// header, when set, is sent with the request (Accept, say).
 	header map[string]string
+	// afterCol, when set, checks what one column's accepted request showed (rows whose answer
+	// differs per principal: the feed's data, a replay).
+	afterCol func(t *testing.T, col string, r apitest.Response)
 }
 
 // fixed is a request that is the same in every cell.
@@ -117,8 +120,13 @@ func runMatrix(t *testing.T, s *apitest.Server, w *world, rows []matrixRow) {
 							t.Errorf("%s: refused with %s, but %s changed:\n before %s\n after  %s", col, want, p, before[i], after)
 						}
 					}
-				} else if req.after != nil {
-					req.after(t, r)
+				} else {
+					if req.after != nil {
+						req.after(t, r)
+					}
+					if req.afterCol != nil {
+						req.afterCol(t, col, r)
+					}
 				}
 			}
 		})
