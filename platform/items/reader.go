@@ -23,7 +23,9 @@ type Reader struct {
 // ReaderOf returns the constructor of the Reader of a kind of item stored in table, for
 // fx.Provide(auth.AsReader(items.ReaderOf("note", "notes"))).
 func ReaderOf(kind, table string) func(gdb *gorm.DB, nb Notebooks) *Reader {
-	return func(gdb *gorm.DB, nb Notebooks) *Reader { return &Reader{kind: kind, table: table, db: gdb, notebooks: nb} }
+	return func(gdb *gorm.DB, nb Notebooks) *Reader {
+		return &Reader{kind: kind, table: table, db: gdb, notebooks: nb}
+	}
 }
 
 // ResourceType implements auth.Reader.
