@@ -252,6 +252,9 @@ func (s *Service) Dispatch(ctx context.Context, tx *gorm.DB, placed []eventlog.P
 	if err != nil {
 		return err
 	}
+	if err := s.followRotations(ctx, hooks, refs, held); err != nil {
+		return err
+	}
 	var jobs []river.InsertManyParams
 	for i, w := range hooks {
 		p := held[refs[i]].Principal
@@ -291,6 +294,36 @@ func (s *Service) Dispatch(ctx context.Context, tx *gorm.DB, placed []eventlog.P
 	}
 	_, err = s.queue.client.InsertManyTx(ctx, sqlTx, jobs)
 	return err
+}
+
+// followRotations re-reads, outside the sequencer's transaction, the credential of each webhook
+// whose key Hold found revoked: a rotation that committed after the transaction read the
+// webhooks has moved them to the new key, and their events must not be skipped for it.
+func (s *Service) followRotations(ctx context.Context, hooks []Webhook, refs []auth.CredentialRef, held map[auth.CredentialRef]auth.Held) error {
+	var ids []string
+	for i, w := range hooks {
+		if refs[i].Kind == auth.CredentialKey && held[refs[i]].Dead == auth.DeadKeyRevoked {
+			ids = append(ids, w.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	now, err := s.store.credentialsOf(ctx, ids)
+	if err != nil {
+		return err
+	}
+	for i, w := range hooks {
+		if id, ok := now[w.ID]; ok && id != refs[i].ID {
+			refs[i] = auth.CredentialRef{Kind: auth.CredentialKey, ID: id}
+			h, err := s.rule.HoldOne(ctx, refs[i])
+			if err != nil {
+				return err
+			}
+			held[refs[i]] = h
+		}
+	}
+	return nil
 }
 
 // deliverable asks the access rule, at an attempt, whether the job may still be delivered: its

@@ -106,6 +106,20 @@ func (s *Store) active(ctx context.Context, tx *gorm.DB) ([]Webhook, error) {
 	return rows, err
 }
 
+// credentialsOf returns the credential id each of the webhooks holds now (read outside any
+// transaction).
+func (s *Store) credentialsOf(ctx context.Context, ids []string) (map[string]string, error) {
+	var rows []Webhook
+	if err := s.db.WithContext(ctx).Select("id", "credential_id").Where("id IN ?", ids).Find(&rows).Error; err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(rows))
+	for _, w := range rows {
+		out[w.ID] = w.CredentialID
+	}
+	return out, nil
+}
+
 // ofUser returns every webhook of a user, newest first (at most MaxPerUser).
 func (s *Store) ofUser(ctx context.Context, userID string) ([]Webhook, error) {
 	var rows []Webhook
