@@ -1,9 +1,8 @@
 package events
 
 import (
-	"unicode/utf8"
-
 	"folio/platform/httpx"
+	"folio/platform/markdown"
 )
 
 // appendPage writes GET /events' answer, {"data": [...], "nextCursor": "..."}, exactly as
@@ -59,59 +58,5 @@ func appendNullable(b []byte, s *string) []byte {
 	return appendString(b, *s)
 }
 
-const hexDigits = "0123456789abcdef"
-
-// appendString writes s as a JSON string the way encoding/json does with HTML escaping off:
-// quote, backslash and control characters escaped (\b \f \n \r \t by name), U+2028 and U+2029
-// escaped, invalid UTF-8 replaced by U+FFFD.
-func appendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
+// appendString writes s as a JSON string as httpx.JSON does (encoding/json, HTML escaping off).
+func appendString(b []byte, s string) []byte { return markdown.AppendJSONString(b, s, false) }

@@ -154,16 +154,22 @@ func appendMark(buf []byte, m *Mark) []byte {
 }
 
 // appendJSONString is encoding/json's string encoding with HTML escaping,
-// as json.Marshal writes: \" \\ \b \f \n \r \t, \u00XX for the other
-// control characters and for < > &, \ufffd for each invalid UTF-8 byte and
-// \u2028, \u2029 for those separators.
-func appendJSONString(buf []byte, s string) []byte {
+// as json.Marshal writes it (AppendJSONString with escapeHTML).
+func appendJSONString(buf []byte, s string) []byte { return AppendJSONString(buf, s, true) }
+
+// AppendJSONString appends s as a JSON string the way encoding/json writes it:
+// \" \\ \b \f \n \r \t, \u00XX for the other control characters (and for
+// < > & when escapeHTML, as json.Marshal; not, as an Encoder with
+// SetEscapeHTML(false)), \ufffd for each invalid UTF-8 byte and \u2028, \u2029
+// for those separators. The codec writes its stored form with it; the events
+// feed writes its pages with it.
+func AppendJSONString(buf []byte, s string, escapeHTML bool) []byte {
 	const hex = "0123456789abcdef"
 	buf = append(buf, '"')
 	start := 0
 	for i := 0; i < len(s); {
 		if b := s[i]; b < utf8.RuneSelf {
-			if b >= ' ' && b != '"' && b != '\\' && b != '<' && b != '>' && b != '&' {
+			if b >= ' ' && b != '"' && b != '\\' && (!escapeHTML || (b != '<' && b != '>' && b != '&')) {
 				i++
 				continue
 			}
