@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# .ci/compose-test.sh — the compose stack of compose.yaml, tested on this machine (README.md, "Deploy").
+# .ci/compose-test.sh — the compose stack of compose.yaml, tested on this machine (docs/operations.md, "Deploy").
 #
 # With the registry-free images (folio from deploy/build-image.sh; PostgreSQL, Redis and nginx from
 # .ci/build-test-images.sh) it brings up PostgreSQL, Redis, three folio instances and nginx, and

@@ -93,7 +93,7 @@ const (
 	tableEnd   = "<!-- endpoints: end -->"
 )
 
-// endpointTable is README's endpoint table, made from the document: one row per operation
+// endpointTable is docs/api.md's endpoint table, made from the document: one row per operation
 // (method, path, summary), by path, then GET, POST, PATCH, DELETE.
 func endpointTable(doc map[string]any) string {
 	order := []string{"get", "post", "put", "patch", "delete"}
@@ -114,7 +114,7 @@ func endpointTable(doc map[string]any) string {
 	return b.String()
 }
 
-// TestReadmeEndpointTable: README's table of endpoints is the document's, so it cannot drift.
+// TestReadmeEndpointTable: docs/api.md's table of endpoints is the document's, so it cannot drift.
 // FOLIO_UPDATE_README=1 rewrites it.
 func TestReadmeEndpointTable(t *testing.T) {
 	_, doc := engineAndDocument(t)
@@ -126,7 +126,7 @@ func TestReadmeEndpointTable(t *testing.T) {
 		}
 	}
 	want := endpointTable(doc)
-	raw, err := os.ReadFile("../README.md")
+	raw, err := os.ReadFile("../docs/api.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,16 +134,16 @@ func TestReadmeEndpointTable(t *testing.T) {
 	before, rest, ok1 := strings.Cut(readme, tableBegin+"\n")
 	got, after, ok2 := strings.Cut(rest, tableEnd)
 	if !ok1 || !ok2 {
-		t.Fatalf("README.md has no endpoint table between %q and %q", tableBegin, tableEnd)
+		t.Fatalf("docs/api.md has no endpoint table between %q and %q", tableBegin, tableEnd)
 	}
 	if got == want {
 		return
 	}
 	if os.Getenv("FOLIO_UPDATE_README") == "1" {
-		if err := os.WriteFile("../README.md", []byte(before+tableBegin+"\n"+want+tableEnd+after), 0o644); err != nil {
+		if err := os.WriteFile("../docs/api.md", []byte(before+tableBegin+"\n"+want+tableEnd+after), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return
 	}
-	t.Errorf("README.md's endpoint table is not the document's (run with FOLIO_UPDATE_README=1 to rewrite it); want:\n%s", want)
+	t.Errorf("docs/api.md's endpoint table is not the document's (run with FOLIO_UPDATE_README=1 to rewrite it); want:\n%s", want)
 }

@@ -135,7 +135,7 @@ func ExpiryRule(at, now time.Time) string {
 
 var expiryDuration = regexp.MustCompile(`^([0-9]{1,6})([dhm])$`)
 
-// ParseExpiry reads a key's expiry as `folio key create --expires` takes it (README, "Your first
+// ParseExpiry reads a key's expiry as `folio key create --expires` takes it (docs/cli.md, "Your first
 // API key"): "never" or "" (the key does not expire); a whole number of days, hours or minutes
 // from now ("90d", "12h", "45m"); a date, YYYY-MM-DD, at which the key stops working (00:00 UTC
 // that day); or an RFC 3339 instant ("2027-01-01T09:00:00Z"). The result obeys ExpiryRule.

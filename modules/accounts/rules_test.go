@@ -8,7 +8,7 @@ import (
 	"folio/modules/accounts"
 )
 
-// TestParseExpiry: the forms --expires takes (README, "Your first API key"), and each kind of
+// TestParseExpiry: the forms --expires takes (docs/cli.md, "Your first API key"), and each kind of
 // mistake with a message that says what is accepted or what is wrong.
 func TestParseExpiry(t *testing.T) {
 	now := time.Date(2031, 3, 1, 12, 30, 0, 0, time.FixedZone("CET", 3600))

@@ -1,6 +1,6 @@
 // Package apiref serves GET /docs: folio's API reference for people, rendered in the browser from
 // the OpenAPI document (GET /api/v1/openapi.json) by Redoc, which is vendored here (web/static,
-// embedded in the binary: no CDN, it works offline). See README.md "API" for why Redoc and how the
+// embedded in the binary: no CDN, it works offline). See docs/api.md "API" for why Redoc and how the
 // bundle is pinned and updated.
 package apiref
 
@@ -57,7 +57,7 @@ func (h *Handler) Register(r httpx.Router) {
 	r.Public.GET(Path+"/assets/:name", h.assets.Serve)
 }
 
-// contentSecurityPolicy is as strict as Redoc allows (see README.md "API"):
+// contentSecurityPolicy is as strict as Redoc allows (see docs/api.md "API"):
 //   - scripts only from this origin: the bundle and the page's init script; no inline script, no eval;
 //   - styles from this origin, the <style> elements Redoc's styled-components adds, which carry
 //     this response's nonce, and the one stylesheet the bundle injects when it loads, before it

@@ -1,6 +1,6 @@
 // Package config reads folio's configuration from FOLIO_* environment variables (and, for the
 // three secrets, from the files that their *_FILE variants name: container secrets). Every
-// variable, its default and its meaning is listed in README.md; keep the two in step.
+// variable, its default and its meaning is listed in docs/operations.md (Configuration); keep the two in step.
 //
 // The whole configuration is read and checked before anything else is built (cmd/folio calls
 // FromEnv first): a bad value ends the process with one line naming the variable, the value and
@@ -389,7 +389,7 @@ func unknownVariables(environ []string, known map[string]bool) []string {
 		if best, d := closest(name, names); d <= max(2, len(name)/4) {
 			msg += fmt.Sprintf("; did you mean %s?", best)
 		} else {
-			msg += " (README.md, Configuration, lists every setting)"
+			msg += " (docs/operations.md, Configuration, lists every setting)"
 		}
 		out = append(out, msg)
 	}

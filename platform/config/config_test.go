@@ -210,7 +210,7 @@ func TestUnknownVariables(t *testing.T) {
 	want := []string{
 		"FOLIO_RATE_LIMT is not a folio setting and is ignored; did you mean FOLIO_RATE_LIMIT?",
 		"FOLIO_DATABSE_URL is not a folio setting and is ignored; did you mean FOLIO_DATABASE_URL?",
-		"FOLIO_COMPLETELY_DIFFERENT_THING is not a folio setting and is ignored (README.md, Configuration, lists every setting)",
+		"FOLIO_COMPLETELY_DIFFERENT_THING is not a folio setting and is ignored (docs/operations.md, Configuration, lists every setting)",
 	}
 	if strings.Join(c.Warnings, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("warnings:\n%s\nwant:\n%s", strings.Join(c.Warnings, "\n"), strings.Join(want, "\n"))

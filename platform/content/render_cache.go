@@ -27,7 +27,7 @@ import (
 // pages of their lists, the notes they open), not a whole large account read at random, where a
 // miss costs the decoding and rendering again. It was two of 4 MiB until the one-pass Decode
 // made a miss about three times cheaper; the 4 MiB saved keep the list of the longest notes
-// under the memory bound at 1M (README, Performance: Memory).
+// under the memory bound at 1M (docs/performance.md: Memory).
 const (
 	renderCacheShards = 16
 	// DefaultRenderCacheBytes is the default bound: 2 MiB per generation, over all shards

@@ -16,7 +16,7 @@ import (
 // client span, opened by a callback before GORM's own and ended by one after it, once the SQL is
 // built and sent. It stands in for gorm.io/plugin/opentelemetry, whose tracing package imports
 // GORM's MySQL and ClickHouse drivers (to read a server address from their DSNs), which folio
-// never uses but whose code and start-up state every folio process then carried (see README,
+// never uses but whose code and start-up state every folio process then carried (see docs/performance.md,
 // Performance: Memory).
 //
 // The span is named by the operation and table ("select notes") when GORM knows the table,
