@@ -124,19 +124,12 @@ func printWebhooks(w io.Writer, views []webhooks.View) {
 	_ = tw.Flush()
 }
 
-// webhookJSON is a webhook in `folio webhook list --json`, named as GET /webhooks names things.
+// webhookJSON is a webhook in `folio webhook list --json`: GET /webhooks' answer for it
+// (webhooks.ToResponse) and what only the operator sees, its credential's kind and last attempt.
 type webhookJSON struct {
-	ID             string       `json:"id"`
-	URL            string       `json:"url"`
-	Events         []string     `json:"events"`
-	Description    string       `json:"description"`
-	CreatedAt      string       `json:"createdAt"`
-	Status         string       `json:"status"`
-	DisabledReason *string      `json:"disabledReason"`
-	Credential     string       `json:"credential"` // "key" or "session"
-	APIKeyName     *string      `json:"apiKeyName"`
-	APIKeyPrefix   *string      `json:"apiKeyPrefix"`
-	LastAttempt    *attemptJSON `json:"lastAttempt"`
+	webhooks.Response
+	Credential  string       `json:"credential"` // "key" or "session"
+	LastAttempt *attemptJSON `json:"lastAttempt"`
 }
 
 type attemptJSON struct {
@@ -148,15 +141,7 @@ type attemptJSON struct {
 func printWebhooksJSON(w io.Writer, views []webhooks.View) error {
 	out := make([]webhookJSON, 0, len(views))
 	for _, v := range views {
-		events := []string{}
-		if v.Events != "" {
-			events = strings.Split(v.Events, ",")
-		}
-		j := webhookJSON{
-			ID: v.ID, URL: v.URL, Events: events, Description: v.Description, CreatedAt: httpx.Time(v.CreatedAt),
-			Status: v.Status, DisabledReason: v.DisabledReason, Credential: v.CredentialKind,
-			APIKeyName: v.KeyName, APIKeyPrefix: v.KeyPrefix,
-		}
+		j := webhookJSON{Response: webhooks.ToResponse(v), Credential: v.CredentialKind}
 		if a := v.LastAttempt; a != nil {
 			j.LastAttempt = &attemptJSON{AttemptedAt: httpx.Time(a.AttemptedAt), StatusCode: a.StatusCode, Error: a.Error}
 		}

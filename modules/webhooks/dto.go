@@ -54,3 +54,10 @@ func toAttemptResponse(a Attempt) attemptResponse {
 	return attemptResponse{EventID: a.EventID, AttemptedAt: httpx.Time(a.AttemptedAt), StatusCode: a.StatusCode, DurationMs: a.DurationMs,
 		Error: a.Error, NextAttemptAt: httpx.TimePtr(a.NextAttemptAt)}
 }
+
+// Response is a webhook as GET /webhooks answers it, for the operator's `folio webhook list
+// --json`, which adds to it what only the operator sees.
+type Response = webhookResponse
+
+// ToResponse is a webhook as GET /webhooks answers it.
+func ToResponse(v View) Response { return toWebhookResponse(v) }
