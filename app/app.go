@@ -1,4 +1,10 @@
-// Package app is folio's composition root: the platform and every module, in one list.
+// Package app is folio's top floor: the composition root (this file: the platform, every module
+// and every front end, in three lists) and the front ends that serve more than one module
+// (app/mcp, app/export, app/web). A module's own REST handler stays in its module.
+//
+// Floors, arrows down only (TestFloors): app -> modules -> platform. A module imports the item
+// kernel (Kernel below) and platform; it reaches another domain module only through a port, an
+// interface it declares and ports.go binds.
 package app
 
 import (
@@ -7,14 +13,16 @@ import (
 
 	"go.uber.org/fx"
 
+	"folio/app/export"
+	"folio/app/mcp"
+	"folio/app/web"
 	"folio/modules/accounts"
 	"folio/modules/audit"
+	"folio/modules/content"
 	"folio/modules/events"
-	"folio/modules/export"
-	"folio/modules/mcp"
 	"folio/modules/notebooks"
 	"folio/modules/notes"
-	"folio/modules/settings"
+	"folio/modules/search"
 	"folio/modules/suggestions"
 	"folio/modules/tags"
 	"folio/modules/tasks"
@@ -24,8 +32,15 @@ import (
 	"folio/platform"
 )
 
-// Modules is every domain module of folio. Adding a module is one line here.
-var Modules = fx.Options(
+// Kernel is the item kernel: the modules every domain module may import (items and their flows,
+// content and its suggestion ports, search, the journal of audit entries and events).
+var Kernel = fx.Options(
+	content.Module,
+	search.Module,
+)
+
+// Domains is every domain module of folio. Adding a module is one line here.
+var Domains = fx.Options(
 	accounts.Module,
 	workspaces.Module,
 	notebooks.Module,
@@ -36,11 +51,19 @@ var Modules = fx.Options(
 	notes.Module,
 	tasks.Module,
 	suggestions.Module,
-	settings.Module,
 	webhooks.Module,
+)
+
+// FrontEnds serve several modules at once, on their use cases: the MCP server, the export, the
+// web pages.
+var FrontEnds = fx.Options(
 	mcp.Module,
 	export.Module,
+	web.Module,
 )
+
+// Modules is the kernel, every domain module, the ports between them and the front ends.
+var Modules = fx.Options(Kernel, Domains, Ports, FrontEnds)
 
 // New builds the application graph. opts are the test seam (fx.Replace(cfg), fx.Populate(&x)) and
 // the command's own invokes.

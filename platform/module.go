@@ -22,13 +22,11 @@ import (
 	"folio/platform/auth"
 	"folio/platform/clock"
 	"folio/platform/config"
-	"folio/platform/content"
 	"folio/platform/db"
 	"folio/platform/httpx"
 	"folio/platform/idempotency"
 	"folio/platform/observability"
 	"folio/platform/ratelimit"
-	"folio/platform/search"
 )
 
 // Module provides the shared platform.
@@ -50,7 +48,6 @@ var Module = fx.Module("platform",
 		idempotency.New,
 		fx.Annotate((*idempotency.Middleware).Handler, fx.ResultTags(`group:"apiAfterGuard"`)),
 		db.AsMigrations(idempotency.Migrations),
-		db.AsMigrations(search.Migrations),
 		func(c config.Config) httpx.ServerConfig {
 			return httpx.ServerConfig{Addr: c.HTTPAddr, ShutdownTimeout: c.ShutdownTimeout}
 		},
@@ -66,12 +63,7 @@ var Module = fx.Module("platform",
 	),
 	observability.Module,
 	fx.Invoke(logConfigWarnings),
-	fx.Invoke(boundRenderCache),
 )
-
-// boundRenderCache sets the render cache's bound (a package-level cache in platform/content) from
-// FOLIO_RENDER_CACHE_MB before the server starts.
-func boundRenderCache(c config.Config) { content.SetRenderCacheBytes(c.RenderCacheMB << 20) }
 
 // WithLogger routes fx's own events to zap at debug level, errors included, so a CLI's output
 // stays clean: whoever runs the graph reports its error once, in one line (cmd/folio prints the
@@ -181,7 +173,6 @@ func newLimiters(lc fx.Lifecycle, c config.Config, clk clock.Clock, log *zap.Log
 // newSizes hands the metrics what they report the sizes of: every in-process cache and limiter.
 func newSizes(cache *auth.Cache, l Limiters) observability.Sizes {
 	return observability.Sizes{
-		RenderCache:    content.RenderCacheSize,
 		AuthCache:      cache.Size,
 		UserLimiter:    l.userLocal.Size,
 		FailureLimiter: l.failureLocal.Size,

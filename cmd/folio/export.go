@@ -8,8 +8,8 @@ import (
 
 	"go.uber.org/fx"
 
+	"folio/app/export"
 	"folio/modules/accounts"
-	"folio/modules/export"
 	"folio/platform/auth"
 )
 

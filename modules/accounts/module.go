@@ -1,7 +1,7 @@
 // Package accounts is the accounts module: users (with argon2id passwords), API keys (stored as
 // hashes, created, listed, revoked and rotated through the CLI and the settings UI) and web
 // sessions, with the rules each of them follows (rules.go). It provides the credential store that
-// the API guard authenticates against; the settings UI (modules/settings) is its web front.
+// the API guard authenticates against; the settings UI (app/web) is its web front.
 package accounts
 
 import (

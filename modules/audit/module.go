@@ -7,8 +7,8 @@ import (
 
 	"go.uber.org/fx"
 
+	"folio/modules/journal"
 	"folio/platform/apidoc"
-	"folio/platform/auditlog"
 	"folio/platform/db"
 	"folio/platform/httpx"
 )
@@ -24,7 +24,7 @@ var Module = fx.Module("audit",
 	fx.Provide(NewStore, fx.Private),
 	fx.Provide(
 		NewService,
-		func(s *Service) auditlog.Recorder { return s },
+		func(s *Service) journal.Recorder { return s },
 		httpx.AsRoutes(NewHandler),
 		apidoc.AsPart("audit", openapiYAML),
 		db.AsMigrations(migrations),

@@ -9,10 +9,9 @@ import (
 	"go.uber.org/fx"
 	"gorm.io/gorm"
 
-	"folio/platform/auditlog"
+	"folio/modules/journal"
 	"folio/platform/auth"
 	"folio/platform/clock"
-	"folio/platform/eventlog"
 	"folio/platform/ids"
 	"folio/platform/paginate"
 )
@@ -22,7 +21,7 @@ import (
 type Service struct {
 	store  *Store
 	clock  clock.Clock
-	events eventlog.Emitter
+	events journal.Emitter
 	types  []string // the declared resource types, sorted
 }
 
@@ -31,9 +30,9 @@ type ServiceParams struct {
 	fx.In
 	Store  *Store
 	Clock  clock.Clock
-	Events eventlog.Emitter
-	// Types are the resource types the modules declare (auditlog.DeclareResourceType).
-	Types []auditlog.ResourceType `group:"auditResourceTypes"`
+	Events journal.Emitter
+	// Types are the resource types the modules declare (journal.DeclareResourceType).
+	Types []journal.ResourceType `group:"auditResourceTypes"`
 }
 
 // NewService returns the audit service.
@@ -46,12 +45,12 @@ func NewService(p ServiceParams) *Service {
 	return &Service{store: p.Store, clock: p.Clock, events: p.Events, types: slices.Compact(types)}
 }
 
-// errNoEvent refuses an audit entry that emits no event (see auditlog.Entry.Events).
-var errNoEvent = errors.New("audit: an audited action must emit its events (auditlog.Entry.Events)")
+// errNoEvent refuses an audit entry that emits no event (see journal.Entry.Events).
+var errNoEvent = errors.New("audit: an audited action must emit its events (journal.Entry.Events)")
 
-// Record implements auditlog.Recorder: it writes the entry and emits its events, in the caller's
+// Record implements journal.Recorder: it writes the entry and emits its events, in the caller's
 // transaction tx.
-func (s *Service) Record(ctx context.Context, tx *gorm.DB, p *auth.Principal, e auditlog.Entry) error {
+func (s *Service) Record(ctx context.Context, tx *gorm.DB, p *auth.Principal, e journal.Entry) error {
 	if len(e.Events) == 0 {
 		return fmt.Errorf("%w: %s", errNoEvent, e.Action)
 	}
@@ -85,7 +84,7 @@ func (s *Service) List(ctx context.Context, p *auth.Principal, f Filter, page pa
 	if f.APIKeyID != "" && !ids.Valid(f.APIKeyID) {
 		return nil, nil, ErrAPIKeyID
 	}
-	visible := func(q *gorm.DB) *gorm.DB { return auditlog.Visible(q, "audit_entries", p) }
+	visible := func(q *gorm.DB) *gorm.DB { return journal.Visible(q, "audit_entries", p) }
 	filters := func(q *gorm.DB) *gorm.DB {
 		if f.ResourceType != nil {
 			q = q.Where("audit_entries.resource_type = ?", *f.ResourceType)

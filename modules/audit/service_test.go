@@ -8,10 +8,9 @@ import (
 	"go.uber.org/fx"
 
 	"folio/modules/audit"
+	"folio/modules/journal"
 	"folio/platform/apierr"
-	"folio/platform/auditlog"
 	"folio/platform/auth"
-	"folio/platform/eventlog"
 	"folio/platform/paginate"
 	"folio/tests/apitest"
 	"folio/tests/testenv"
@@ -26,7 +25,7 @@ func TestMain(m *testing.M) { testenv.Main(m) }
 func TestVisibility(t *testing.T) {
 	apitest.EachDB(t, func(t *testing.T, kind string) {
 		// A module that is not part of folio declares its resource type: the filter accepts it.
-		g := apitest.NewGraph(t, kind, nil, fx.Provide(auditlog.DeclareResourceType("comment")))
+		g := apitest.NewGraph(t, kind, nil, fx.Provide(journal.DeclareResourceType("comment")))
 		ctx := context.Background()
 		ann, annSession := g.NewUser(t, "Ann")
 		_, bobSession := g.NewUser(t, "Bob")
@@ -34,19 +33,19 @@ func TestVisibility(t *testing.T) {
 		annKey := &auth.Principal{Credential: auth.CredentialKey, UserID: ann.ID, Scope: auth.ScopeReadWrite, KeyID: "kkkkkkkkkkkkkkkkkkkkkkk1", KeyName: "laptop", KeyPrefix: "svc_live_AAAAAAAA"}
 		annTeamKey := &auth.Principal{Credential: auth.CredentialKey, UserID: ann.ID, Scope: auth.ScopeRead, KeyID: "kkkkkkkkkkkkkkkkkkkkkkk2", WorkspaceID: &team}
 		annNBKey := &auth.Principal{Credential: auth.CredentialKey, UserID: ann.ID, Scope: auth.ScopeRead, KeyID: "kkkkkkkkkkkkkkkkkkkkkkk3", NotebookID: &teamNB}
-		record := func(p *auth.Principal, e auditlog.Entry) {
+		record := func(p *auth.Principal, e journal.Entry) {
 			t.Helper()
 			g.Clock.Advance(time.Second)
 			// An entry without an event is refused (TestEntryWithoutEventIsRefused); these carry one.
-			e.Events = []eventlog.Event{{Type: eventlog.NoteUpdated, ResourceType: e.ResourceType, ResourceID: e.ResourceID, NotebookID: e.NotebookID, WorkspaceID: e.WorkspaceID, Data: eventlog.Deleted(e.ResourceID)}}
+			e.Events = []journal.Event{{Type: journal.NoteUpdated, ResourceType: e.ResourceType, ResourceID: e.ResourceID, NotebookID: e.NotebookID, WorkspaceID: e.WorkspaceID, Data: journal.Deleted(e.ResourceID)}}
 			if err := g.Audit.Record(ctx, g.DB, p, e); err != nil {
 				t.Fatal(err)
 			}
 		}
-		record(annSession, auditlog.Entry{Action: "notebook.create", ResourceType: "notebook", ResourceID: personal, NotebookID: &personal})
-		record(annKey, auditlog.Entry{Action: "note.update", ResourceType: "note", ResourceID: "r2", WorkspaceID: &team, NotebookID: &teamNB})
-		record(bobSession, auditlog.Entry{Action: "note.update", ResourceType: "note", ResourceID: "r3", WorkspaceID: &team, NotebookID: &teamNB})
-		record(bobSession, auditlog.Entry{Action: "comment.create", ResourceType: "comment", ResourceID: "r4", WorkspaceID: &team, NotebookID: &otherNB})
+		record(annSession, journal.Entry{Action: "notebook.create", ResourceType: "notebook", ResourceID: personal, NotebookID: &personal})
+		record(annKey, journal.Entry{Action: "note.update", ResourceType: "note", ResourceID: "r2", WorkspaceID: &team, NotebookID: &teamNB})
+		record(bobSession, journal.Entry{Action: "note.update", ResourceType: "note", ResourceID: "r3", WorkspaceID: &team, NotebookID: &teamNB})
+		record(bobSession, journal.Entry{Action: "comment.create", ResourceType: "comment", ResourceID: "r4", WorkspaceID: &team, NotebookID: &otherNB})
 
 		list := func(p *auth.Principal, f audit.Filter) []string {
 			t.Helper()
@@ -110,13 +109,13 @@ func TestVisibility(t *testing.T) {
 
 func ptr(s string) *string { return &s }
 
-// TestEntryWithoutEventIsRefused: the audit entry is where a write's events ride (auditlog.Entry.
+// TestEntryWithoutEventIsRefused: the audit entry is where a write's events ride (journal.Entry.
 // Events), so an audited write path that forgot its event fails instead of committing without it.
 func TestEntryWithoutEventIsRefused(t *testing.T) {
 	apitest.ForEachGraph(t, func(t *testing.T, g *apitest.Graph) {
 		_, p := g.NewUser(t, "Ann")
 		nb := "nnnnnnnnnnnnnnnnnnnnnnn1"
-		err := g.Audit.Record(context.Background(), g.DB, p, auditlog.Entry{Action: "note.update", ResourceType: "note", ResourceID: "r1", NotebookID: &nb})
+		err := g.Audit.Record(context.Background(), g.DB, p, journal.Entry{Action: "note.update", ResourceType: "note", ResourceID: "r1", NotebookID: &nb})
 		if err == nil {
 			t.Fatal("an audit entry without an event was recorded")
 		}

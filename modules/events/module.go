@@ -1,5 +1,5 @@
 // Package events is the change feed (CONTRACT.md section 18): every write emits its events in its
-// own transaction (eventlog.Emitter, a transactional outbox), and GET /events serves them oldest
+// own transaction (journal.Emitter, a transactional outbox), and GET /events serves them oldest
 // first under the audit log's visibility rules. Events are kept Retention long.
 package events
 
@@ -8,9 +8,9 @@ import (
 
 	"go.uber.org/fx"
 
+	"folio/modules/journal"
 	"folio/platform/apidoc"
 	"folio/platform/db"
-	"folio/platform/eventlog"
 	"folio/platform/httpx"
 )
 
@@ -25,7 +25,7 @@ var Module = fx.Module("events",
 	fx.Provide(NewStore, fx.Private),
 	fx.Provide(
 		NewService,
-		func(s *Service) eventlog.Emitter { return s },
+		func(s *Service) journal.Emitter { return s },
 		httpx.AsRoutes(NewHandler),
 		apidoc.AsPart("events", openapiYAML),
 		db.AsMigrations(migrations),

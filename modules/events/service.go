@@ -14,12 +14,11 @@ import (
 	"go.uber.org/zap"
 	"gorm.io/gorm"
 
+	"folio/modules/journal"
 	"folio/platform"
-	"folio/platform/auditlog"
 	"folio/platform/auth"
 	"folio/platform/background"
 	"folio/platform/clock"
-	"folio/platform/eventlog"
 	"folio/platform/paginate"
 )
 
@@ -35,14 +34,14 @@ const (
 	cleanupRounds = 20 // at most cleanupRounds × cleanupBatch rows per run: a run stays short
 )
 
-// Service writes events in their write's transaction (eventlog.Emitter) and serves the feed.
+// Service writes events in their write's transaction (journal.Emitter) and serves the feed.
 type Service struct {
 	store      *Store
 	clock      clock.Clock
 	log        *zap.Logger
 	rule       *auth.Rule
-	dispatcher eventlog.Dispatcher // nil without webhooks
-	mu         sync.Mutex          // one sequencer per process at a time (the database lock covers the others)
+	dispatcher journal.Dispatcher // nil without webhooks
+	mu         sync.Mutex         // one sequencer per process at a time (the database lock covers the others)
 }
 
 // ServiceParams are the dependencies of NewService.
@@ -56,7 +55,7 @@ type ServiceParams struct {
 	Migrated platform.Migrated `optional:"true"`
 	Rule     *auth.Rule
 	// Dispatcher, when present, gets every event as it is placed (webhooks).
-	Dispatcher eventlog.Dispatcher `optional:"true"`
+	Dispatcher journal.Dispatcher `optional:"true"`
 }
 
 // NewService returns the events service and starts its background work (sequencing and the
@@ -92,16 +91,16 @@ func (s *Service) loop(ctx context.Context) {
 	}
 }
 
-// Emit implements eventlog.Emitter: it writes the events in the caller's transaction tx, with the
+// Emit implements journal.Emitter: it writes the events in the caller's transaction tx, with the
 // principal as their actor. They join the feed once tx has committed (Sequence).
-func (s *Service) Emit(ctx context.Context, tx *gorm.DB, p *auth.Principal, events ...eventlog.Event) error {
+func (s *Service) Emit(ctx context.Context, tx *gorm.DB, p *auth.Principal, events ...journal.Event) error {
 	if len(events) == 0 {
 		return nil
 	}
 	now := s.clock.Now()
 	rows := make([]Event, len(events))
 	for i, e := range events {
-		if !slices.Contains(eventlog.Types, e.Type) {
+		if !slices.Contains(journal.Types, e.Type) {
 			return fmt.Errorf("events: unknown event type %q", e.Type)
 		}
 		data, err := json.Marshal(e.Data)
@@ -138,13 +137,13 @@ func (s *Service) dispatch(tx *gorm.DB, rows []Event) error {
 	if s.dispatcher == nil {
 		return nil
 	}
-	placed := make([]eventlog.Placed, len(rows))
+	placed := make([]journal.Placed, len(rows))
 	for i, e := range rows {
 		payload, err := json.Marshal(toEventResponse(e))
 		if err != nil {
 			return err
 		}
-		placed[i] = eventlog.Placed{ID: FormatID(*e.Seq), Type: e.Type, ResourceType: e.ResourceType, ResourceID: e.ResourceID, ActorUserID: e.ActorUserID, NotebookID: e.NotebookID, WorkspaceID: e.WorkspaceID, Payload: payload}
+		placed[i] = journal.Placed{ID: FormatID(*e.Seq), Type: e.Type, ResourceType: e.ResourceType, ResourceID: e.ResourceID, ActorUserID: e.ActorUserID, NotebookID: e.NotebookID, WorkspaceID: e.WorkspaceID, Payload: payload}
 	}
 	return s.dispatcher.Dispatch(tx.Statement.Context, tx, placed)
 }
@@ -202,8 +201,8 @@ func ParseQuery(after, types, limit string, limitPresent bool) (Query, error) {
 	}
 	if types != "" {
 		for _, t := range strings.Split(types, ",") {
-			if !slices.Contains(eventlog.Types, t) {
-				return Query{}, errTypes(eventlog.Types)
+			if !slices.Contains(journal.Types, t) {
+				return Query{}, errTypes(journal.Types)
 			}
 			if !slices.Contains(q.Types, t) {
 				q.Types = append(q.Types, t)
@@ -225,7 +224,7 @@ func (s *Service) List(ctx context.Context, p *auth.Principal, q Query) ([]Event
 	if err := s.Sequence(ctx); err != nil {
 		return nil, "", err
 	}
-	visible := func(q *gorm.DB) *gorm.DB { return auditlog.Visible(q, "events", p) }
+	visible := func(q *gorm.DB) *gorm.DB { return journal.Visible(q, "events", p) }
 	rows, err := s.store.list(ctx, visible, q.After, q.Types, q.Limit)
 	if err != nil {
 		return nil, "", err
@@ -250,7 +249,7 @@ func (s *Service) hideUnreadable(ctx context.Context, p *auth.Principal, rows []
 	}
 	refs := make([]auth.Resource, 0, len(rows))
 	for _, e := range rows {
-		if r, ok := eventlog.DataResource(e.Type, e.ResourceType, e.ResourceID, e.NotebookID); ok {
+		if r, ok := journal.DataResource(e.Type, e.ResourceType, e.ResourceID, e.NotebookID); ok {
 			refs = append(refs, r)
 		}
 	}
@@ -259,7 +258,7 @@ func (s *Service) hideUnreadable(ctx context.Context, p *auth.Principal, rows []
 		return err
 	}
 	for i, e := range rows {
-		if r, ok := eventlog.DataResource(e.Type, e.ResourceType, e.ResourceID, e.NotebookID); !ok || !readable[r] {
+		if r, ok := journal.DataResource(e.Type, e.ResourceType, e.ResourceID, e.NotebookID); !ok || !readable[r] {
 			rows[i].Data = nullData
 		}
 	}

@@ -7,17 +7,17 @@ import (
 	"time"
 
 	"folio/modules/events"
+	"folio/modules/journal"
 	"folio/platform/auth"
 	"folio/platform/db"
-	"folio/platform/eventlog"
 	"folio/tests/apitest"
 	"folio/tests/testenv"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
 
-func noteEvent(id, notebookID string) eventlog.Event {
-	return eventlog.Event{Type: eventlog.NoteCreated, ResourceType: "note", ResourceID: id, NotebookID: &notebookID, Data: eventlog.Deleted(id)}
+func noteEvent(id, notebookID string) journal.Event {
+	return journal.Event{Type: journal.NoteCreated, ResourceType: "note", ResourceID: id, NotebookID: &notebookID, Data: journal.Deleted(id)}
 }
 
 func resourceIDs(t *testing.T, g *apitest.Graph, p *auth.Principal, after string) ([]string, string) {

@@ -7,12 +7,12 @@ import (
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 
+	"folio/modules/items"
 	"folio/platform/apierr"
 	"folio/platform/auth"
 	"folio/platform/config"
 	"folio/platform/db"
 	"folio/platform/ids"
-	"folio/platform/items"
 )
 
 // Memberships is what the notebooks module needs to know about workspaces (the workspaces module
@@ -190,7 +190,7 @@ func (a *Access) Release(ctx context.Context, tx *gorm.DB, notebookID string, n 
 }
 
 // ItemNotebook implements items.Notebooks: Notebook, reduced to what the shared flows of notes and
-// tasks need (platform/items cannot know this module's types).
+// tasks need (modules/items cannot know this module's types).
 func (a *Access) ItemNotebook(ctx context.Context, tx *gorm.DB, p *auth.Principal, id string) (items.Notebook, error) {
 	nb, err := a.Notebook(ctx, tx, p, id)
 	if err != nil {

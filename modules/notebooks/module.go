@@ -7,13 +7,12 @@ import (
 
 	"go.uber.org/fx"
 
-	"folio/modules/workspaces"
+	"folio/modules/items"
+	"folio/modules/journal"
 	"folio/platform/apidoc"
-	"folio/platform/auditlog"
 	"folio/platform/auth"
 	"folio/platform/db"
 	"folio/platform/httpx"
-	"folio/platform/items"
 )
 
 // openapiYAML is the module's part of the OpenAPI document: its routes, beside its handler.
@@ -31,14 +30,12 @@ var Module = fx.Module("notebooks",
 		httpx.AsRoutes(NewHandler),
 		apidoc.AsPart("notebooks", openapiYAML),
 		db.AsMigrations(migrations),
-		auditlog.DeclareResourceType(ResourceType),
+		journal.DeclareResourceType(ResourceType),
 		func(a *Access) auth.RestrictionChecker { return a },
 		auth.AsReader(func(a *Access) *Access { return a }),
 		// Notes and tasks reach notebooks through the shared item flows.
 		func(a *Access) items.Notebooks { return a },
 		// The settings UI offers and shows key restrictions by name.
 		fx.Annotate(NewKeyPlaces, fx.As(new(auth.KeyPlaces))),
-		// The workspaces module answers the membership questions.
-		func(m *workspaces.Members) Memberships { return m },
 	),
 )

@@ -9,12 +9,11 @@ import (
 	"go.uber.org/fx"
 	"gorm.io/gorm"
 
+	"folio/modules/journal"
 	"folio/platform/apierr"
-	"folio/platform/auditlog"
 	"folio/platform/auth"
 	"folio/platform/clock"
 	"folio/platform/db"
-	"folio/platform/eventlog"
 	"folio/platform/ids"
 	"folio/platform/paginate"
 )
@@ -28,7 +27,7 @@ type Service struct {
 	store       *Store
 	access      *Access
 	memberships Memberships
-	audit       auditlog.Recorder
+	audit       journal.Recorder
 	clock       clock.Clock
 }
 
@@ -39,7 +38,7 @@ type ServiceParams struct {
 	Store       *Store
 	Access      *Access
 	Memberships Memberships
-	Audit       auditlog.Recorder
+	Audit       journal.Recorder
 	Clock       clock.Clock
 }
 
@@ -101,8 +100,8 @@ func (s *Service) Create(ctx context.Context, p *auth.Principal, in NewNotebook)
 		if err := s.store.create(ctx, tx, &n); err != nil {
 			return err
 		}
-		created := eventlog.Event{Type: eventlog.NotebookCreated, ResourceType: ResourceType, ResourceID: n.ID, NotebookID: &n.ID, WorkspaceID: n.WorkspaceID, Data: toNotebookResponse(n)}
-		return s.audit.Record(ctx, tx, p, auditlog.Entry{Action: ResourceType + ".create", ResourceType: ResourceType, ResourceID: n.ID, WorkspaceID: n.WorkspaceID, NotebookID: &n.ID, Events: []eventlog.Event{created}})
+		created := journal.Event{Type: journal.NotebookCreated, ResourceType: ResourceType, ResourceID: n.ID, NotebookID: &n.ID, WorkspaceID: n.WorkspaceID, Data: toNotebookResponse(n)}
+		return s.audit.Record(ctx, tx, p, journal.Entry{Action: ResourceType + ".create", ResourceType: ResourceType, ResourceID: n.ID, WorkspaceID: n.WorkspaceID, NotebookID: &n.ID, Events: []journal.Event{created}})
 	})
 	return n, err
 }

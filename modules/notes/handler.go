@@ -6,10 +6,10 @@ import (
 	"github.com/gin-gonic/gin"
 	"go.uber.org/fx"
 
+	"folio/modules/content"
+	"folio/modules/items"
 	"folio/platform/auth"
-	"folio/platform/content"
 	"folio/platform/httpx"
-	"folio/platform/items"
 )
 
 // mimeMarkdown is the media type of GET /notes/:id's Markdown representation.

@@ -3,8 +3,8 @@ package notes
 import (
 	"gorm.io/gorm"
 
+	"folio/modules/items"
 	"folio/platform/db"
-	"folio/platform/items"
 )
 
 func migrations() db.Migrations {
@@ -22,7 +22,7 @@ func migrations() db.Migrations {
 	},
 		db.StoreDocumentAsText("202611221210_notes_content_json", "notes", "content"),
 		db.AddVersionColumn("202611232300_notes_version", "notes"),
-		// The search index (platform/search) of the notes made before it existed.
+		// The search index (modules/search) of the notes made before it existed.
 		items.IndexExisting("202611241110_notes_search_index", "notes", shape()),
 		items.StampTagTimes("202611261110_notes_tag_times", "notes", ItemKind),
 	}

@@ -1,8 +1,8 @@
 package notes
 
 import (
+	"folio/modules/items"
 	"folio/platform/db"
-	"folio/platform/items"
 	"folio/platform/markdown"
 )
 

@@ -1,6 +1,6 @@
 package notes
 
-import "folio/platform/content"
+import "folio/modules/content"
 
 // Response is a note as the API writes it (GET /notes/:id without pendingSuggestion). The
 // module's other front end, the MCP server, answers with the same.

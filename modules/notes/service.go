@@ -6,9 +6,9 @@ import (
 
 	"gorm.io/gorm/clause"
 
+	"folio/modules/items"
 	"folio/platform/auth"
 	"folio/platform/etag"
-	"folio/platform/items"
 	"folio/platform/markdown"
 	"folio/platform/paginate"
 )
@@ -17,7 +17,7 @@ import (
 const ItemKind = "note"
 
 // Service holds the notes rules. What notes do exactly as tasks do (the item limit, snapshots,
-// tags, moves, archive, soft delete, audit, the content target) runs in platform/items.
+// tags, moves, archive, soft delete, audit, the content target) runs in modules/items.
 type Service struct {
 	items *items.Service[Note]
 	store *Store

@@ -5,10 +5,10 @@ import (
 	"testing"
 	"time"
 
+	"folio/modules/items"
 	"folio/modules/notes"
 	"folio/platform/auth"
 	"folio/platform/etag"
-	"folio/platform/items"
 	"folio/platform/markdown"
 	"folio/tests/apitest"
 	"folio/tests/testenv"

@@ -7,13 +7,13 @@ import (
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 
+	"folio/modules/items"
 	"folio/platform/db"
-	"folio/platform/items"
 	"folio/platform/paginate"
 )
 
 // Store holds the notes module's own query: the list, read notebook by notebook on PostgreSQL.
-// The queries every kind of item runs alike are in platform/items.
+// The queries every kind of item runs alike are in modules/items.
 type Store struct{ db *gorm.DB }
 
 // NewStore returns the notes store.

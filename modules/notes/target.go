@@ -1,6 +1,6 @@
 package notes
 
-import "folio/platform/content"
+import "folio/modules/content"
 
 // NewTarget returns the notes' content target: the suggestions module reads and replaces a note's
 // content through it, as a PATCH of the content would.

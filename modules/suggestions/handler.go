@@ -8,9 +8,9 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"folio/modules/content"
 	"folio/platform/apierr"
 	"folio/platform/auth"
-	"folio/platform/content"
 	"folio/platform/httpx"
 	"folio/platform/paginate"
 )

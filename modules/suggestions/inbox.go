@@ -7,9 +7,9 @@ import (
 
 	"gorm.io/gorm"
 
+	"folio/modules/content"
 	"folio/platform/apierr"
 	"folio/platform/auth"
-	"folio/platform/content"
 	"folio/platform/db"
 	"folio/platform/ids"
 	"folio/platform/paginate"

@@ -9,9 +9,9 @@ import (
 
 	"go.uber.org/fx"
 
+	"folio/modules/content"
 	"folio/platform/apidoc"
 	"folio/platform/auth"
-	"folio/platform/content"
 	"folio/platform/db"
 	"folio/platform/httpx"
 )

@@ -1,6 +1,6 @@
 package suggestions
 
-import "folio/platform/content"
+import "folio/modules/content"
 
 // ToResponse is the API's conversion of a suggestion, as a suggest answers it. The MCP server's
 // propose tools answer with the same.

@@ -7,15 +7,14 @@ import (
 	"go.uber.org/fx"
 	"gorm.io/gorm"
 
-	"folio/platform/auditlog"
+	"folio/modules/content"
+	"folio/modules/items"
+	"folio/modules/journal"
 	"folio/platform/auth"
 	"folio/platform/clock"
-	"folio/platform/content"
 	"folio/platform/db"
 	"folio/platform/etag"
-	"folio/platform/eventlog"
 	"folio/platform/ids"
-	"folio/platform/items"
 	"folio/platform/markdown"
 	"folio/platform/paginate"
 )
@@ -34,7 +33,7 @@ type Service struct {
 	store     *Store
 	targets   map[string]content.Target
 	notebooks items.Notebooks
-	audit     auditlog.Recorder
+	audit     journal.Recorder
 	clock     clock.Clock
 }
 
@@ -45,7 +44,7 @@ type ServiceParams struct {
 	Store     *Store
 	Targets   []content.Target `group:"contentTargets"`
 	Notebooks items.Notebooks
-	Audit     auditlog.Recorder
+	Audit     journal.Recorder
 	Clock     clock.Clock
 }
 
@@ -103,10 +102,10 @@ func (s *Service) Suggest(ctx context.Context, p *auth.Principal, kind, itemID s
 		if err := s.store.supersedePending(ctx, tx, kind, item.ID, p.UserID, now); err != nil {
 			return err
 		}
-		var events []eventlog.Event
+		var events []journal.Event
 		if prev != nil {
 			prev.Status, prev.ResolvedAt, prev.ResolvedByID, prev.Version = StatusSuperseded, &now, &p.UserID, prev.Version+1
-			ev, err := suggestionEvent(eventlog.SuggestionSuperseded, item, *prev)
+			ev, err := suggestionEvent(journal.SuggestionSuperseded, item, *prev)
 			if err != nil {
 				return err
 			}
@@ -124,7 +123,7 @@ func (s *Service) Suggest(ctx context.Context, p *auth.Principal, kind, itemID s
 		if err := target.Touch(ctx, tx, item); err != nil {
 			return err
 		}
-		created, err := suggestionEvent(eventlog.SuggestionCreated, item, sg)
+		created, err := suggestionEvent(journal.SuggestionCreated, item, sg)
 		if err != nil {
 			return err
 		}
@@ -134,22 +133,22 @@ func (s *Service) Suggest(ctx context.Context, p *auth.Principal, kind, itemID s
 }
 
 // record writes the audit entry action on the item, with the suggestion events it emits.
-func (s *Service) record(ctx context.Context, tx *gorm.DB, p *auth.Principal, action string, item content.Item, events ...eventlog.Event) error {
-	return s.audit.Record(ctx, tx, p, auditlog.Entry{Action: action, ResourceType: item.Kind, ResourceID: item.ID, WorkspaceID: item.WorkspaceID, NotebookID: &item.NotebookID, Events: events})
+func (s *Service) record(ctx context.Context, tx *gorm.DB, p *auth.Principal, action string, item content.Item, events ...journal.Event) error {
+	return s.audit.Record(ctx, tx, p, journal.Entry{Action: action, ResourceType: item.Kind, ResourceID: item.ID, WorkspaceID: item.WorkspaceID, NotebookID: &item.NotebookID, Events: events})
 }
 
 // suggestionEvent is the event evType of sg, a suggestion of item, with the suggestion as the
 // suggest endpoint answers it (content.Suggestion) as its data.
-func suggestionEvent(evType string, item content.Item, sg Suggestion) (eventlog.Event, error) {
+func suggestionEvent(evType string, item content.Item, sg Suggestion) (journal.Event, error) {
 	data, err := toSuggestionResponse(sg)
 	if err != nil {
-		return eventlog.Event{}, err
+		return journal.Event{}, err
 	}
-	return eventlog.Event{Type: evType, ResourceType: "suggestion", ResourceID: sg.ID, NotebookID: &item.NotebookID, WorkspaceID: item.WorkspaceID, Data: data}, nil
+	return journal.Event{Type: evType, ResourceType: "suggestion", ResourceID: sg.ID, NotebookID: &item.NotebookID, WorkspaceID: item.WorkspaceID, Data: data}, nil
 }
 
 // resolveEvents are the event types of the resolving statuses.
-var resolveEvents = map[string]string{StatusApproved: eventlog.SuggestionApproved, StatusRejected: eventlog.SuggestionRejected}
+var resolveEvents = map[string]string{StatusApproved: journal.SuggestionApproved, StatusRejected: journal.SuggestionRejected}
 
 // Approve applies a PENDING suggestion: in one transaction, a snapshot of the item's current
 // content, the suggested content (tags, hasDecision and updatedAt follow as for a PATCH), the

@@ -6,12 +6,12 @@ import (
 	"testing"
 	"time"
 
+	"folio/modules/items"
 	"folio/modules/notes"
 	"folio/modules/suggestions"
 	"folio/modules/tasks"
 	"folio/platform/auth"
 	"folio/platform/etag"
-	"folio/platform/items"
 	"folio/platform/markdown"
 	"folio/platform/paginate"
 	"folio/tests/apitest"

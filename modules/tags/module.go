@@ -3,8 +3,8 @@ package tags
 import (
 	"go.uber.org/fx"
 
+	"folio/modules/items"
 	"folio/platform/db"
-	"folio/platform/items"
 )
 
 // Module wires the tags module.

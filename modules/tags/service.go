@@ -16,9 +16,9 @@ import (
 
 	"gorm.io/gorm"
 
+	"folio/modules/items"
 	"folio/platform/db"
 	"folio/platform/ids"
-	"folio/platform/items"
 	"folio/platform/markdown"
 )
 

@@ -7,7 +7,7 @@ import (
 
 	"gorm.io/gorm"
 
-	"folio/platform/items"
+	"folio/modules/items"
 	"folio/platform/markdown"
 	"folio/tests/apitest"
 )

@@ -1,9 +1,9 @@
 package tasks
 
 import (
-	"folio/platform/content"
+	"folio/modules/content"
+	"folio/modules/items"
 	"folio/platform/httpx"
-	"folio/platform/items"
 )
 
 type createRequest struct {

@@ -8,11 +8,11 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"folio/modules/content"
+	"folio/modules/items"
 	"folio/platform/apierr"
 	"folio/platform/auth"
-	"folio/platform/content"
 	"folio/platform/httpx"
-	"folio/platform/items"
 	"folio/platform/markdown"
 )
 

@@ -3,8 +3,8 @@ package tasks
 import (
 	"gorm.io/gorm"
 
+	"folio/modules/items"
 	"folio/platform/db"
-	"folio/platform/items"
 )
 
 func migrations() db.Migrations {
@@ -20,7 +20,7 @@ func migrations() db.Migrations {
 	},
 		db.StoreDocumentAsText("202611221500_tasks_notes_json", "tasks", "notes"),
 		db.AddVersionColumn("202611232300_tasks_version", "tasks"),
-		// The search index (platform/search) of the tasks made before it existed.
+		// The search index (modules/search) of the tasks made before it existed.
 		items.IndexExisting("202611241110_tasks_search_index", "tasks", shape()),
 		items.StampTagTimes("202611261110_tasks_tag_times", "tasks", ItemKind),
 	}

@@ -3,8 +3,8 @@ package tasks
 import (
 	"time"
 
+	"folio/modules/items"
 	"folio/platform/db"
-	"folio/platform/items"
 )
 
 // Statuses and priorities, in their wire spelling.

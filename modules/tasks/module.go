@@ -8,13 +8,13 @@ import (
 
 	"go.uber.org/fx"
 
+	"folio/modules/content"
+	"folio/modules/items"
+	"folio/modules/journal"
 	"folio/platform/apidoc"
-	"folio/platform/auditlog"
 	"folio/platform/auth"
-	"folio/platform/content"
 	"folio/platform/db"
 	"folio/platform/httpx"
-	"folio/platform/items"
 )
 
 // openapiYAML is the module's part of the OpenAPI document: its routes, beside its handler.
@@ -32,7 +32,7 @@ var Module = fx.Module("tasks",
 		httpx.AsRoutes(NewHandler),
 		apidoc.AsPart("tasks", openapiYAML),
 		db.AsMigrations(migrations),
-		auditlog.DeclareResourceType(ItemKind),
+		journal.DeclareResourceType(ItemKind),
 		auth.AsReader(items.ReaderOf(ItemKind, "tasks")),
 	),
 )

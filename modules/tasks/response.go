@@ -1,6 +1,6 @@
 package tasks
 
-import "folio/platform/content"
+import "folio/modules/content"
 
 // Response is a task as the API writes it. The module's other front end, the MCP server, answers
 // with the same.

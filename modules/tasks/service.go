@@ -9,9 +9,9 @@ import (
 
 	"gorm.io/gorm/clause"
 
+	"folio/modules/items"
 	"folio/platform/auth"
 	"folio/platform/etag"
-	"folio/platform/items"
 	"folio/platform/markdown"
 	"folio/platform/paginate"
 )
@@ -26,7 +26,7 @@ const (
 )
 
 // Service holds the tasks rules. What tasks do exactly as notes do (the item limit, snapshots,
-// tags, moves, archive, soft delete, audit, the content target) runs in platform/items.
+// tags, moves, archive, soft delete, audit, the content target) runs in modules/items.
 type Service struct {
 	items *items.Service[Task]
 	store *Store

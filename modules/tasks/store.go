@@ -9,7 +9,7 @@ import (
 	"folio/platform/paginate"
 )
 
-// Store holds the tasks module's own query, the list; what every item runs alike is in platform/items.
+// Store holds the tasks module's own query, the list; what every item runs alike is in modules/items.
 type Store struct{ db *gorm.DB }
 
 // NewStore returns the tasks store.

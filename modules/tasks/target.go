@@ -1,6 +1,6 @@
 package tasks
 
-import "folio/platform/content"
+import "folio/modules/content"
 
 // NewTarget returns the tasks' content target: the suggestions module reads and replaces a task's
 // notes through it, as a PATCH of the notes would.

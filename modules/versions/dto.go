@@ -1,7 +1,7 @@
 package versions
 
 import (
-	"folio/platform/content"
+	"folio/modules/content"
 	"folio/platform/httpx"
 )
 

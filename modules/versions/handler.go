@@ -10,9 +10,9 @@ import (
 	"github.com/gin-gonic/gin"
 	"go.uber.org/fx"
 
+	"folio/modules/content"
 	"folio/platform/apierr"
 	"folio/platform/auth"
-	"folio/platform/content"
 	"folio/platform/etag"
 	"folio/platform/httpx"
 	"folio/platform/markdown"

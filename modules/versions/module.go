@@ -5,10 +5,10 @@ import (
 
 	"go.uber.org/fx"
 
+	"folio/modules/items"
 	"folio/platform/apidoc"
 	"folio/platform/db"
 	"folio/platform/httpx"
-	"folio/platform/items"
 )
 
 // openapiYAML is the module's part of the OpenAPI document: its routes, beside its handler.

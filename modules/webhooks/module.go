@@ -5,11 +5,11 @@ import (
 
 	"go.uber.org/fx"
 
+	"folio/modules/journal"
 	"folio/platform/apidoc"
 	"folio/platform/auth"
 	"folio/platform/config"
 	"folio/platform/db"
-	"folio/platform/eventlog"
 	"folio/platform/httpx"
 )
 
@@ -28,7 +28,7 @@ var Module = fx.Module("webhooks",
 		},
 		NewQueue,
 		NewService,
-		func(s *Service) eventlog.Dispatcher { return s },
+		func(s *Service) journal.Dispatcher { return s },
 		httpx.AsRoutes(NewHandler),
 		apidoc.AsPart("webhooks", openapiYAML),
 		db.AsMigrations(migrations),

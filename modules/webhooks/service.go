@@ -13,16 +13,15 @@ import (
 	"go.uber.org/fx"
 	"gorm.io/gorm"
 
+	"folio/modules/journal"
 	"folio/platform/apierr"
-	"folio/platform/auditlog"
 	"folio/platform/auth"
 	"folio/platform/clock"
-	"folio/platform/eventlog"
 	"folio/platform/ids"
 	"folio/platform/paginate"
 )
 
-// Service manages webhooks and enqueues their deliveries (eventlog.Dispatcher).
+// Service manages webhooks and enqueues their deliveries (journal.Dispatcher).
 type Service struct {
 	store *Store
 	clock clock.Clock
@@ -90,8 +89,8 @@ func (s *Service) Create(ctx context.Context, p *auth.Principal, in NewWebhook) 
 	}
 	var types []string
 	for _, t := range in.Events {
-		if !slices.Contains(eventlog.Types, t) {
-			return View{}, apierr.Validation("field \"events\" must list event types among: %s", strings.Join(eventlog.Types, ", "))
+		if !slices.Contains(journal.Types, t) {
+			return View{}, apierr.Validation("field \"events\" must list event types among: %s", strings.Join(journal.Types, ", "))
 		}
 		if !slices.Contains(types, t) {
 			types = append(types, t)
@@ -227,19 +226,19 @@ func (s *Service) DeleteForUser(ctx context.Context, userID, id string) error {
 }
 
 // sees says whether an event is in the feed of the webhook's principal p (the audit log's rule,
-// auditlog.Sees, as GET /events) and of the types the webhook asked for.
-func (w Webhook) sees(p *auth.Principal, e eventlog.Placed) bool {
-	return auditlog.Sees(p, e.ActorUserID, e.NotebookID, e.WorkspaceID) &&
+// journal.Sees, as GET /events) and of the types the webhook asked for.
+func (w Webhook) sees(p *auth.Principal, e journal.Placed) bool {
+	return journal.Sees(p, e.ActorUserID, e.NotebookID, e.WorkspaceID) &&
 		(w.Events == "" || slices.Contains(strings.Split(w.Events, ","), e.Type))
 }
 
-// Dispatch implements eventlog.Dispatcher: one delivery job per placed event and webhook that
+// Dispatch implements journal.Dispatcher: one delivery job per placed event and webhook that
 // may deliver it now (CONTRACT.md section 20): the webhook is active, its credential is live
 // (auth.Rule.Hold), the event is in that credential's feed, and the credential can read the
 // event's resource (auth.Rule.Readable, as GET /events shows its data). Jobs are inserted into
 // River's queue in tx, the sequencer's transaction. The write path never waits on this: the
 // sequencer runs after the write has committed. Each attempt asks the rule again (deliverWorker).
-func (s *Service) Dispatch(ctx context.Context, tx *gorm.DB, placed []eventlog.Placed) error {
+func (s *Service) Dispatch(ctx context.Context, tx *gorm.DB, placed []journal.Placed) error {
 	hooks, err := s.store.active(ctx, tx)
 	if err != nil || len(hooks) == 0 {
 		return err
@@ -261,13 +260,13 @@ func (s *Service) Dispatch(ctx context.Context, tx *gorm.DB, placed []eventlog.P
 		if p == nil {
 			continue // its credential is dead: nothing is attempted (GET /webhooks says why)
 		}
-		var seen []eventlog.Placed
+		var seen []journal.Placed
 		var res []auth.Resource
 		for _, e := range placed {
 			if !w.sees(p, e) {
 				continue
 			}
-			if r, ok := eventlog.DataResource(e.Type, e.ResourceType, e.ResourceID, e.NotebookID); ok {
+			if r, ok := journal.DataResource(e.Type, e.ResourceType, e.ResourceID, e.NotebookID); ok {
 				seen, res = append(seen, e), append(res, r)
 			}
 		}
@@ -335,7 +334,7 @@ func deliverable(ctx context.Context, rule *auth.Rule, w Webhook, args DeliverAr
 	if err != nil || h.Principal == nil {
 		return false, err
 	}
-	r, ok := eventlog.DataResource(args.Type, args.ResourceType, args.ResourceID, args.NotebookID)
+	r, ok := journal.DataResource(args.Type, args.ResourceType, args.ResourceID, args.NotebookID)
 	if !ok {
 		return false, nil
 	}

@@ -7,7 +7,6 @@ import (
 
 	"go.uber.org/fx"
 
-	"folio/modules/accounts"
 	"folio/platform/apidoc"
 	"folio/platform/auth"
 	"folio/platform/db"
@@ -30,7 +29,5 @@ var Module = fx.Module("workspaces",
 		httpx.AsRoutes(NewHandler),
 		apidoc.AsPart("workspaces", openapiYAML),
 		db.AsMigrations(migrations),
-		// The accounts module's directory is this module's user directory.
-		func(d *accounts.Directory) UserDirectory { return d },
 	),
 )

@@ -9,11 +9,11 @@ import (
 	"go.uber.org/fx"
 	"gorm.io/gorm"
 
+	"folio/modules/journal"
 	"folio/platform/apierr"
 	"folio/platform/auth"
 	"folio/platform/clock"
 	"folio/platform/db"
-	"folio/platform/eventlog"
 	"folio/platform/ids"
 	"folio/platform/paginate"
 )
@@ -30,7 +30,7 @@ type Service struct {
 	clock     clock.Clock
 	users     UserDirectory
 	authCache *auth.Cache
-	events    eventlog.Emitter
+	events    journal.Emitter
 	// Members answers RoleOf, MemberWorkspaceIDs and WorkspaceNames for the service too.
 	*Members
 }
@@ -43,7 +43,7 @@ type ServiceParams struct {
 	Clock     clock.Clock
 	Users     UserDirectory
 	AuthCache *auth.Cache
-	Events    eventlog.Emitter
+	Events    journal.Emitter
 	Members   *Members
 }
 
@@ -173,7 +173,7 @@ func (s *Service) Invite(ctx context.Context, p *auth.Principal, workspaceID, em
 			return err
 		}
 		// Member changes have no audit entry (CONTRACT.md section 7): they emit their event here.
-		return s.events.Emit(ctx, tx, p, memberEvent(eventlog.MemberAdded, workspaceID, membershipResponse{WorkspaceID: workspaceID, UserID: userID, Role: m.Role}))
+		return s.events.Emit(ctx, tx, p, memberEvent(journal.MemberAdded, workspaceID, membershipResponse{WorkspaceID: workspaceID, UserID: userID, Role: m.Role}))
 	})
 	if err == nil && created {
 		// A key of the new member may be restricted to this workspace and cached with the verdict
@@ -229,7 +229,7 @@ func (s *Service) Remove(ctx context.Context, p *auth.Principal, workspaceID, us
 		if err := s.store.removeMember(ctx, tx, workspaceID, userID); err != nil {
 			return err
 		}
-		return s.events.Emit(ctx, tx, p, memberEvent(eventlog.MemberRemoved, workspaceID, removedMember{WorkspaceID: workspaceID, UserID: userID}))
+		return s.events.Emit(ctx, tx, p, memberEvent(journal.MemberRemoved, workspaceID, removedMember{WorkspaceID: workspaceID, UserID: userID}))
 	})
 	if err == nil {
 		// Keys of the removed user may be restricted to this workspace: forget every cached verdict,
@@ -241,6 +241,6 @@ func (s *Service) Remove(ctx context.Context, p *auth.Principal, workspaceID, us
 
 // memberEvent is a member change of a workspace: the workspace is the event's resource, and the
 // membership (as POST /workspaces/:id/members answers it; removedMember for a removal) its data.
-func memberEvent(evType, workspaceID string, data any) eventlog.Event {
-	return eventlog.Event{Type: evType, ResourceType: "workspace", ResourceID: workspaceID, WorkspaceID: &workspaceID, Data: data}
+func memberEvent(evType, workspaceID string, data any) journal.Event {
+	return journal.Event{Type: evType, ResourceType: "workspace", ResourceID: workspaceID, WorkspaceID: &workspaceID, Data: data}
 }

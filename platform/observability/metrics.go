@@ -5,6 +5,7 @@
 package observability
 
 import (
+	"go.uber.org/fx"
 	"context"
 	"database/sql"
 	"errors"
@@ -39,24 +40,20 @@ type Metrics struct {
 // see its package); their gauges show how full they are, beside the process's resident memory.
 // A nil function's gauges are left out.
 type Sizes struct {
-	RenderCache    func() (entries, bytes int)    // content.RenderCacheSize
 	AuthCache      func() (entries, negative int) // (*auth.Cache).Size
 	UserLimiter    func() (keys, timestamps int)  // (*ratelimit.Memory).Size of the per-user limiter
 	FailureLimiter func() (keys, timestamps int)  // and of the per-address authentication failures'
 }
 
 // collectors are the gauges of the sizes that are set, read at each scrape.
-func (z Sizes) collectors() []prometheus.Collector {
+func (z Sizes) collectors(gauges []Gauge) []prometheus.Collector {
 	var out []prometheus.Collector
 	gauge := func(name, help string, labels prometheus.Labels, v func() int) {
 		out = append(out, prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help, ConstLabels: labels},
 			func() float64 { return float64(v()) }))
 	}
-	if f := z.RenderCache; f != nil {
-		gauge("folio_render_cache_entries", "Rendered Markdown texts held by the render cache (both generations).", nil,
-			func() int { n, _ := f(); return n })
-		gauge("folio_render_cache_bytes", "Bytes held by the render cache: the texts plus an estimate of each entry's overhead (both generations; bounded).", nil,
-			func() int { _, b := f(); return b })
+	for _, g := range gauges {
+		gauge(g.Name, g.Help, nil, g.Value)
 	}
 	if f := z.AuthCache; f != nil {
 		gauge("folio_auth_cache_entries", "Authenticated keys and sessions cached (bounded).", nil,
@@ -77,9 +74,21 @@ func (z Sizes) collectors() []prometheus.Collector {
 	return out
 }
 
+// Gauge is a size a module reports, read at each scrape (the content module's render cache): a
+// module joins the "metricsGauges" value group with AsGauge, so the platform names none of them.
+type Gauge struct {
+	Name, Help string
+	Value      func() int
+}
+
+// AsGauge joins the "metricsGauges" value group: fx.Provide(observability.AsGauge(g)).
+func AsGauge(g Gauge) any {
+	return fx.Annotate(func() Gauge { return g }, fx.ResultTags(`group:"metricsGauges"`))
+}
+
 // NewMetrics registers every metric, the Go runtime and process collectors, the statistics of the
-// database pool db and the gauges of sizes in a new registry.
-func NewMetrics(db *sql.DB, sizes Sizes) (*Metrics, error) {
+// database pool db, the gauges of sizes and the modules' gauges in a new registry.
+func NewMetrics(db *sql.DB, sizes Sizes, gauges ...Gauge) (*Metrics, error) {
 	labels := []string{"route", "method", "status"}
 	m := &Metrics{
 		registry: prometheus.NewRegistry(),
@@ -110,7 +119,7 @@ func NewMetrics(db *sql.DB, sizes Sizes) (*Metrics, error) {
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		collectors.NewDBStatsCollector(db, "folio"),
-	}, sizes.collectors()...) {
+	}, sizes.collectors(gauges)...) {
 		if err := m.registry.Register(c); err != nil {
 			return nil, err
 		}

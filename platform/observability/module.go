@@ -34,7 +34,8 @@ type metricsParams struct {
 	fx.In
 	Config config.Config
 	DB     *gorm.DB
-	Sizes  Sizes `optional:"true"` // the caches' and limiters' sizes, from the platform
+	Sizes  Sizes   `optional:"true"`       // the caches' and limiters' sizes, from the platform
+	Gauges []Gauge `group:"metricsGauges"` // the modules' (AsGauge)
 }
 
 func newMetrics(p metricsParams) (*Metrics, error) {
@@ -45,7 +46,7 @@ func newMetrics(p metricsParams) (*Metrics, error) {
 	if err != nil {
 		return nil, err
 	}
-	return NewMetrics(sqlDB, p.Sizes)
+	return NewMetrics(sqlDB, p.Sizes, p.Gauges...)
 }
 
 func newMetricsServer(lc fx.Lifecycle, c config.Config, m *Metrics, log *zap.Logger) *MetricsServer {

@@ -7,11 +7,11 @@ import (
 	"time"
 
 	"folio/modules/audit"
+	"folio/modules/items"
 	"folio/platform/apierr"
 	"folio/platform/auth"
 	"folio/platform/config"
 	"folio/platform/etag"
-	"folio/platform/items"
 	"folio/platform/markdown"
 	"folio/platform/paginate"
 )
@@ -40,7 +40,7 @@ type ItemService[Row any] struct {
 // itemLimit is the notebook item limit ItemContract runs under.
 const itemLimit = 3
 
-// ItemContract runs the rules every kind of item keeps through platform/items, on both databases:
+// ItemContract runs the rules every kind of item keeps through modules/items, on both databases:
 // create, a document update with its snapshot, a move between tag spaces, the notebook item limit,
 // delete, the reach of other principals and the audit entries. svc builds the adapter on a graph.
 func ItemContract[Row any, R interface {

@@ -20,10 +20,10 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"folio/modules/export"
+	"folio/app/export"
+	"folio/modules/items"
 	"folio/modules/notes"
 	"folio/platform/ids"
-	"folio/platform/items"
 	"folio/tests/apitest"
 )
 

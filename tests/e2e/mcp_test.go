@@ -25,7 +25,7 @@ import (
 // rate limit shared with the API, a suggestion proposed through MCP approved over the API, and the
 // audit entries naming the key.
 
-// Tools by the scope they need (modules/mcp/tools.go).
+// Tools by the scope they need (app/mcp/tools.go).
 var (
 	mcpReadTools  = []string{"get_history", "get_note", "list_notebooks", "list_suggestions", "list_tasks", "search_notes"}
 	mcpWriteTools = []string{"create_note", "create_task", "propose_note_change", "propose_task_change", "update_task"}

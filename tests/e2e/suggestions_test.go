@@ -9,8 +9,8 @@ import (
 	"sync"
 	"testing"
 
+	"folio/modules/content"
 	"folio/modules/versions"
-	"folio/platform/content"
 	"folio/tests/apitest"
 )
 

@@ -19,15 +19,15 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"folio/modules/content"
+	"folio/modules/items"
+	"folio/modules/search"
 	"folio/platform/auth"
 	"folio/platform/config"
-	"folio/platform/content"
 	"folio/platform/db"
 	"folio/platform/httpx"
 	"folio/platform/ids"
-	"folio/platform/items"
 	"folio/platform/markdown"
-	"folio/platform/search"
 	"folio/tests/apitest"
 )
 

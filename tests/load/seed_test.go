@@ -11,9 +11,9 @@ import (
 
 	"gorm.io/gorm"
 
+	"folio/modules/search"
 	"folio/platform/auth"
 	"folio/platform/markdown"
-	"folio/platform/search"
 	"folio/tests/apitest"
 )
 
@@ -204,7 +204,7 @@ func seed(t testing.TB, conn *gorm.DB, ann apitest.User, sc Scenario) Seeded {
 		FROM notes n JOIN notebooks nb ON nb.id = n.notebook_id,
 		     LATERAL (SELECT hashtext(n.id) & 1023 AS h) x,
 		     LATERAL (VALUES ('TAG', x.h % 30), ('TAG', (x.h + 7) % 30), ('PERSON', x.h % 20)) t(kind, i)`)
-	// The search index: each note's text as the server indexes it (platform/search), its heading
+	// The search index: each note's text as the server indexes it (modules/search), its heading
 	// numbered like its content. One caller note in CallerNotes/100 also carries SearchWord, so a
 	// search for it matches about 100 of the caller's notes among the million.
 	exec(`INSERT INTO search_index (item_kind, item_id, body)

@@ -9,20 +9,20 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"folio/modules/content"
+	"folio/modules/items"
 	"folio/modules/notebooks"
 	"folio/modules/notes"
+	"folio/modules/search"
 	"folio/modules/suggestions"
 	"folio/modules/tasks"
 	"folio/modules/versions"
 	"folio/platform/apierr"
 	"folio/platform/auth"
-	"folio/platform/content"
 	"folio/platform/etag"
 	"folio/platform/httpx"
-	"folio/platform/items"
 	"folio/platform/markdown"
 	"folio/platform/paginate"
-	"folio/platform/search"
 )
 
 // The services the tools call, each narrowed to what the tools use. module.go binds them to the

@@ -21,7 +21,7 @@ import (
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 
-	"folio/platform/auditlog"
+	"folio/modules/journal"
 	"folio/platform/auth"
 	"folio/platform/clock"
 	"folio/platform/db"
@@ -58,7 +58,7 @@ type Shape[Row any] struct {
 	// scanner. See RowScan.
 	Scan *RowScan[Row]
 	// Render is the module's response conversion: the item as the API returns it, the data of its
-	// events in the change feed (platform/eventlog).
+	// events in the change feed (modules/journal).
 	Render func(v View[Row]) (any, error)
 }
 
@@ -174,7 +174,7 @@ type ServiceParams struct {
 	Notebooks Notebooks
 	Tags      Tags
 	Versions  Versions
-	Audit     auditlog.Recorder
+	Audit     journal.Recorder
 	Clock     clock.Clock
 }
 
@@ -191,7 +191,7 @@ type Service[Row any] struct {
 	notebooks Notebooks
 	tags      Tags
 	versions  Versions
-	audit     auditlog.Recorder
+	audit     journal.Recorder
 	clock     clock.Clock
 
 	// docColumn is the column of Shape.Document, found once (documentColumn).

@@ -3,7 +3,7 @@
 // reject, an item's history to restore) over the suggestions and versions modules' services.
 // Templates and assets are in web/, embedded. Its routes join the same routes group as the API's
 // handlers.
-package settings
+package web
 
 import (
 	"go.uber.org/fx"
@@ -16,7 +16,7 @@ import (
 )
 
 // Module wires the settings UI.
-var Module = fx.Module("settings",
+var Module = fx.Module("web",
 	fx.Provide(
 		httpx.AsRoutes(NewHandler),
 		func(s *accounts.Service) Accounts { return s },

@@ -7,8 +7,8 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/fx"
 
+	"folio/modules/content"
 	"folio/platform/auth"
-	"folio/platform/content"
 	"folio/platform/httpx"
 )
 

@@ -12,9 +12,9 @@ import (
 
 	"github.com/go-gormigrate/gormigrate/v2"
 
+	"folio/modules/search"
 	"folio/platform/auth"
 	"folio/platform/db"
-	"folio/platform/search"
 )
 
 // The queries every kind of item runs on its own table alike; GORM names the table after Row.

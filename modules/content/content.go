@@ -21,10 +21,10 @@ import (
 
 	"gorm.io/gorm"
 
+	"folio/modules/journal"
 	"folio/platform/apierr"
 	"folio/platform/auth"
 	"folio/platform/etag"
-	"folio/platform/eventlog"
 	"folio/platform/markdown"
 )
 
@@ -54,7 +54,7 @@ type Target interface {
 	// snapshot of the previous content (with the given reason), tags, hasDecision, updatedAt and
 	// the audit entry named action (e.g. "note.approve") with the item's updated event (note.updated)
 	// and then the events also. The row must be locked by Lock first.
-	Replace(ctx context.Context, tx *gorm.DB, p *auth.Principal, item Item, doc markdown.Doc, reason, action string, also ...eventlog.Event) error
+	Replace(ctx context.Context, tx *gorm.DB, p *auth.Principal, item Item, doc markdown.Doc, reason, action string, also ...journal.Event) error
 	// Touch records inside tx that the item's pending suggestion changed (suggested, superseded or
 	// rejected) without a change of its own fields: an item whose single read shows the pending
 	// suggestion gets a new version, and so a new ETag. The row must be locked by Lock first.

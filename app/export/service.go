@@ -17,12 +17,12 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"folio/modules/items"
 	"folio/modules/notebooks"
 	"folio/modules/notes"
 	"folio/modules/tasks"
 	"folio/platform/auth"
 	"folio/platform/clock"
-	"folio/platform/items"
 	"folio/platform/paginate"
 )
 

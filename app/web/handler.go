@@ -1,4 +1,4 @@
-package settings
+package web
 
 import (
 	"bytes"
@@ -17,12 +17,12 @@ import (
 	"go.uber.org/zap"
 
 	"folio/modules/accounts"
+	"folio/modules/content"
 	"folio/platform"
 	"folio/platform/apierr"
 	"folio/platform/auth"
 	"folio/platform/clock"
 	"folio/platform/config"
-	"folio/platform/content"
 	"folio/platform/httpx"
 	"folio/platform/ratelimit"
 )

@@ -1,4 +1,4 @@
-package settings
+package web
 
 import (
 	"context"
@@ -11,11 +11,11 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"folio/modules/accounts"
+	"folio/modules/content"
 	"folio/modules/suggestions"
 	"folio/modules/versions"
 	"folio/platform/apierr"
 	"folio/platform/auth"
-	"folio/platform/content"
 	"folio/platform/etag"
 	"folio/platform/httpx"
 	"folio/platform/markdown"

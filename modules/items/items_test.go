@@ -13,15 +13,15 @@ import (
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 
-	"folio/platform/auditlog"
+	"folio/modules/items"
+	"folio/modules/journal"
+	"folio/modules/search"
 	"folio/platform/auth"
 	"folio/platform/clock"
 	"folio/platform/db"
 	"folio/platform/etag"
 	"folio/platform/ids"
-	"folio/platform/items"
 	"folio/platform/markdown"
-	"folio/platform/search"
 )
 
 // Widget is an item kind of the tests' own: the flows must work on any row that embeds
@@ -115,7 +115,7 @@ type auditLog struct{ actions, events []string }
 
 // Record keeps the entry in memory, and as a row written in the write's transaction, as the real
 // recorder does: a rolled-back write leaves no row (committedAudit counts them).
-func (l *auditLog) Record(_ context.Context, tx *gorm.DB, _ *auth.Principal, e auditlog.Entry) error {
+func (l *auditLog) Record(_ context.Context, tx *gorm.DB, _ *auth.Principal, e journal.Entry) error {
 	if err := tx.Exec("INSERT INTO fake_audit (action) VALUES (?)", e.Action).Error; err != nil {
 		return err
 	}

@@ -8,10 +8,10 @@ import (
 
 	"gorm.io/gorm"
 
+	"folio/modules/content"
+	"folio/modules/journal"
 	"folio/platform/auth"
-	"folio/platform/content"
 	"folio/platform/etag"
-	"folio/platform/eventlog"
 	"folio/platform/ids"
 	"folio/platform/markdown"
 )
@@ -75,7 +75,7 @@ func (t target[Row]) Touch(ctx context.Context, tx *gorm.DB, item content.Item) 
 }
 
 // Replace snapshots the stored document whatever doc is; only a PATCH skips an unchanged one.
-func (t target[Row]) Replace(ctx context.Context, tx *gorm.DB, p *auth.Principal, item content.Item, doc markdown.Doc, reason, action string, also ...eventlog.Event) error {
+func (t target[Row]) Replace(ctx context.Context, tx *gorm.DB, p *auth.Principal, item content.Item, doc markdown.Doc, reason, action string, also ...journal.Event) error {
 	s := t.s
 	row, nb, err := s.getInNotebook(ctx, tx, p, item.ID, s.notebooks.VisibleIDs(p), false)
 	if err != nil {

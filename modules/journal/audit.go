@@ -1,7 +1,8 @@
-// Package auditlog declares how a module records an action in the audit log: through Recorder,
-// inside the transaction of the change it records, so that the entry exists exactly when the
-// change does. The audit module implements it.
-package auditlog
+package journal
+
+// How a module records an action in the audit log: through Recorder, inside the transaction of
+// the change it records, so that the entry exists exactly when the change does. The audit module
+// implements it.
 
 import (
 	"context"
@@ -10,7 +11,6 @@ import (
 	"gorm.io/gorm"
 
 	"folio/platform/auth"
-	"folio/platform/eventlog"
 )
 
 // Entry is one action on one resource.
@@ -23,7 +23,7 @@ type Entry struct {
 	// Events are what the action emits to the change feed (CONTRACT.md section 18), in the same
 	// transaction. Every audited action emits at least one: an entry without is refused, so a
 	// write path cannot record its audit entry and forget its event.
-	Events []eventlog.Event
+	Events []Event
 }
 
 // Recorder writes entries. tx is the caller's transaction.
@@ -37,7 +37,7 @@ type Recorder interface {
 type ResourceType string
 
 // DeclareResourceType joins the value group the audit module reads:
-// fx.Provide(auditlog.DeclareResourceType("note")).
+// fx.Provide(journal.DeclareResourceType("note")).
 func DeclareResourceType(name string) any {
 	return fx.Annotate(func() ResourceType { return ResourceType(name) }, fx.ResultTags(`group:"auditResourceTypes"`))
 }

@@ -9,12 +9,12 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"folio/modules/search"
 	"folio/platform/apierr"
 	"folio/platform/auth"
 	"folio/platform/etag"
 	"folio/platform/httpx"
 	"folio/platform/paginate"
-	"folio/platform/search"
 )
 
 // ListFromGin reads the query parameters every item list takes: the page (limit, cursor), then

@@ -9,15 +9,14 @@ import (
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 
-	"folio/platform/auditlog"
+	"folio/modules/content"
+	"folio/modules/journal"
+	"folio/modules/search"
 	"folio/platform/auth"
-	"folio/platform/content"
 	"folio/platform/db"
 	"folio/platform/etag"
-	"folio/platform/eventlog"
 	"folio/platform/ids"
 	"folio/platform/markdown"
-	"folio/platform/search"
 )
 
 // Create stores row, whose document is doc, in a notebook the principal may write, within the
@@ -88,7 +87,7 @@ func (s *Service[Row]) setDocument(row *Row, stored []byte, doc markdown.Doc) {
 // it now: the view it returns, with the tags read in tx. A delete's data is the id only, and its
 // view is empty.
 func (s *Service[Row]) record(ctx context.Context, tx *gorm.DB, p *auth.Principal, verb string, row *Row, nb Notebook) (View[Row], error) {
-	past, ok := eventlog.PastTense(verb)
+	past, ok := journal.PastTense(verb)
 	if !ok {
 		return View[Row]{}, fmt.Errorf("items: no event for the verb %q", verb)
 	}
@@ -96,10 +95,10 @@ func (s *Service[Row]) record(ctx context.Context, tx *gorm.DB, p *auth.Principa
 }
 
 // recordAs writes the audit entry action on row with the event evType (and also, after it).
-func (s *Service[Row]) recordAs(ctx context.Context, tx *gorm.DB, p *auth.Principal, action, evType string, row *Row, nb Notebook, also ...eventlog.Event) (View[Row], error) {
+func (s *Service[Row]) recordAs(ctx context.Context, tx *gorm.DB, p *auth.Principal, action, evType string, row *Row, nb Notebook, also ...journal.Event) (View[Row], error) {
 	id := s.shape.Columns(row).ID
 	var v View[Row]
-	data := eventlog.Deleted(id)
+	data := journal.Deleted(id)
 	if s.shape.Columns(row).DeletedAt == nil {
 		var err error
 		if v, err = s.view(ctx, tx, *row); err != nil {
@@ -109,9 +108,9 @@ func (s *Service[Row]) recordAs(ctx context.Context, tx *gorm.DB, p *auth.Princi
 			return View[Row]{}, err
 		}
 	}
-	ev := eventlog.Event{Type: evType, ResourceType: s.shape.Name, ResourceID: id, NotebookID: &nb.ID, WorkspaceID: nb.WorkspaceID, Data: data}
-	entry := auditlog.Entry{Action: action, ResourceType: s.shape.Name, ResourceID: id, WorkspaceID: nb.WorkspaceID, NotebookID: &nb.ID,
-		Events: append([]eventlog.Event{ev}, also...)}
+	ev := journal.Event{Type: evType, ResourceType: s.shape.Name, ResourceID: id, NotebookID: &nb.ID, WorkspaceID: nb.WorkspaceID, Data: data}
+	entry := journal.Entry{Action: action, ResourceType: s.shape.Name, ResourceID: id, WorkspaceID: nb.WorkspaceID, NotebookID: &nb.ID,
+		Events: append([]journal.Event{ev}, also...)}
 	return v, s.audit.Record(ctx, tx, p, entry)
 }
 

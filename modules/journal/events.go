@@ -1,13 +1,17 @@
-// Package eventlog declares how a write emits its events to the change feed (CONTRACT.md section
-// 18): through Emitter, inside the transaction of the change, so that an event exists exactly when
+// Package journal is the item kernel's journal: what a write records beside its change, in the
+// change's transaction. The audit module implements Recorder (audit.go); the events module
+// implements Emitter (events.go). Modules declare their event types and audit resource types
+// here, through fx value groups, so that adding a module edits neither.
+//
+// A write emits its events to the change feed (CONTRACT.md section 18) through Emitter, inside the transaction of the change, so that an event exists exactly when
 // its change does (a transactional outbox). The events module implements it.
 //
-// Writes that the audit log records emit through the audit entry itself: auditlog.Entry carries
+// Writes that the audit log records emit through the audit entry itself: journal.Entry carries
 // the entry's events, and the audit module refuses an entry without one, so a write path that
 // records its audit entry cannot forget its event. Writes the audit log does not record (workspace
 // members) call Emitter directly; tests/e2e's TestEveryWriteRouteEmits enumerates every write
 // operation of the OpenAPI document and fails on one that emits nothing it does not expect.
-package eventlog
+package journal
 
 import (
 	"context"
