@@ -20,6 +20,7 @@ import (
 	"folio/modules/audit"
 	"folio/modules/content"
 	"folio/modules/events"
+	"folio/modules/journal"
 	"folio/modules/notebooks"
 	"folio/modules/notes"
 	"folio/modules/search"
@@ -35,6 +36,7 @@ import (
 // Kernel is the item kernel: the modules every domain module may import (items and their flows,
 // content and its suggestion ports, search, the journal of audit entries and events).
 var Kernel = fx.Options(
+	journal.Module,
 	content.Module,
 	search.Module,
 )

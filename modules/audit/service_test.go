@@ -37,7 +37,7 @@ func TestVisibility(t *testing.T) {
 			t.Helper()
 			g.Clock.Advance(time.Second)
 			// An entry without an event is refused (TestEntryWithoutEventIsRefused); these carry one.
-			e.Events = []journal.Event{{Type: journal.NoteUpdated, ResourceType: e.ResourceType, ResourceID: e.ResourceID, NotebookID: e.NotebookID, WorkspaceID: e.WorkspaceID, Data: journal.Deleted(e.ResourceID)}}
+			e.Events = []journal.Event{{Type: "note.updated", ResourceType: e.ResourceType, ResourceID: e.ResourceID, NotebookID: e.NotebookID, WorkspaceID: e.WorkspaceID, Data: journal.Deleted(e.ResourceID)}}
 			if err := g.Audit.Record(ctx, g.DB, p, e); err != nil {
 				t.Fatal(err)
 			}

@@ -22,7 +22,7 @@ func (h *Handler) Register(r httpx.Router) {
 
 func (h *Handler) list(c *gin.Context) error {
 	limit, limitPresent := c.GetQuery("limit")
-	q, err := ParseQuery(c.Query("after"), c.Query("types"), limit, limitPresent)
+	q, err := ParseQuery(h.svc.catalog, c.Query("after"), c.Query("types"), limit, limitPresent)
 	if err != nil {
 		return err
 	}

@@ -4,20 +4,12 @@
 package events
 
 import (
-	_ "embed"
-
 	"go.uber.org/fx"
 
 	"folio/modules/journal"
-	"folio/platform/apidoc"
 	"folio/platform/db"
 	"folio/platform/httpx"
 )
-
-// openapiYAML is the module's part of the OpenAPI document: its routes, beside its handler.
-//
-//go:embed openapi.yaml
-var openapiYAML []byte
 
 // Module wires the events module.
 var Module = fx.Module("events",
@@ -27,7 +19,7 @@ var Module = fx.Module("events",
 		NewService,
 		func(s *Service) journal.Emitter { return s },
 		httpx.AsRoutes(NewHandler),
-		apidoc.AsPart("events", openapiYAML),
+		fx.Annotate(openAPIPart, fx.ResultTags(`group:"openapi"`)),
 		db.AsMigrations(migrations),
 	),
 )

@@ -41,7 +41,8 @@ type Service struct {
 	log        *zap.Logger
 	rule       *auth.Rule
 	dispatcher journal.Dispatcher // nil without webhooks
-	mu         sync.Mutex         // one sequencer per process at a time (the database lock covers the others)
+	catalog    *journal.Catalog
+	mu         sync.Mutex // one sequencer per process at a time (the database lock covers the others)
 }
 
 // ServiceParams are the dependencies of NewService.
@@ -56,12 +57,13 @@ type ServiceParams struct {
 	Rule     *auth.Rule
 	// Dispatcher, when present, gets every event as it is placed (webhooks).
 	Dispatcher journal.Dispatcher `optional:"true"`
+	Catalog    *journal.Catalog
 }
 
 // NewService returns the events service and starts its background work (sequencing and the
 // retention cleanup) in a goroutine that the fx stop hook ends and waits for.
 func NewService(p ServiceParams) *Service {
-	s := &Service{store: p.Store, clock: p.Clock, log: p.Logger.Named("events"), rule: p.Rule, dispatcher: p.Dispatcher}
+	s := &Service{store: p.Store, clock: p.Clock, log: p.Logger.Named("events"), rule: p.Rule, dispatcher: p.Dispatcher, catalog: p.Catalog}
 	if p.Lifecycle != nil {
 		background.Go(p.Lifecycle, s.loop)
 	}
@@ -100,7 +102,7 @@ func (s *Service) Emit(ctx context.Context, tx *gorm.DB, p *auth.Principal, even
 	now := s.clock.Now()
 	rows := make([]Event, len(events))
 	for i, e := range events {
-		if !slices.Contains(journal.Types, e.Type) {
+		if !s.catalog.Has(e.Type) {
 			return fmt.Errorf("events: unknown event type %q", e.Type)
 		}
 		data, err := json.Marshal(e.Data)
@@ -187,7 +189,7 @@ func ParseID(id string) (int64, bool) {
 }
 
 // ParseQuery validates the after, types and limit parameters.
-func ParseQuery(after, types, limit string, limitPresent bool) (Query, error) {
+func ParseQuery(catalog *journal.Catalog, after, types, limit string, limitPresent bool) (Query, error) {
 	page, err := paginate.Parse(limit, limitPresent, "", false)
 	if err != nil {
 		return Query{}, err
@@ -201,8 +203,8 @@ func ParseQuery(after, types, limit string, limitPresent bool) (Query, error) {
 	}
 	if types != "" {
 		for _, t := range strings.Split(types, ",") {
-			if !slices.Contains(journal.Types, t) {
-				return Query{}, errTypes(journal.Types)
+			if !catalog.Has(t) {
+				return Query{}, errTypes(catalog.Names())
 			}
 			if !slices.Contains(q.Types, t) {
 				q.Types = append(q.Types, t)
@@ -249,7 +251,7 @@ func (s *Service) hideUnreadable(ctx context.Context, p *auth.Principal, rows []
 	}
 	refs := make([]auth.Resource, 0, len(rows))
 	for _, e := range rows {
-		if r, ok := journal.DataResource(e.Type, e.ResourceType, e.ResourceID, e.NotebookID); ok {
+		if r, ok := s.catalog.DataResource(e.Type, e.ResourceType, e.ResourceID, e.NotebookID); ok {
 			refs = append(refs, r)
 		}
 	}
@@ -258,7 +260,7 @@ func (s *Service) hideUnreadable(ctx context.Context, p *auth.Principal, rows []
 		return err
 	}
 	for i, e := range rows {
-		if r, ok := journal.DataResource(e.Type, e.ResourceType, e.ResourceID, e.NotebookID); !ok || !readable[r] {
+		if r, ok := s.catalog.DataResource(e.Type, e.ResourceType, e.ResourceID, e.NotebookID); !ok || !readable[r] {
 			rows[i].Data = nullData
 		}
 	}

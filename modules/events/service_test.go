@@ -17,12 +17,12 @@ import (
 func TestMain(m *testing.M) { testenv.Main(m) }
 
 func noteEvent(id, notebookID string) journal.Event {
-	return journal.Event{Type: journal.NoteCreated, ResourceType: "note", ResourceID: id, NotebookID: &notebookID, Data: journal.Deleted(id)}
+	return journal.Event{Type: "note.created", ResourceType: "note", ResourceID: id, NotebookID: &notebookID, Data: journal.Deleted(id)}
 }
 
 func resourceIDs(t *testing.T, g *apitest.Graph, p *auth.Principal, after string) ([]string, string) {
 	t.Helper()
-	q, err := events.ParseQuery(after, "", "", false)
+	q, err := events.ParseQuery(nil, after, "", "", false)
 	if err != nil {
 		t.Fatal(err)
 	}

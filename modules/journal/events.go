@@ -21,36 +21,9 @@ import (
 	"folio/platform/auth"
 )
 
-// The event types of CONTRACT.md section 18.
-const (
-	NoteCreated          = "note.created"
-	NoteUpdated          = "note.updated"
-	NoteDeleted          = "note.deleted"
-	NoteRestored         = "note.restored"
-	TaskCreated          = "task.created"
-	TaskUpdated          = "task.updated"
-	TaskDeleted          = "task.deleted"
-	TaskRestored         = "task.restored"
-	SuggestionCreated    = "suggestion.created"
-	SuggestionApproved   = "suggestion.approved"
-	SuggestionRejected   = "suggestion.rejected"
-	SuggestionSuperseded = "suggestion.superseded"
-	NotebookCreated      = "notebook.created"
-	MemberAdded          = "workspace.member_added"
-	MemberRemoved        = "workspace.member_removed"
-)
-
-// Types lists every event type, sorted (the types filter of GET /events accepts exactly these).
-var Types = []string{
-	NoteCreated, NoteDeleted, NoteRestored, NoteUpdated, NotebookCreated,
-	SuggestionApproved, SuggestionCreated, SuggestionRejected, SuggestionSuperseded,
-	TaskCreated, TaskDeleted, TaskRestored, TaskUpdated,
-	MemberAdded, MemberRemoved,
-}
-
 // Event is one change as a write emits it.
 type Event struct {
-	Type         string  // one of Types
+	Type         string  // a declared type (Catalog)
 	ResourceType string  // note, task, suggestion, notebook, workspace
 	ResourceID   string  //
 	NotebookID   *string // the notebook of the resource (nil for workspace events)
@@ -104,9 +77,8 @@ type Dispatcher interface {
 // is the event's own resource; a delete's data is only the deleted id (no content, and the
 // resource is gone for everyone), so it stays shown to whoever can still read the notebook it was
 // deleted from. ok is false when nothing can be named (then the data is never shown).
-func DataResource(eventType, resourceType, resourceID string, notebookID *string) (auth.Resource, bool) {
-	switch eventType {
-	case NoteDeleted, TaskDeleted:
+func (c *Catalog) DataResource(eventType, resourceType, resourceID string, notebookID *string) (auth.Resource, bool) {
+	if t, _ := c.lookup(eventType); t.Deletion {
 		if notebookID == nil {
 			return auth.Resource{}, false
 		}

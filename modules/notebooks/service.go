@@ -21,6 +21,9 @@ import (
 // ResourceType is the notebooks' resource type in the audit log.
 const ResourceType = "notebook"
 
+// EventCreated is the module's one event type (CONTRACT.md section 18), declared in module.go.
+const EventCreated = "notebook.created"
+
 // Service holds the notebook rules.
 type Service struct {
 	db          *gorm.DB
@@ -100,7 +103,7 @@ func (s *Service) Create(ctx context.Context, p *auth.Principal, in NewNotebook)
 		if err := s.store.create(ctx, tx, &n); err != nil {
 			return err
 		}
-		created := journal.Event{Type: journal.NotebookCreated, ResourceType: ResourceType, ResourceID: n.ID, NotebookID: &n.ID, WorkspaceID: n.WorkspaceID, Data: toNotebookResponse(n)}
+		created := journal.Event{Type: EventCreated, ResourceType: ResourceType, ResourceID: n.ID, NotebookID: &n.ID, WorkspaceID: n.WorkspaceID, Data: toNotebookResponse(n)}
 		return s.audit.Record(ctx, tx, p, journal.Entry{Action: ResourceType + ".create", ResourceType: ResourceType, ResourceID: n.ID, WorkspaceID: n.WorkspaceID, NotebookID: &n.ID, Events: []journal.Event{created}})
 	})
 	return n, err

@@ -10,6 +10,7 @@ import (
 	"go.uber.org/fx"
 
 	"folio/modules/content"
+	"folio/modules/journal"
 	"folio/platform/apidoc"
 	"folio/platform/auth"
 	"folio/platform/db"
@@ -31,6 +32,12 @@ var Module = fx.Module("suggestions",
 		func(s *Service) content.Pending { return s },
 		httpx.AsRoutes(NewHandler),
 		apidoc.AsPart("suggestions", openapiYAML),
+		journal.DeclareEvents(
+			journal.EventType{Name: EventCreated, Resource: "suggestion", Schema: "Suggestion"},
+			journal.EventType{Name: EventApproved, Resource: "suggestion", Schema: "Suggestion"},
+			journal.EventType{Name: EventRejected, Resource: "suggestion", Schema: "Suggestion"},
+			journal.EventType{Name: EventSuperseded, Resource: "suggestion", Schema: "Suggestion"},
+		),
 		db.AsMigrations(migrations),
 	),
 )

@@ -105,7 +105,7 @@ func (s *Service) Suggest(ctx context.Context, p *auth.Principal, kind, itemID s
 		var events []journal.Event
 		if prev != nil {
 			prev.Status, prev.ResolvedAt, prev.ResolvedByID, prev.Version = StatusSuperseded, &now, &p.UserID, prev.Version+1
-			ev, err := suggestionEvent(journal.SuggestionSuperseded, item, *prev)
+			ev, err := suggestionEvent(EventSuperseded, item, *prev)
 			if err != nil {
 				return err
 			}
@@ -123,7 +123,7 @@ func (s *Service) Suggest(ctx context.Context, p *auth.Principal, kind, itemID s
 		if err := target.Touch(ctx, tx, item); err != nil {
 			return err
 		}
-		created, err := suggestionEvent(journal.SuggestionCreated, item, sg)
+		created, err := suggestionEvent(EventCreated, item, sg)
 		if err != nil {
 			return err
 		}
@@ -147,8 +147,16 @@ func suggestionEvent(evType string, item content.Item, sg Suggestion) (journal.E
 	return journal.Event{Type: evType, ResourceType: "suggestion", ResourceID: sg.ID, NotebookID: &item.NotebookID, WorkspaceID: item.WorkspaceID, Data: data}, nil
 }
 
+// The module's event types (CONTRACT.md section 18), declared in module.go.
+const (
+	EventCreated    = "suggestion.created"
+	EventApproved   = "suggestion.approved"
+	EventRejected   = "suggestion.rejected"
+	EventSuperseded = "suggestion.superseded"
+)
+
 // resolveEvents are the event types of the resolving statuses.
-var resolveEvents = map[string]string{StatusApproved: journal.SuggestionApproved, StatusRejected: journal.SuggestionRejected}
+var resolveEvents = map[string]string{StatusApproved: EventApproved, StatusRejected: EventRejected}
 
 // Approve applies a PENDING suggestion: in one transaction, a snapshot of the item's current
 // content, the suggested content (tags, hasDecision and updatedAt follow as for a PATCH), the

@@ -19,6 +19,7 @@ import (
 	"go.uber.org/zap"
 	"gorm.io/gorm"
 
+	"folio/modules/journal"
 	"folio/platform"
 	"folio/platform/auth"
 	"folio/platform/clock"
@@ -86,6 +87,7 @@ type QueueParams struct {
 	Store     *Store
 	Guard     Guard
 	Rule      *auth.Rule
+	Catalog   *journal.Catalog
 	// River starts after the migrations that create its tables.
 	Migrated platform.Migrated
 }
@@ -96,7 +98,7 @@ func NewQueue(p QueueParams) (*Queue, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &deliverWorker{store: p.Store, rule: p.Rule, client: p.Guard.Client(), clock: p.Clock, retry: retryPolicy{p.Config.WebhookRetryBase}, log: p.Logger.Named("webhooks")}
+	w := &deliverWorker{store: p.Store, rule: p.Rule, catalog: p.Catalog, client: p.Guard.Client(), clock: p.Clock, retry: retryPolicy{p.Config.WebhookRetryBase}, log: p.Logger.Named("webhooks")}
 	workers := river.NewWorkers()
 	river.AddWorker(workers, w)
 	cfg := &river.Config{
@@ -130,12 +132,13 @@ func NewQueue(p QueueParams) (*Queue, error) {
 
 type deliverWorker struct {
 	river.WorkerDefaults[DeliverArgs]
-	store  *Store
-	rule   *auth.Rule
-	client *http.Client
-	clock  clock.Clock
-	retry  retryPolicy
-	log    *zap.Logger
+	store   *Store
+	rule    *auth.Rule
+	catalog *journal.Catalog
+	client  *http.Client
+	clock   clock.Clock
+	retry   retryPolicy
+	log     *zap.Logger
 }
 
 // Timeout: River cancels a job's context after this; the HTTP client ends first.
@@ -154,7 +157,7 @@ func (w *deliverWorker) Work(ctx context.Context, job *river.Job[DeliverArgs]) e
 	// The access rule, asked at every attempt: a credential revoked (or expired, or that lost
 	// its access) since the event was dispatched, or a resource it can no longer read, ends the
 	// job without an attempt.
-	if ok, err := deliverable(ctx, w.rule, hook, job.Args); err != nil || !ok {
+	if ok, err := deliverable(ctx, w.rule, w.catalog, hook, job.Args); err != nil || !ok {
 		return err
 	}
 	now := w.clock.Now()

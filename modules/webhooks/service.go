@@ -29,22 +29,24 @@ type Service struct {
 	queue *Queue
 	// rule is the access rule (CONTRACT.md section 20): a webhook's credential is resolved, and
 	// the resource of each event checked, at every dispatch and every attempt.
-	rule *auth.Rule
+	rule    *auth.Rule
+	catalog *journal.Catalog
 }
 
 // ServiceParams are the dependencies of NewService.
 type ServiceParams struct {
 	fx.In
-	Store *Store
-	Clock clock.Clock
-	Guard Guard
-	Queue *Queue
-	Rule  *auth.Rule
+	Store   *Store
+	Clock   clock.Clock
+	Guard   Guard
+	Queue   *Queue
+	Rule    *auth.Rule
+	Catalog *journal.Catalog
 }
 
 // NewService returns the webhooks service.
 func NewService(p ServiceParams) *Service {
-	return &Service{store: p.Store, clock: p.Clock, guard: p.Guard, queue: p.Queue, rule: p.Rule}
+	return &Service{store: p.Store, clock: p.Clock, guard: p.Guard, queue: p.Queue, rule: p.Rule, catalog: p.Catalog}
 }
 
 // MaxPerUser is how many webhooks a user may have (CONTRACT.md section 20).
@@ -89,8 +91,8 @@ func (s *Service) Create(ctx context.Context, p *auth.Principal, in NewWebhook) 
 	}
 	var types []string
 	for _, t := range in.Events {
-		if !slices.Contains(journal.Types, t) {
-			return View{}, apierr.Validation("field \"events\" must list event types among: %s", strings.Join(journal.Types, ", "))
+		if !s.catalog.Has(t) {
+			return View{}, apierr.Validation("field \"events\" must list event types among: %s", strings.Join(s.catalog.Names(), ", "))
 		}
 		if !slices.Contains(types, t) {
 			types = append(types, t)
@@ -266,7 +268,7 @@ func (s *Service) Dispatch(ctx context.Context, tx *gorm.DB, placed []journal.Pl
 			if !w.sees(p, e) {
 				continue
 			}
-			if r, ok := journal.DataResource(e.Type, e.ResourceType, e.ResourceID, e.NotebookID); ok {
+			if r, ok := s.catalog.DataResource(e.Type, e.ResourceType, e.ResourceID, e.NotebookID); ok {
 				seen, res = append(seen, e), append(res, r)
 			}
 		}
@@ -329,12 +331,12 @@ func (s *Service) followRotations(ctx context.Context, hooks []Webhook, refs []a
 // webhook's credential is live and can read the event's resource now. A job queued before jobs
 // named their resource is never delivered (its webhook was disabled by the migration that
 // recorded credentials, and no reader answers for a resource type "").
-func deliverable(ctx context.Context, rule *auth.Rule, w Webhook, args DeliverArgs) (bool, error) {
+func deliverable(ctx context.Context, rule *auth.Rule, catalog *journal.Catalog, w Webhook, args DeliverArgs) (bool, error) {
 	h, err := rule.HoldOne(ctx, w.Credential())
 	if err != nil || h.Principal == nil {
 		return false, err
 	}
-	r, ok := journal.DataResource(args.Type, args.ResourceType, args.ResourceID, args.NotebookID)
+	r, ok := catalog.DataResource(args.Type, args.ResourceType, args.ResourceID, args.NotebookID)
 	if !ok {
 		return false, nil
 	}

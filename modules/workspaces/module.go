@@ -7,6 +7,7 @@ import (
 
 	"go.uber.org/fx"
 
+	"folio/modules/journal"
 	"folio/platform/apidoc"
 	"folio/platform/auth"
 	"folio/platform/db"
@@ -28,6 +29,10 @@ var Module = fx.Module("workspaces",
 		auth.AsReader(NewMembers),
 		httpx.AsRoutes(NewHandler),
 		apidoc.AsPart("workspaces", openapiYAML),
+		journal.DeclareEvents(
+			journal.EventType{Name: EventMemberAdded, Resource: "workspace", Schema: "Membership"},
+			journal.EventType{Name: EventMemberRemoved, Resource: "workspace", Schema: "RemovedMember"},
+		),
 		db.AsMigrations(migrations),
 	),
 )

@@ -173,7 +173,7 @@ func (s *Service) Invite(ctx context.Context, p *auth.Principal, workspaceID, em
 			return err
 		}
 		// Member changes have no audit entry (CONTRACT.md section 7): they emit their event here.
-		return s.events.Emit(ctx, tx, p, memberEvent(journal.MemberAdded, workspaceID, membershipResponse{WorkspaceID: workspaceID, UserID: userID, Role: m.Role}))
+		return s.events.Emit(ctx, tx, p, memberEvent(EventMemberAdded, workspaceID, membershipResponse{WorkspaceID: workspaceID, UserID: userID, Role: m.Role}))
 	})
 	if err == nil && created {
 		// A key of the new member may be restricted to this workspace and cached with the verdict
@@ -229,7 +229,7 @@ func (s *Service) Remove(ctx context.Context, p *auth.Principal, workspaceID, us
 		if err := s.store.removeMember(ctx, tx, workspaceID, userID); err != nil {
 			return err
 		}
-		return s.events.Emit(ctx, tx, p, memberEvent(journal.MemberRemoved, workspaceID, removedMember{WorkspaceID: workspaceID, UserID: userID}))
+		return s.events.Emit(ctx, tx, p, memberEvent(EventMemberRemoved, workspaceID, removedMember{WorkspaceID: workspaceID, UserID: userID}))
 	})
 	if err == nil {
 		// Keys of the removed user may be restricted to this workspace: forget every cached verdict,
@@ -241,6 +241,12 @@ func (s *Service) Remove(ctx context.Context, p *auth.Principal, workspaceID, us
 
 // memberEvent is a member change of a workspace: the workspace is the event's resource, and the
 // membership (as POST /workspaces/:id/members answers it; removedMember for a removal) its data.
+// The module's event types (CONTRACT.md section 18), declared in module.go.
+const (
+	EventMemberAdded   = "workspace.member_added"
+	EventMemberRemoved = "workspace.member_removed"
+)
+
 func memberEvent(evType, workspaceID string, data any) journal.Event {
 	return journal.Event{Type: evType, ResourceType: "workspace", ResourceID: workspaceID, WorkspaceID: &workspaceID, Data: data}
 }

@@ -129,9 +129,33 @@ func merge(doc, frag map[string]any, name string) error {
 			}
 			existing, _ := doc["tags"].([]any)
 			doc["tags"] = append(existing, list...)
+		case "x-folio-errors":
+			if err := mergeErrors(doc, v, name); err != nil {
+				return err
+			}
 		default:
-			return fmt.Errorf("openapi part %s: only paths, components and tags may be contributed, not %q", name, key)
+			return fmt.Errorf("openapi part %s: only paths, components, tags and x-folio-errors may be contributed, not %q", name, key)
 		}
+	}
+	return nil
+}
+
+// mergeErrors adds a part's own error codes (x-folio-errors: {statuses: {CODE: status}}) to the
+// base's: a module declares the codes it answers with beside its routes, so the document's list
+// of codes is assembled, not written centrally. A code may be declared by several parts with the
+// same status (a kernel error two modules answer with); another status is an error.
+func mergeErrors(doc map[string]any, v any, name string) error {
+	own, ok := v.(map[string]any)
+	statuses, ok2 := own["statuses"].(map[string]any)
+	if !ok || !ok2 || len(own) != 1 {
+		return fmt.Errorf("openapi part %s: x-folio-errors may hold only statuses, a map of code to status", name)
+	}
+	into := child(child(doc, "x-folio-errors"), "statuses")
+	for code, status := range statuses {
+		if prev, dup := into[code]; dup && fmt.Sprint(prev) != fmt.Sprint(status) {
+			return fmt.Errorf("openapi part %s: error code %s has status %v here and %v elsewhere", name, code, status, prev)
+		}
+		into[code] = status
 	}
 	return nil
 }

@@ -20,8 +20,9 @@ paths:
 `
 
 func TestAssembleExpandsErrors(t *testing.T) {
-	frag := strings.Replace(part, "THING_NOT_FOUND_IS_UNKNOWN", "NOTE_NOT_FOUND", 1)
-	frag = strings.Replace(frag, "    get:", "    post:", 1)
+	// The part declares its own code's status; the shared codes come from the base.
+	frag := strings.Replace(part, "THING_NOT_FOUND_IS_UNKNOWN", "THING_NOT_FOUND", 1)
+	frag = strings.Replace(frag, "    get:", "    post:", 1) + "x-folio-errors:\n  statuses:\n    THING_NOT_FOUND: 404\n"
 	raw, err := apidoc.Assemble([]apidoc.Part{{Name: "things", YAML: []byte(frag)}})
 	if err != nil {
 		t.Fatal(err)
@@ -67,6 +68,11 @@ func TestAssembleRefusesWhatItCannotMerge(t *testing.T) {
 		"a code with no status": {{Name: "a", YAML: []byte(part)}},
 		"a top-level key":       {{Name: "a", YAML: []byte("info: {title: x}\n")}},
 		"a base component":      {{Name: "a", YAML: []byte("components:\n  schemas:\n    Error: {type: object}\n")}},
+		"a code with two statuses": {
+			{Name: "a", YAML: []byte("x-folio-errors:\n  statuses:\n    THING_GONE: 404\n")},
+			{Name: "b", YAML: []byte("x-folio-errors:\n  statuses:\n    THING_GONE: 410\n")},
+		},
+		"a part's shared list": {{Name: "a", YAML: []byte("x-folio-errors:\n  everyOperation: [THING_GONE]\n")}},
 	} {
 		if _, err := apidoc.Assemble(parts); err == nil {
 			t.Errorf("%s: assembled", name)
