@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"go.uber.org/fx"
 	"gorm.io/gorm"
@@ -23,6 +24,8 @@ type Service struct {
 	clock  clock.Clock
 	events journal.Emitter
 	types  []string // the declared resource types, sorted
+	// actions are the declared actions, in declaration order within each type (types sorted).
+	actions []string
 }
 
 // ServiceParams are the dependencies of NewService.
@@ -37,12 +40,20 @@ type ServiceParams struct {
 
 // NewService returns the audit service.
 func NewService(p ServiceParams) *Service {
-	types := make([]string, 0, len(p.Types))
-	for _, t := range p.Types {
-		types = append(types, string(t))
+	declared := slices.Clone(p.Types)
+	slices.SortStableFunc(declared, func(a, b journal.ResourceType) int { return strings.Compare(a.Name, b.Name) })
+	var types, actions []string
+	for _, t := range declared {
+		if !slices.Contains(types, t.Name) {
+			types = append(types, t.Name)
+		}
+		for _, a := range t.Actions {
+			if !slices.Contains(actions, a) {
+				actions = append(actions, a)
+			}
+		}
 	}
-	slices.Sort(types)
-	return &Service{store: p.Store, clock: p.Clock, events: p.Events, types: slices.Compact(types)}
+	return &Service{store: p.Store, clock: p.Clock, events: p.Events, types: types, actions: actions}
 }
 
 // errNoEvent refuses an audit entry that emits no event (see journal.Entry.Events).

@@ -25,7 +25,7 @@ func TestMain(m *testing.M) { testenv.Main(m) }
 func TestVisibility(t *testing.T) {
 	apitest.EachDB(t, func(t *testing.T, kind string) {
 		// A module that is not part of folio declares its resource type: the filter accepts it.
-		g := apitest.NewGraph(t, kind, nil, fx.Provide(journal.DeclareResourceType("comment")))
+		g := apitest.NewGraph(t, kind, nil, fx.Provide(journal.DeclareResourceType("comment", "create")))
 		ctx := context.Background()
 		ann, annSession := g.NewUser(t, "Ann")
 		_, bobSession := g.NewUser(t, "Bob")

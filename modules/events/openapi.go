@@ -2,10 +2,7 @@ package events
 
 import (
 	_ "embed"
-	"fmt"
 	"slices"
-
-	"go.yaml.in/yaml/v3"
 
 	"folio/modules/journal"
 	"folio/platform/apidoc"
@@ -22,70 +19,49 @@ var openapiYAML []byte
 // data, then one branch per data schema with the types that carry it). A module that declares an
 // event type (journal.DeclareEvents) thus appears in the document without editing this module.
 func openAPIPart(c *journal.Catalog) (apidoc.Part, error) {
-	var doc map[string]any
-	if err := yaml.Unmarshal(openapiYAML, &doc); err != nil {
-		return apidoc.Part{}, fmt.Errorf("events openapi: %w", err)
-	}
-	schemas, _ := dig(doc, "components", "schemas")
-	eventType, ok1 := dig(schemas, "EventType")
-	event, ok2 := dig(schemas, "Event")
-	resourceType, ok3 := dig(event, "properties", "resourceType")
-	if !ok1 || !ok2 || !ok3 {
-		return apidoc.Part{}, fmt.Errorf("events openapi: EventType or Event.properties.resourceType missing")
-	}
-	var resources, schemaOrder []string
-	typesOf := map[string][]any{}
-	for _, t := range c.Types() {
-		if !slices.Contains(resources, t.Resource) {
-			resources = append(resources, t.Resource)
+	return apidoc.Generated("events", openapiYAML, func(doc map[string]any) error {
+		eventType, err := apidoc.Node(doc, "components", "schemas", "EventType")
+		if err != nil {
+			return err
 		}
-		if _, seen := typesOf[t.Schema]; !seen {
-			schemaOrder = append(schemaOrder, t.Schema)
+		event, err := apidoc.Node(doc, "components", "schemas", "Event")
+		if err != nil {
+			return err
 		}
-		typesOf[t.Schema] = append(typesOf[t.Schema], t.Name)
-	}
-	slices.Sort(resources)
-	slices.Sort(schemaOrder)
-	eventType["enum"] = toAny(c.Names())
-	resourceType["enum"] = toAny(resources)
-	oneOf := []any{map[string]any{
-		"required":    []any{"data"},
-		"description": "An event whose resource the caller cannot read now.",
-		"properties":  map[string]any{"data": map[string]any{"type": "null"}},
-	}}
-	for _, schema := range schemaOrder {
-		oneOf = append(oneOf, map[string]any{
-			"required": []any{"type", "data"},
-			"properties": map[string]any{
-				"type": map[string]any{"enum": typesOf[schema]},
-				"data": map[string]any{"$ref": "#/components/schemas/" + schema},
-			},
-		})
-	}
-	event["oneOf"] = oneOf
-	out, err := yaml.Marshal(doc)
-	if err != nil {
-		return apidoc.Part{}, err
-	}
-	return apidoc.Part{Name: "events", YAML: out}, nil
-}
-
-// dig follows keys down nested maps.
-func dig(m map[string]any, keys ...string) (map[string]any, bool) {
-	for _, k := range keys {
-		next, ok := m[k].(map[string]any)
-		if !ok {
-			return nil, false
+		resourceType, err := apidoc.Node(event, "properties", "resourceType")
+		if err != nil {
+			return err
 		}
-		m = next
-	}
-	return m, true
-}
-
-func toAny(ss []string) []any {
-	out := make([]any, len(ss))
-	for i, s := range ss {
-		out[i] = s
-	}
-	return out
+		var resources, schemas []string
+		typesOf := map[string][]string{}
+		for _, t := range c.Types() {
+			if !slices.Contains(resources, t.Resource) {
+				resources = append(resources, t.Resource)
+			}
+			if _, seen := typesOf[t.Schema]; !seen {
+				schemas = append(schemas, t.Schema)
+			}
+			typesOf[t.Schema] = append(typesOf[t.Schema], t.Name)
+		}
+		slices.Sort(resources)
+		slices.Sort(schemas)
+		eventType["enum"] = apidoc.Enum(c.Names())
+		resourceType["enum"] = apidoc.Enum(resources)
+		oneOf := []any{map[string]any{
+			"required":    []any{"data"},
+			"description": "An event whose resource the caller cannot read now.",
+			"properties":  map[string]any{"data": map[string]any{"type": "null"}},
+		}}
+		for _, schema := range schemas {
+			oneOf = append(oneOf, map[string]any{
+				"required": []any{"type", "data"},
+				"properties": map[string]any{
+					"type": map[string]any{"enum": apidoc.Enum(typesOf[schema])},
+					"data": map[string]any{"$ref": "#/components/schemas/" + schema},
+				},
+			})
+		}
+		event["oneOf"] = oneOf
+		return nil
+	})
 }

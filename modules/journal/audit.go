@@ -31,15 +31,27 @@ type Recorder interface {
 	Record(ctx context.Context, tx *gorm.DB, p *auth.Principal, e Entry) error
 }
 
-// ResourceType names a kind of resource whose actions a module records ("note"). The audit log's
-// resourceType filter accepts exactly the declared types, so a new module declares its own and
-// edits no other.
-type ResourceType string
+// ResourceType is a kind of resource whose actions a module records ("note"), with the actions
+// ("note.create", ...). The audit log's resourceType filter accepts exactly the declared types,
+// and the OpenAPI document's enums of types and actions are assembled from the declarations, so a
+// new module declares its own and edits no other.
+type ResourceType struct {
+	Name    string
+	Actions []string
+}
 
-// DeclareResourceType joins the value group the audit module reads:
-// fx.Provide(journal.DeclareResourceType("note")).
-func DeclareResourceType(name string) any {
-	return fx.Annotate(func() ResourceType { return ResourceType(name) }, fx.ResultTags(`group:"auditResourceTypes"`))
+// ItemVerbs are the actions recorded on an item (a note, a task): its flows' and its
+// suggestions'.
+var ItemVerbs = []string{"create", "update", "delete", "suggest", "approve", "reject", "restore"}
+
+// DeclareResourceType joins the value group the audit module reads, with the verbs of the
+// actions recorded on it: fx.Provide(journal.DeclareResourceType("note", journal.ItemVerbs...)).
+func DeclareResourceType(name string, verbs ...string) any {
+	t := ResourceType{Name: name}
+	for _, v := range verbs {
+		t.Actions = append(t.Actions, name+"."+v)
+	}
+	return fx.Annotate(func() ResourceType { return t }, fx.ResultTags(`group:"auditResourceTypes"`))
 }
 
 // Sees is Visible for one row already in hand (a webhook's dispatch): whether p may see a row of

@@ -31,7 +31,7 @@ var Module = fx.Module("notebooks",
 		apidoc.AsPart("notebooks", openapiYAML),
 		journal.DeclareEvents(journal.EventType{Name: EventCreated, Resource: ResourceType, Schema: "Notebook"}),
 		db.AsMigrations(migrations),
-		journal.DeclareResourceType(ResourceType),
+		journal.DeclareResourceType(ResourceType, "create"),
 		func(a *Access) auth.RestrictionChecker { return a },
 		auth.AsReader(func(a *Access) *Access { return a }),
 		// Notes and tasks reach notebooks through the shared item flows.

@@ -33,7 +33,7 @@ var Module = fx.Module("notes",
 		apidoc.AsPart("notes", openapiYAML),
 		journal.DeclareEvents(journal.ItemEvents(ItemKind, "Note")...),
 		db.AsMigrations(migrations),
-		journal.DeclareResourceType(ItemKind),
+		journal.DeclareResourceType(ItemKind, journal.ItemVerbs...),
 		auth.AsReader(items.ReaderOf(ItemKind, "notes")),
 	),
 )

@@ -33,7 +33,7 @@ var Module = fx.Module("tasks",
 		apidoc.AsPart("tasks", openapiYAML),
 		journal.DeclareEvents(journal.ItemEvents(ItemKind, "Task")...),
 		db.AsMigrations(migrations),
-		journal.DeclareResourceType(ItemKind),
+		journal.DeclareResourceType(ItemKind, journal.ItemVerbs...),
 		auth.AsReader(items.ReaderOf(ItemKind, "tasks")),
 	),
 )

@@ -427,3 +427,51 @@ func marshal(v any) ([]byte, error) {
 func ref(kind, name string) map[string]any {
 	return map[string]any{"$ref": "#/components/" + kind + "/" + name}
 }
+
+// Generated is a module's part whose YAML fragment is completed at start by edit, from what the
+// modules declare through fx (the events module's event types, the audit module's resource
+// types): a module that declares one then appears in the document without editing another's
+// fragment.
+func Generated(name string, fragment []byte, edit func(doc map[string]any) error) (Part, error) {
+	var doc map[string]any
+	if err := yaml.Unmarshal(fragment, &doc); err != nil {
+		return Part{}, fmt.Errorf("openapi part %s: %w", name, err)
+	}
+	if err := edit(doc); err != nil {
+		return Part{}, fmt.Errorf("openapi part %s: %w", name, err)
+	}
+	out, err := yaml.Marshal(doc)
+	return Part{Name: name, YAML: out}, err
+}
+
+// Node is the map under keys in a fragment; a missing key is an error naming the path.
+func Node(m map[string]any, keys ...string) (map[string]any, error) {
+	for i, k := range keys {
+		next, ok := m[k].(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("%s is missing or not a map", strings.Join(keys[:i+1], "."))
+		}
+		m = next
+	}
+	return m, nil
+}
+
+// Parameter is the parameter named name of operation op; a missing one is an error.
+func Parameter(op map[string]any, name string) (map[string]any, error) {
+	params, _ := op["parameters"].([]any)
+	for _, p := range params {
+		if m, ok := p.(map[string]any); ok && m["name"] == name {
+			return m, nil
+		}
+	}
+	return nil, fmt.Errorf("parameter %q is missing", name)
+}
+
+// Enum is values as a YAML list, for an enum.
+func Enum(values []string) []any {
+	out := make([]any, len(values))
+	for i, v := range values {
+		out[i] = v
+	}
+	return out
+}
