@@ -25,6 +25,13 @@ import (
 // returns its gin engine and its OpenAPI document.
 func engineAndDocument(t *testing.T) (*gin.Engine, map[string]any) {
 	t.Helper()
+	engine, m, _ := engineAndParts(t)
+	return engine, m
+}
+
+// engineAndParts is engineAndDocument with the document's owner of each path.
+func engineAndParts(t *testing.T) (*gin.Engine, map[string]any, map[string]string) {
+	t.Helper()
 	c := config.Default()
 	c.SQLitePath = filepath.Join(t.TempDir(), "folio.db")
 	c.LogLevel = "error"
@@ -38,7 +45,7 @@ func engineAndDocument(t *testing.T) (*gin.Engine, map[string]any) {
 	if err := json.Unmarshal(doc.JSON, &m); err != nil {
 		t.Fatal(err)
 	}
-	return engine, m
+	return engine, m, doc.Owners
 }
 
 var ginParam = regexp.MustCompile(`[:*]([A-Za-z0-9_]+)`)
@@ -95,11 +102,11 @@ const (
 
 // endpointTable is docs/api.md's endpoint table, made from the document: one row per operation
 // (method, path, summary), by path, then GET, POST, PATCH, DELETE.
-func endpointTable(doc map[string]any) string {
+func endpointTable(t *testing.T, doc map[string]any, owners map[string]string) string {
 	order := []string{"get", "post", "put", "patch", "delete"}
 	paths := slices.Sorted(maps.Keys(doc["paths"].(map[string]any)))
 	var b strings.Builder
-	b.WriteString("| Method | Path | What it does |\n|---|---|---|\n")
+	b.WriteString("| Method | Path | Module | What it does |\n|---|---|---|---|\n")
 	for _, path := range paths {
 		item := doc["paths"].(map[string]any)[path].(map[string]any)
 		for _, m := range order {
@@ -108,7 +115,7 @@ func endpointTable(doc map[string]any) string {
 				continue
 			}
 			summary, _ := op["summary"].(string)
-			fmt.Fprintf(&b, "| %s | `%s` | %s |\n", strings.ToUpper(m), path, summary)
+			fmt.Fprintf(&b, "| %s | `%s` | %s | %s |\n", strings.ToUpper(m), path, folderOf(t, owners[path]), summary)
 		}
 	}
 	return b.String()
@@ -117,7 +124,7 @@ func endpointTable(doc map[string]any) string {
 // TestReadmeEndpointTable: docs/api.md's table of endpoints is the document's, so it cannot drift.
 // FOLIO_UPDATE_README=1 rewrites it.
 func TestReadmeEndpointTable(t *testing.T) {
-	_, doc := engineAndDocument(t)
+	_, doc, owners := engineAndParts(t)
 	for path, item := range doc["paths"].(map[string]any) {
 		for m, op := range item.(map[string]any) {
 			if o, ok := op.(map[string]any); ok && o["summary"] == nil {
@@ -125,7 +132,7 @@ func TestReadmeEndpointTable(t *testing.T) {
 			}
 		}
 	}
-	want := endpointTable(doc)
+	want := endpointTable(t, doc, owners)
 	raw, err := os.ReadFile("../docs/api.md")
 	if err != nil {
 		t.Fatal(err)
@@ -146,4 +153,20 @@ func TestReadmeEndpointTable(t *testing.T) {
 		return
 	}
 	t.Errorf("docs/api.md's endpoint table is not the document's (run with FOLIO_UPDATE_README=1 to rewrite it); want:\n%s", want)
+}
+
+// folderOf is where the part named name lives: a module's folder, a front end's, or the
+// platform's base fragment ("").
+func folderOf(t *testing.T, name string) string {
+	t.Helper()
+	if name == "" {
+		return "`platform/apidoc`"
+	}
+	for _, dir := range []string{"../modules/", "../app/"} {
+		if st, err := os.Stat(dir + name); err == nil && st.IsDir() {
+			return "`" + strings.TrimPrefix(dir, "../") + name + "`"
+		}
+	}
+	t.Errorf("the OpenAPI part %q has no folder under modules/ or app/", name)
+	return name
 }

@@ -50,6 +50,9 @@ func AsPart(name string, fragment []byte) any {
 type Document struct {
 	// JSON is the document as served.
 	JSON []byte
+	// Owners names, for each path, the part that contributed it ("" for the base fragment): the
+	// endpoint table's module column (docs/api.md).
+	Owners map[string]string
 }
 
 // Params are what New assembles.
@@ -64,7 +67,19 @@ func New(p Params) (*Document, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Document{JSON: raw}, nil
+	owners := map[string]string{}
+	for _, part := range p.Parts {
+		var frag struct {
+			Paths map[string]any `yaml:"paths"`
+		}
+		if err := yaml.Unmarshal(part.YAML, &frag); err != nil {
+			return nil, fmt.Errorf("openapi part %s: %w", part.Name, err)
+		}
+		for path := range frag.Paths {
+			owners[path] = part.Name
+		}
+	}
+	return &Document{JSON: raw, Owners: owners}, nil
 }
 
 // Register implements httpx.Routes: the document is public (no authentication, no rate limit),
