@@ -5,10 +5,10 @@
 package observability
 
 import (
-	"go.uber.org/fx"
 	"context"
 	"database/sql"
 	"errors"
+	"go.uber.org/fx"
 	"net"
 	"net/http"
 	"strconv"
