@@ -6,10 +6,7 @@ import (
 	"crypto/subtle"
 	"encoding/base64"
 	"errors"
-	"net"
 	"net/http"
-	"net/netip"
-	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -52,8 +49,8 @@ type Handler struct {
 	failures   ratelimit.Limiter
 	clock      clock.Clock
 	log        *zap.Logger
-	secureMode string // FOLIO_COOKIE_SECURE: auto, true or false
-	proxies    []netip.Prefix
+	secureMode string        // FOLIO_COOKIE_SECURE: auto, true or false
+	proxies    httpx.Proxies // FOLIO_TRUSTED_PROXIES, for X-Forwarded-Proto
 	pages      pages
 	assets     httpx.Assets
 	reviews    Reviews
@@ -70,6 +67,7 @@ type HandlerParams struct {
 	Limiters  platform.Limiters
 	Clock     clock.Clock
 	Config    config.Config
+	Proxies   httpx.TrustedProxies
 	Logger    *zap.Logger
 	Reviews   Reviews
 	Histories Histories
@@ -81,18 +79,11 @@ type HandlerParams struct {
 func NewHandler(p HandlerParams) (*Handler, error) {
 	w := &Handler{
 		svc: p.Accounts, places: p.Places, failures: p.Limiters.Failure, clock: p.Clock,
-		log: p.Logger.Named("web"), secureMode: p.Config.CookieSecure,
+		log: p.Logger.Named("web"), secureMode: p.Config.CookieSecure, proxies: httpx.ParseProxies(p.Proxies),
 		reviews: p.Reviews, histories: p.Histories, webhooks: p.Webhooks, targets: map[string]content.Target{},
 	}
 	for _, t := range p.Targets {
 		w.targets[t.Kind()] = t
-	}
-	for _, s := range p.Config.TrustedProxies {
-		if pfx, err := netip.ParsePrefix(s); err == nil {
-			w.proxies = append(w.proxies, pfx.Masked())
-		} else if a, err := netip.ParseAddr(s); err == nil {
-			w.proxies = append(w.proxies, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
-		}
 	}
 	var err error
 	if w.assets, err = httpx.LoadAssets(staticFS, "web/static", "/assets/"); err != nil {
@@ -243,29 +234,7 @@ func (w *Handler) secure(c *gin.Context) bool {
 	case "false":
 		return false
 	}
-	if c.Request.TLS != nil {
-		return true
-	}
-	proto, _, _ := strings.Cut(c.GetHeader("X-Forwarded-Proto"), ",")
-	return strings.EqualFold(strings.TrimSpace(proto), "https") && w.fromTrustedProxy(c.Request.RemoteAddr)
-}
-
-func (w *Handler) fromTrustedProxy(remote string) bool {
-	host, _, err := net.SplitHostPort(remote)
-	if err != nil {
-		host = remote
-	}
-	a, err := netip.ParseAddr(host)
-	if err != nil {
-		return false
-	}
-	a = a.Unmap()
-	for _, p := range w.proxies {
-		if p.Contains(a) {
-			return true
-		}
-	}
-	return false
+	return w.proxies.HTTPS(c.Request)
 }
 
 // render writes a page. A template error is a 500 (the page is rendered to a buffer first, so
