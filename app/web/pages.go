@@ -419,7 +419,7 @@ const (
 // shows a not-found page and returns false.
 func (w *Handler) ownKey(c *gin.Context, sess accounts.Session) (accounts.APIKey, bool) {
 	prefix := c.Param("prefix")
-	if len(prefix) == auth.PrefixLength && alnum(prefix) {
+	if auth.ValidPrefix(prefix) {
 		k, err := w.svc.KeyByPrefix(c.Request.Context(), prefix)
 		if err == nil && k.UserID == sess.UserID {
 			return k, true
@@ -484,7 +484,7 @@ func (w *Handler) confirmPage(action string) func(c *gin.Context, sess accounts.
 func (w *Handler) rotateKey(c *gin.Context, sess accounts.Session) {
 	ctx := c.Request.Context()
 	prefix := c.Param("prefix")
-	if len(prefix) != auth.PrefixLength || !alnum(prefix) {
+	if !auth.ValidPrefix(prefix) {
 		w.keyNotFound(c, sess)
 		return
 	}
@@ -518,7 +518,7 @@ func (w *Handler) rotateKey(c *gin.Context, sess accounts.Session) {
 
 func (w *Handler) revokeKey(c *gin.Context, sess accounts.Session) {
 	prefix := c.Param("prefix")
-	if len(prefix) != auth.PrefixLength || !alnum(prefix) {
+	if !auth.ValidPrefix(prefix) {
 		w.keyNotFound(c, sess)
 		return
 	}
@@ -601,13 +601,4 @@ func hasPlace(list []auth.Place, id string) bool {
 		}
 	}
 	return false
-}
-
-func alnum(s string) bool {
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
-			return false
-		}
-	}
-	return true
 }
