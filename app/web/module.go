@@ -21,7 +21,7 @@ var Module = fx.Module("web",
 		httpx.AsRoutes(NewHandler),
 		func(s *accounts.Service) Accounts { return s },
 		func(s *suggestions.Service) Reviews { return s },
-		func(h *versions.History) Histories { return h },
+		func(s *versions.Service) Histories { return s },
 		func(s *webhooks.Service) Webhooks { return s },
 	),
 )

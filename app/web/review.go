@@ -46,7 +46,7 @@ type Reviews interface {
 	Reject(ctx context.Context, p *auth.Principal, id string) (suggestions.Suggestion, error)
 }
 
-// Histories is what the history pages ask of the versions module (bound to *versions.History).
+// Histories is what the history pages ask of the versions module (bound to *versions.Service).
 type Histories interface {
 	List(ctx context.Context, p *auth.Principal, kind, id string, page paginate.Params) ([]versions.Snapshot, *string, error)
 	Get(ctx context.Context, p *auth.Principal, kind, id, versionID string) (versions.Snapshot, error)
