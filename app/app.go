@@ -16,6 +16,9 @@ import (
 	"folio/app/export"
 	"folio/app/mcp"
 	"folio/app/web"
+	"folio/app/web/keys"
+	"folio/app/web/review"
+	"folio/app/web/signin"
 	"folio/modules/accounts"
 	"folio/modules/audit"
 	"folio/modules/content"
@@ -57,11 +60,14 @@ var Domains = fx.Options(
 )
 
 // FrontEnds serve several modules at once, on their use cases: the MCP server, the export, the
-// web pages.
+// web pages (what they share, then one line per job).
 var FrontEnds = fx.Options(
 	mcp.Module,
 	export.Module,
 	web.Module,
+	signin.Module,
+	keys.Module,
+	review.Module,
 )
 
 // Modules is the kernel, every domain module, the ports between them and the front ends.

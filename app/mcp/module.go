@@ -27,6 +27,6 @@ var Module = fx.Module("mcp",
 		func(s *tasks.Service) Tasks { return s },
 		func(s *notebooks.Service) Notebooks { return s },
 		func(s *suggestions.Service) Suggestions { return s },
-		func(h *versions.History) History { return h },
+		func(s *versions.Service) History { return s },
 	),
 )

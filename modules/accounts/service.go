@@ -147,7 +147,11 @@ func (s *Service) Keys(ctx context.Context, userID string) ([]APIKey, error) {
 
 // KeyByPrefix finds a key by its 8-character prefix or its "svc_live_XXXXXXXX" display prefix.
 func (s *Service) KeyByPrefix(ctx context.Context, prefix string) (APIKey, error) {
-	return s.store.keyByPrefix(ctx, nil, strings.TrimPrefix(prefix, auth.KeyLiteral), false)
+	prefix, ok := auth.PrefixOf(prefix)
+	if !ok {
+		return APIKey{}, ErrKeyNotFound
+	}
+	return s.store.keyByPrefix(ctx, nil, prefix, false)
 }
 
 // RevokeKey revokes a key. It stops working on this instance at once and on every other instance
@@ -163,7 +167,10 @@ func (s *Service) RevokeOwnKey(ctx context.Context, userID, prefix string) (APIK
 
 // revokeKey revokes the key with this prefix; a non-empty owner must be its user.
 func (s *Service) revokeKey(ctx context.Context, owner, prefix string) (APIKey, error) {
-	prefix = strings.TrimPrefix(prefix, auth.KeyLiteral)
+	prefix, ok := auth.PrefixOf(prefix)
+	if !ok {
+		return APIKey{}, ErrKeyNotFound
+	}
 	var key APIKey
 	err := db.Transaction(ctx, s.db, func(tx *gorm.DB) error {
 		var err error
@@ -198,7 +205,10 @@ func (s *Service) RotateOwnKey(ctx context.Context, userID, prefix string) (stri
 
 // rotateKey rotates the key with this prefix; a non-empty owner must be its user.
 func (s *Service) rotateKey(ctx context.Context, owner, prefix string) (string, APIKey, error) {
-	prefix = strings.TrimPrefix(prefix, auth.KeyLiteral)
+	prefix, ok := auth.PrefixOf(prefix)
+	if !ok {
+		return "", APIKey{}, ErrKeyNotFound
+	}
 	var raw string
 	var key APIKey
 	err := db.Transaction(ctx, s.db, func(tx *gorm.DB) error {

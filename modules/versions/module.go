@@ -19,10 +19,10 @@ var openapiYAML []byte
 // Module wires the versions module.
 var Module = fx.Module("versions",
 	fx.Provide(
+		NewStore,
 		NewService,
-		NewHistory,
 		// Notes and tasks take their snapshots through the shared item flows.
-		func(s *Service) items.Versions { return s },
+		func(s *Store) items.Versions { return s },
 		httpx.AsRoutes(NewHandler),
 		apidoc.AsPart("versions", openapiYAML),
 		db.AsMigrations(migrations),

@@ -6,58 +6,85 @@ package versions
 
 import (
 	"context"
+	"maps"
+	"slices"
+	"strings"
 
-	"gorm.io/gorm"
+	"go.uber.org/fx"
 
+	"folio/modules/content"
+	"folio/platform/apierr"
 	"folio/platform/auth"
-	"folio/platform/clock"
-	"folio/platform/db"
-	"folio/platform/ids"
+	"folio/platform/etag"
+	"folio/platform/markdown"
 	"folio/platform/paginate"
 )
 
-// Service saves and reads snapshots.
+// Service is the versions module's use cases for a principal: list, read and restore an item's
+// versions, the item reached through its content target (read access, the kind's 404; write
+// access for a restore), the versions through the Store. The API's handler, the MCP server's
+// get_history tool and the review pages call it.
 type Service struct {
-	db    *gorm.DB
-	clock clock.Clock
+	store   *Store
+	targets map[string]content.Target
 }
 
-// NewService returns the versions service (db may be nil for a service that only saves, in the
-// caller's transactions).
-func NewService(gdb *gorm.DB, clk clock.Clock) *Service { return &Service{db: gdb, clock: clk} }
+// ServiceParams are the dependencies of NewService.
+type ServiceParams struct {
+	fx.In
+	Store   *Store
+	Targets []content.Target `group:"contentTargets"`
+}
 
-// Save stores document as a snapshot of the item, in the caller's transaction tx: p replaced it,
-// for reason.
-func (s *Service) Save(ctx context.Context, tx *gorm.DB, itemKind, itemID string, document []byte, reason string, p *auth.Principal) error {
-	snap := Snapshot{ID: ids.New(), ItemKind: itemKind, ItemID: itemID, Document: document, Reason: reason, ActorUserID: p.UserID, CreatedAt: s.clock.Now()}
-	if p.Credential == auth.CredentialKey {
-		snap.APIKeyName, snap.APIKeyPrefix = &p.KeyName, &p.KeyPrefix
+// NewService returns the versions service.
+func NewService(p ServiceParams) *Service {
+	s := &Service{store: p.Store, targets: map[string]content.Target{}}
+	for _, t := range p.Targets {
+		s.targets[t.Kind()] = t
 	}
-	return tx.WithContext(ctx).Create(&snap).Error
+	return s
 }
 
-// List returns all of an item's snapshots, newest first, read in tx (for tests).
-func (s *Service) List(ctx context.Context, tx *gorm.DB, itemKind, itemID string) ([]Snapshot, error) {
-	var out []Snapshot
-	err := tx.WithContext(ctx).Where("item_kind = ? AND item_id = ?", itemKind, itemID).Order("created_at DESC, id DESC").Find(&out).Error
-	return out, err
-}
+// Kinds are the kinds of items with versions.
+func (s *Service) Kinds() []string { return slices.Sorted(maps.Keys(s.targets)) }
 
-var keyset = paginate.Keyset{Table: "snapshots"}
-
-// Page returns a page of an item's snapshots, newest first. The caller has checked that the
-// principal may read the item.
-func (s *Service) Page(ctx context.Context, itemKind, itemID string, page paginate.Params) ([]Snapshot, *string, error) {
-	scope := func() *gorm.DB {
-		return s.db.WithContext(ctx).Table("snapshots").Where("snapshots.item_kind = ? AND snapshots.item_id = ?", itemKind, itemID)
+// List returns a page of the versions of the item kind/id, newest first.
+func (s *Service) List(ctx context.Context, p *auth.Principal, kind, id string, page paginate.Params) ([]Snapshot, *string, error) {
+	t, ok := s.targets[kind]
+	if !ok {
+		return nil, nil, apierr.Validation("kind must be one of %s", strings.Join(s.Kinds(), ", "))
 	}
-	return paginate.Find(scope(), scope(), keyset, page, func(v Snapshot) string { return v.ID })
+	item, err := t.Get(ctx, p, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	return s.store.Page(ctx, kind, item.ID, page)
 }
 
-// Get returns one snapshot of the item: VERSION_NOT_FOUND for an unknown id or another item's.
-func (s *Service) Get(ctx context.Context, itemKind, itemID, versionID string) (Snapshot, error) {
-	if !ids.Valid(versionID) {
-		return Snapshot{}, ErrNotFound
+// Get returns one version of the item kind/id.
+func (s *Service) Get(ctx context.Context, p *auth.Principal, kind, id, versionID string) (Snapshot, error) {
+	t, ok := s.targets[kind]
+	if !ok {
+		return Snapshot{}, apierr.Validation("kind must be one of %s", strings.Join(s.Kinds(), ", "))
 	}
-	return db.Take[Snapshot](s.db.WithContext(ctx).Where("id = ? AND item_kind = ? AND item_id = ?", versionID, itemKind, itemID), false, ErrNotFound)
+	item, err := t.Get(ctx, p, id)
+	if err != nil {
+		return Snapshot{}, err
+	}
+	return s.store.Get(ctx, kind, item.ID, versionID)
+}
+
+// Restore makes the version the item's content: the version is read first (read access), then the
+// item's target restores it under the item's lock, checking write access and ifMatch. It answers
+// the item as the API renders it, and its new ETag. The API and the review pages restore through it.
+func (s *Service) Restore(ctx context.Context, p *auth.Principal, kind, id, versionID string, ifMatch etag.IfMatch) (any, string, error) {
+	v, err := s.Get(ctx, p, kind, id, versionID)
+	if err != nil {
+		return nil, "", err
+	}
+	doc, err := markdown.Decode(v.Document)
+	if err != nil {
+		return nil, "", err
+	}
+	return s.targets[kind].Restore(ctx, p, id, doc, ifMatch)
 }

@@ -66,10 +66,21 @@ func ParseKey(raw string) (prefix, secret string, err error) {
 	}
 	prefix = raw[len(KeyLiteral) : len(KeyLiteral)+PrefixLength]
 	secret = raw[len(KeyLiteral)+PrefixLength+1:]
-	if !alnum(prefix) || !alnum(secret) {
+	if !ValidPrefix(prefix) || !alnum(secret) {
 		return "", "", errKeyShape
 	}
 	return prefix, secret, nil
+}
+
+// ValidPrefix reports whether s has the shape of a key's prefix: PrefixLength letters and digits,
+// the part of a key that names it and is no secret (a key's pages and the CLI take it).
+func ValidPrefix(s string) bool { return len(s) == PrefixLength && alnum(s) }
+
+// PrefixOf reads a key's prefix written either way people write it: its PrefixLength characters,
+// or its display prefix (KeyLiteral and those characters). ok is false for anything else.
+func PrefixOf(s string) (prefix string, ok bool) {
+	prefix = strings.TrimPrefix(s, KeyLiteral)
+	return prefix, ValidPrefix(prefix)
 }
 
 func alnum(s string) bool {

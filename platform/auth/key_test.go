@@ -72,3 +72,33 @@ func TestPrincipalScope(t *testing.T) {
 		}
 	}
 }
+
+// TestPrefixOf: a key's prefix is PrefixLength letters and digits, written alone or after
+// "svc_live_"; a whole key, a shorter or longer run, or another character is none.
+func TestPrefixOf(t *testing.T) {
+	raw, prefix, _ := auth.NewKey()
+	for in, want := range map[string]string{
+		prefix:                       prefix,
+		auth.DisplayPrefix(prefix):   prefix,
+		"AbCd0129":                   "AbCd0129",
+		"svc_live_AbCd0129":          "AbCd0129",
+		raw:                          "",
+		"":                           "",
+		"svc_live_":                  "",
+		"AbCd012":                    "",
+		"AbCd01299":                  "",
+		"AbCd-129":                   "",
+		"AbCd01\u00e9":               "", // 8 bytes, one letter not ASCII
+		"SVC_LIVE_AbCd0129":          "",
+		"svc_live_svc_live_AbCd0129": "",
+		"svc_test_AbCd0129":          "",
+	} {
+		got, ok := auth.PrefixOf(in)
+		if ok != (want != "") || ok && got != want {
+			t.Errorf("PrefixOf(%q) = %q, %v; want %q", in, got, ok, want)
+		}
+		if bare := auth.ValidPrefix(in); bare != (want != "" && in == want) {
+			t.Errorf("ValidPrefix(%q) = %v", in, bare)
+		}
+	}
+}

@@ -1,6 +1,8 @@
 package httpx
 
 import (
+	"net"
+	"net/http"
 	"net/netip"
 	"strings"
 	"sync"
@@ -21,7 +23,7 @@ const proxyWarnInterval = time.Minute
 // address, in the access log and in the per-address limit on failed authentications. The
 // warning tells the operator which setting to make.
 func untrustedProxyWarning(log *zap.Logger, trusted TrustedProxies) gin.HandlerFunc {
-	nets := parsePrefixes(trusted)
+	proxies := ParseProxies(trusted)
 	w := &peerThrottle{every: proxyWarnInterval, last: map[netip.Addr]time.Time{}}
 	return func(c *gin.Context) {
 		h := c.Request.Header
@@ -36,7 +38,7 @@ func untrustedProxyWarning(log *zap.Logger, trusted TrustedProxies) gin.HandlerF
 		peer, err := netip.ParseAddr(c.RemoteIP())
 		if err == nil {
 			peer = peer.Unmap()
-			if !contains(nets, peer) {
+			if !proxies.contains(peer) {
 				if n, ok := w.allow(peer, time.Now()); ok {
 					log.Warn("X-Forwarded-For (or X-Real-IP) from a peer that is not a trusted proxy is ignored: if this peer is "+
 						"folio's reverse proxy, list it in FOLIO_TRUSTED_PROXIES, or every client behind it shares "+
@@ -49,24 +51,51 @@ func untrustedProxyWarning(log *zap.Logger, trusted TrustedProxies) gin.HandlerF
 	}
 }
 
-// parsePrefixes reads FOLIO_TRUSTED_PROXIES' entries (CIDRs or plain addresses, as gin takes
-// them; gin has already refused anything else).
-func parsePrefixes(entries []string) []netip.Prefix {
-	var out []netip.Prefix
+// Proxies are FOLIO_TRUSTED_PROXIES parsed (ParseProxies): the peers whose forwarding headers
+// (X-Forwarded-For, X-Real-IP, X-Forwarded-Proto) are believed. gin decides the client's address
+// from the same list (Engine.SetTrustedProxies); what gin does not read, the warning below and
+// whether a request came over TLS (HTTPS), is read here, once.
+type Proxies struct{ nets []netip.Prefix }
+
+// ParseProxies reads FOLIO_TRUSTED_PROXIES' entries (CIDRs or plain addresses, as gin takes
+// them; gin has already refused anything else, so an entry that is neither is skipped).
+func ParseProxies(entries TrustedProxies) Proxies {
+	var p Proxies
 	for _, e := range entries {
 		e = strings.TrimSpace(e)
-		if p, err := netip.ParsePrefix(e); err == nil {
-			out = append(out, p.Masked())
+		if n, err := netip.ParsePrefix(e); err == nil {
+			p.nets = append(p.nets, n.Masked())
 		} else if a, err := netip.ParseAddr(e); err == nil {
-			out = append(out, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
+			p.nets = append(p.nets, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
 		}
 	}
-	return out
+	return p
 }
 
-func contains(nets []netip.Prefix, a netip.Addr) bool {
-	for _, p := range nets {
-		if p.Contains(a) {
+// Trusts reports whether the request's peer (the other end of its connection, not what any header
+// claims) is a trusted proxy.
+func (p Proxies) Trusts(r *http.Request) bool {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	a, err := netip.ParseAddr(host)
+	return err == nil && p.contains(a.Unmap())
+}
+
+// HTTPS reports whether the request came over TLS: directly, or through a trusted proxy whose
+// X-Forwarded-Proto (its first value) says https. Anyone else's X-Forwarded-Proto is ignored.
+func (p Proxies) HTTPS(r *http.Request) bool {
+	if r.TLS != nil {
+		return true
+	}
+	proto, _, _ := strings.Cut(r.Header.Get("X-Forwarded-Proto"), ",")
+	return strings.EqualFold(strings.TrimSpace(proto), "https") && p.Trusts(r)
+}
+
+func (p Proxies) contains(a netip.Addr) bool {
+	for _, n := range p.nets {
+		if n.Contains(a) {
 			return true
 		}
 	}

@@ -43,7 +43,7 @@ type Graph struct {
 	Audit       *audit.Service
 	Events      *events.Service
 	Tags        *tags.Service
-	Versions    *versions.Service
+	Versions    *versions.Store
 	Notes       *notes.Service
 	Tasks       *tasks.Service
 	Suggestions *suggestions.Service

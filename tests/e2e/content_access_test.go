@@ -332,7 +332,7 @@ func TestContentPatchWithoutFields(t *testing.T) {
 				if n := auditCount(t, s, id); n != entries {
 					t.Fatalf("PATCH {} wrote %d audit entries", n-entries)
 				}
-				if snaps, err := versions.NewService(nil, nil).List(t.Context(), s.DB, kind, id); err != nil || len(snaps) != 0 {
+				if snaps, err := versions.NewStore(nil, nil).List(t.Context(), s.DB, kind, id); err != nil || len(snaps) != 0 {
 					t.Fatalf("PATCH {} saved %d snapshots (%v)", len(snaps), err)
 				}
 				// Still an access-checked request.

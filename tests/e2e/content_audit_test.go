@@ -273,7 +273,7 @@ func TestContentAuditSameTransaction(t *testing.T) {
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		w := newWorld(t, s)
 		snapshots := func(kind, id string) int {
-			snaps, err := versions.NewService(nil, nil).List(t.Context(), s.DB, kind, id)
+			snaps, err := versions.NewStore(nil, nil).List(t.Context(), s.DB, kind, id)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -74,7 +74,7 @@ func TestNoteLifecycle(t *testing.T) {
 		if !wireTimeRE.MatchString(upd["updatedAt"].(string)) || upd["updatedAt"].(string) <= note["updatedAt"].(string) {
 			t.Fatalf("updatedAt %v did not move past %v", upd["updatedAt"], note["updatedAt"])
 		}
-		snaps, err := versions.NewService(nil, nil).List(context.Background(), s.DB, "note", id)
+		snaps, err := versions.NewStore(nil, nil).List(context.Background(), s.DB, "note", id)
 		if err != nil || len(snaps) != 1 {
 			t.Fatalf("snapshots after one content change: %d, %v", len(snaps), err)
 		}
@@ -83,7 +83,7 @@ func TestNoteLifecycle(t *testing.T) {
 		if upd["targetAt"] != nil || upd["archived"] != true {
 			t.Fatalf("after clearing: %v", upd)
 		}
-		if snaps, _ := versions.NewService(nil, nil).List(context.Background(), s.DB, "note", id); len(snaps) != 1 {
+		if snaps, _ := versions.NewStore(nil, nil).List(context.Background(), s.DB, "note", id); len(snaps) != 1 {
 			t.Fatalf("a PATCH without content saved a snapshot")
 		}
 

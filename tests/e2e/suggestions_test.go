@@ -56,7 +56,7 @@ func TestSuggestionTransitions(t *testing.T) {
 		if got["content"] != "second #new proposal" || got["pendingSuggestion"] != nil || !slices.Equal(tagNames(t, got), []string{"TAG:new"}) {
 			t.Fatalf("note after approve: %v", got)
 		}
-		snaps, _ := versions.NewService(nil, nil).List(context.Background(), s.DB, "note", note)
+		snaps, _ := versions.NewStore(nil, nil).List(context.Background(), s.DB, "note", note)
 		if len(snaps) != 1 || snaps[0].Reason != "suggestion" {
 			t.Fatalf("snapshots after approve: %+v", snaps)
 		}
@@ -151,7 +151,7 @@ func TestSuggestionConcurrency(t *testing.T) {
 			}()
 			wg.Wait()
 			final := apitest.Must(t, s.Get(t, w.annRW, "/notes/"+note), http.StatusOK).Str(t, "content")
-			snaps, _ := versions.NewService(nil, nil).List(context.Background(), s.DB, "note", note)
+			snaps, _ := versions.NewStore(nil, nil).List(context.Background(), s.DB, "note", note)
 			var other string
 			switch final {
 			case fmt.Sprintf("suggested %d", round):

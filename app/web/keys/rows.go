@@ -1,111 +1,23 @@
-package web
+package keys
 
 import (
-	"embed"
 	"fmt"
-	"html/template"
-	"io"
-	"io/fs"
-	"path"
-	"strings"
 	"time"
 
+	"folio/app/web"
 	"folio/modules/accounts"
 	"folio/platform/auth"
-	"folio/platform/httpx"
 )
 
-//go:embed web/templates/*.html
-var templateFS embed.FS
-
-//go:embed web/static/*
-var staticFS embed.FS
-
-// pages are the parsed templates, one set per page: the layout plus the page's "content".
-type pages map[string]*template.Template
-
-func loadPages(as httpx.Assets) (pages, error) {
-	funcs := template.FuncMap{
-		"asset": as.URL,
-		"date":  func(t time.Time) string { return t.UTC().Format("2 Jan 2006, 15:04 UTC") },
-		"day":   func(t time.Time) string { return t.UTC().Format("2 Jan 2006") },
-		"clock": func(t time.Time) string { return t.UTC().Format("15:04 UTC") },
-		"iso":   func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
-		"hooks": countWebhooks,
-	}
-	out := pages{}
-	names, err := fs.Glob(templateFS, "web/templates/*.html")
-	if err != nil {
-		return nil, err
-	}
-	for _, n := range names {
-		name := strings.TrimSuffix(path.Base(n), ".html")
-		if name == "layout" {
-			continue
-		}
-		t, err := template.New(name).Funcs(funcs).ParseFS(templateFS, "web/templates/layout.html", n)
-		if err != nil {
-			return nil, fmt.Errorf("template %s: %w", name, err)
-		}
-		out[name] = t
-	}
-	return out, nil
-}
-
-func (p pages) execute(w io.Writer, page string, data any) error {
-	t, ok := p[page]
-	if !ok {
-		return fmt.Errorf("no page %q", page)
-	}
-	return t.ExecuteTemplate(w, "layout", data)
-}
-
-// view is what every page's layout needs.
-type view struct {
-	Title  string
-	User   *accounts.User // the signed-in user; nil on the signed-out pages
-	CSRF   string         // the token every form of the page carries
-	Nav    string         // the current section: "keys" or "account"
-	Notice string         // a confirmation ("Key revoked.")
-	Error  string         // a problem with the whole form ("The email address or password is wrong.")
-}
-
-// base starts a page's view; sess may be nil (signed out).
-func (w *Handler) base(sess *accounts.Session, title, nav string) view {
-	v := view{Title: title, Nav: nav}
-	if sess != nil {
-		v.User, v.CSRF = sess.User, sess.CSRFToken
-	}
-	return v
-}
-
-type messageView struct {
-	view
-	Status         int
-	Body           string
-	Back, BackText string
-}
-
-type authView struct {
-	view
-	Name, Email string
-	Errors      map[string]string // by field name
-}
-
-type accountView struct {
-	view
-	Errors map[string]string
-}
-
 type keysView struct {
-	view
+	web.View
 	Active   []keyRow
 	Inactive []keyRow
 	Webhooks []webhookRow // the user's webhooks, newest first (webhooks.go)
 }
 
 type newKeyView struct {
-	view
+	web.View
 	Name       string
 	Scope      int
 	Access     string // "", "workspace:<id>" or "notebook:<id>"
@@ -118,7 +30,7 @@ type newKeyView struct {
 }
 
 type secretView struct {
-	view
+	web.View
 	Raw       string
 	Key       keyRow
 	Rotated   bool
@@ -129,17 +41,17 @@ type secretView struct {
 }
 
 type confirmView struct {
-	view
+	web.View
 	Action string // "rotate" or "revoke"
 	Key    keyRow
 }
 
 type webhookConfirmView struct {
-	view
+	web.View
 	Hook webhookRow
 }
 
-// keyRow is an API key as the settings UI shows it.
+// keyRow is an API key as the keys pages show it.
 type keyRow struct {
 	ID          string
 	Name        string
@@ -170,18 +82,10 @@ func scopeLabel(scope int) string {
 	return fmt.Sprintf("scope %d", scope)
 }
 
-// placeLabel is a notebook or workspace as an option and in the keys table.
-func placeLabel(p auth.Place) string {
-	if p.In != "" {
-		return p.Name + " (" + p.In + ")"
-	}
-	return p.Name
-}
-
 // placeOr is the label of the place id in places, or gone when the user no longer has it.
 func placeOr(places map[string]auth.Place, id, gone string) string {
 	if p, ok := places[id]; ok {
-		return placeLabel(p)
+		return web.PlaceLabel(p)
 	}
 	return gone
 }

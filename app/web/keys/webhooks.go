@@ -1,7 +1,6 @@
-package web
+package keys
 
 import (
-	"context"
 	"errors"
 	"net/http"
 	"strconv"
@@ -10,19 +9,12 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"folio/app/web"
 	"folio/modules/accounts"
 	"folio/modules/webhooks"
 	"folio/platform/auth"
 	"folio/platform/ids"
 )
-
-// Webhooks is what the settings UI asks of the webhooks module (bound to *webhooks.Service in
-// module.go): a user's webhooks, whatever credential made them, with their status decided now,
-// and deleting one of them (CONTRACT.md section 20).
-type Webhooks interface {
-	ForUser(ctx context.Context, userID string) ([]webhooks.View, error)
-	DeleteForUser(ctx context.Context, userID, id string) error
-}
 
 // The webhooks are listed on the keys page, in a section right below the keys (#webhooks), not
 // on a page of their own: a webhook belongs to the key that made it and dies with it, so the page
@@ -30,7 +22,7 @@ type Webhooks interface {
 // shows those webhooks, and right after the revocation shows them disabled with the reason. Only
 // the delete confirmation is a page of its own, like a key's revoke confirmation.
 
-// webhookRow is a webhook as the settings UI shows it.
+// webhookRow is a webhook as the keys page shows it.
 type webhookRow struct {
 	ID          string
 	URL         string
@@ -158,12 +150,12 @@ func countWebhooks(n int) string {
 
 // ownWebhook finds the webhook named by the :id path segment among the user's; otherwise it shows
 // a not-found page and returns false.
-func (w *Handler) ownWebhook(c *gin.Context, sess accounts.Session) (webhooks.View, bool) {
+func (h *Handler) ownWebhook(c *gin.Context, sess accounts.Session) (webhooks.View, bool) {
 	id := c.Param("id")
 	if ids.Valid(id) {
-		views, err := w.webhooks.ForUser(c.Request.Context(), sess.UserID)
+		views, err := h.webhooks.ForUser(c.Request.Context(), sess.UserID)
 		if err != nil {
-			w.internal(c, &sess, err)
+			h.pages.Internal(c, &sess, err)
 			return webhooks.View{}, false
 		}
 		for _, v := range views {
@@ -172,32 +164,32 @@ func (w *Handler) ownWebhook(c *gin.Context, sess accounts.Session) (webhooks.Vi
 			}
 		}
 	}
-	w.webhookNotFound(c, sess)
+	h.webhookNotFound(c, sess)
 	return webhooks.View{}, false
 }
 
-func (w *Handler) webhookNotFound(c *gin.Context, sess accounts.Session) {
-	w.message(c, http.StatusNotFound, &sess, "Webhook not found", "None of your webhooks has this id. It may have been deleted already.")
+func (h *Handler) webhookNotFound(c *gin.Context, sess accounts.Session) {
+	h.pages.Message(c, http.StatusNotFound, &sess, "Webhook not found", "None of your webhooks has this id. It may have been deleted already.")
 }
 
 // deleteWebhookPage asks for confirmation before a webhook is deleted.
-func (w *Handler) deleteWebhookPage(c *gin.Context, sess accounts.Session) {
-	v, ok := w.ownWebhook(c, sess)
+func (h *Handler) deleteWebhookPage(c *gin.Context, sess accounts.Session) {
+	v, ok := h.ownWebhook(c, sess)
 	if !ok {
 		return
 	}
-	w.render(c, http.StatusOK, "deletehook", webhookConfirmView{view: w.base(&sess, "Delete webhook", "keys"), Hook: webhookRowOf(v)})
+	h.pages.Render(c, http.StatusOK, "deletehook", webhookConfirmView{View: web.Base(&sess, "Delete webhook", "keys"), Hook: webhookRowOf(v)})
 }
 
 // deleteWebhook deletes one of the user's webhooks, whatever credential made it, and goes back to
 // the list.
-func (w *Handler) deleteWebhook(c *gin.Context, sess accounts.Session) {
-	err := w.webhooks.DeleteForUser(c.Request.Context(), sess.UserID, c.Param("id"))
+func (h *Handler) deleteWebhook(c *gin.Context, sess accounts.Session) {
+	err := h.webhooks.DeleteForUser(c.Request.Context(), sess.UserID, c.Param("id"))
 	switch {
 	case errors.Is(err, webhooks.ErrNotFound):
-		w.webhookNotFound(c, sess)
+		h.webhookNotFound(c, sess)
 	case err != nil:
-		w.internal(c, &sess, err)
+		h.pages.Internal(c, &sess, err)
 	default:
 		c.Redirect(http.StatusSeeOther, "/settings/keys?webhook_deleted=1")
 	}

@@ -1,0 +1,98 @@
+package review
+
+import (
+	"strings"
+	"time"
+
+	"folio/app/web"
+)
+
+// suggestionRow is a suggestion as the review list and page show it.
+type suggestionRow struct {
+	ID         string
+	Kind       string // note or task
+	ItemPath   string // /review/notes/<id>, the prefix of the item's history pages
+	Item       string // the note's first line or the task's title
+	Notebook   string
+	ProposedBy string // the key's name and prefix, or the person
+	Created    time.Time
+	Stale      bool // the item changed since the suggestion was made
+	Status     string
+	Rationale  string
+}
+
+type reviewView struct {
+	web.View
+	Rows []suggestionRow
+	Next string // the next page's URL, or ""
+}
+
+type suggestionView struct {
+	web.View
+	Row      suggestionRow
+	Diff     []diffLine
+	ItemETag string
+	Pending  bool
+}
+
+type historyView struct {
+	web.View
+	Kind, ItemID, ItemPath, Item string
+	Versions                     []versionRow
+	Next                         string
+}
+
+type versionRow struct {
+	ID      string
+	Reason  string // what replaced this content: an edit, an approved suggestion, a restore
+	By      string
+	Created time.Time
+}
+
+type versionView struct {
+	web.View
+	Kind, ItemPath, Item string
+	Version              versionRow
+	Text                 string // the version's Markdown
+	Diff                 []diffLine
+	ItemETag             string
+}
+
+type conflictView struct {
+	web.View
+	Kind  string
+	Again string // the page to open again, with the current content
+}
+
+// diffLine is one line of a unified diff as the page shows it: the marker is written out (+, −)
+// and the line is in an ins or del element, so the change does not rest on colour alone.
+type diffLine struct {
+	Op   string // "add", "del", "same" or "hunk" (a gap between changed regions)
+	Text string
+}
+
+// diffLines parses a unified diff (content.UnifiedDiff) into lines, without its two file header
+// lines ("--- current", "+++ suggested"). Only the lines before the first hunk are headers: a
+// removed Markdown rule is "----" further down, and must show.
+func diffLines(unified string) []diffLine {
+	var out []diffLine
+	inHunks := false
+	for line := range strings.Lines(unified) {
+		line = strings.TrimSuffix(line, "\n")
+		switch {
+		case !inHunks && !strings.HasPrefix(line, "@@"):
+		case strings.HasPrefix(line, "@@"):
+			inHunks = true
+			if len(out) > 0 {
+				out = append(out, diffLine{Op: "hunk"})
+			}
+		case strings.HasPrefix(line, "+"):
+			out = append(out, diffLine{Op: "add", Text: line[1:]})
+		case strings.HasPrefix(line, "-"):
+			out = append(out, diffLine{Op: "del", Text: line[1:]})
+		case strings.HasPrefix(line, " "):
+			out = append(out, diffLine{Op: "same", Text: line[1:]})
+		}
+	}
+	return out
+}

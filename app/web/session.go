@@ -1,0 +1,67 @@
+package web
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	"folio/modules/accounts"
+	"folio/platform/auth"
+	"folio/platform/httpx"
+)
+
+// SignedIn wraps a page that needs a session: without one the browser goes to the sign-in page;
+// a POST must carry the session's CSRF token in the csrf_token field (the same token the JSON API
+// takes in X-CSRF-Token).
+func (p *Pages) SignedIn(h func(c *gin.Context, s accounts.Session)) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		token, _ := c.Cookie(auth.SessionCookie)
+		sess, err := p.sessions.CurrentSession(c.Request.Context(), token)
+		if errors.Is(err, accounts.ErrNoSession) {
+			if token != "" {
+				p.SetCookie(c, auth.SessionCookie, "", -1)
+			}
+			c.Redirect(http.StatusSeeOther, "/signin")
+			return
+		}
+		if err != nil {
+			p.Internal(c, nil, err)
+			return
+		}
+		httpx.SetUserID(c, sess.UserID)
+		if c.Request.Method == http.MethodPost && c.Request.ParseForm() != nil {
+			p.Message(c, http.StatusBadRequest, &sess, "This form could not be read",
+				"The form was too large or malformed, so nothing was changed. Go back and try again.")
+			return
+		}
+		if c.Request.Method == http.MethodPost && !FormTokenMatches(c, sess.CSRFToken) {
+			p.Message(c, http.StatusForbidden, &sess, "This form has expired",
+				"The form was out of date or came from another site, so nothing was changed. Go back, reload the page and try again.")
+			return
+		}
+		h(c, sess)
+	}
+}
+
+// SetCookie sets (maxAge > 0: for that many seconds; 0: for the browser session; < 0: deletes) an
+// HttpOnly, SameSite=Lax cookie on the whole site, Secure as FOLIO_COOKIE_SECURE says.
+func (s *Site) SetCookie(c *gin.Context, name, value string, maxAge int) {
+	http.SetCookie(c.Writer, &http.Cookie{
+		Name: name, Value: value, Path: "/", MaxAge: maxAge,
+		HttpOnly: true, Secure: s.Secure(c), SameSite: http.SameSiteLaxMode,
+	})
+}
+
+// Secure tells whether cookies get the Secure flag (and links to the site say https): always or
+// never when FOLIO_COOKIE_SECURE says so; with auto, when the request came over TLS, directly or
+// through a trusted proxy that says so in X-Forwarded-Proto (httpx.Proxies.HTTPS).
+func (s *Site) Secure(c *gin.Context) bool {
+	switch s.secureMode {
+	case "true":
+		return true
+	case "false":
+		return false
+	}
+	return s.proxies.HTTPS(c.Request)
+}

@@ -1,0 +1,84 @@
+// Package web is what every page of folio's web front end shares, whatever its job: the layout,
+// the stylesheet and script (templates/, static/, embedded), rendering a page, the security
+// headers, the session check and the CSRF token of the forms, cookies. The pages themselves are
+// split by job, one package each, each with its handler, its templates and the narrow interfaces
+// it asks the modules through:
+//
+//	app/web/signin   sign-up, sign-in, sign-out, the account page and its password change
+//	app/web/keys     API keys, and the webhooks they own (listed below them)
+//	app/web/review   suggestions to approve or reject, an item's history to restore
+//
+// Another job (the notes and tasks pages of issue 32) is another package beside them: its
+// handler takes the *Site, parses its templates with Site.Pages, registers its routes in
+// Group(r), and its module is one more line in app.FrontEnds.
+package web
+
+import (
+	"context"
+	"embed"
+
+	"go.uber.org/fx"
+
+	"folio/modules/accounts"
+	"folio/platform/config"
+	"folio/platform/httpx"
+)
+
+// Module provides the Site (and serves its assets); each job's module adds its pages.
+var Module = fx.Module("web",
+	fx.Provide(
+		NewSite,
+		httpx.AsRoutes(func(s *Site) *Site { return s }),
+		func(s *accounts.Service) Sessions { return s },
+	),
+)
+
+// Sessions is what every signed-in page asks of the accounts module (bound to *accounts.Service
+// in module.go): the session a browser's cookie names.
+type Sessions interface {
+	CurrentSession(ctx context.Context, token string) (accounts.Session, error)
+}
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+//go:embed static/*
+var staticFS embed.FS
+
+// Site is what the jobs' pages share: the session check, cookies, the layout and the assets.
+type Site struct {
+	sessions   Sessions
+	secureMode string // FOLIO_COOKIE_SECURE: auto, true or false
+	proxies    httpx.Proxies
+	assets     httpx.Assets
+	shared     pages // the pages every job may render: "message"
+}
+
+// SiteParams are the dependencies of NewSite.
+type SiteParams struct {
+	fx.In
+	Sessions Sessions
+	Config   config.Config
+	Proxies  httpx.TrustedProxies
+}
+
+// NewSite loads the assets and the shared templates.
+func NewSite(p SiteParams) (*Site, error) {
+	s := &Site{sessions: p.Sessions, secureMode: p.Config.CookieSecure, proxies: httpx.ParseProxies(p.Proxies)}
+	var err error
+	if s.assets, err = httpx.LoadAssets(staticFS, "static", "/assets/"); err != nil {
+		return nil, err
+	}
+	if s.shared, err = s.parse(nil, "", nil); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Register implements httpx.Routes: the stylesheet, script and icon of every page.
+//
+//	GET  /assets/:name
+func (s *Site) Register(r httpx.Router) { r.Public.GET("/assets/:name", s.assets.Serve) }
+
+// Group is the route group a job registers its pages in: every page gets the security headers.
+func Group(r httpx.Router) httpx.RouteGroup { return r.Public.Group("", securityHeaders) }
