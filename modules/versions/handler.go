@@ -1,7 +1,6 @@
 package versions
 
 import (
-	"context"
 	"net/http"
 
 	"github.com/gin-gonic/gin"
@@ -37,9 +36,12 @@ func (h *Handler) Register(r httpx.Router) {
 
 func (h *Handler) list(kind string) httpx.HandlerFunc {
 	return func(c *gin.Context) error {
-		return auth.WriteList(c, false, func(ctx context.Context, p *auth.Principal, page paginate.Params) ([]Snapshot, *string, error) {
-			return h.svc.List(ctx, p, kind, c.Param("id"), page)
-		}, httpx.Infallible(toVersionResponse))
+		page, err := h.svc.ListPage(c.Request.Context(), auth.FromGin(c), kind, c.Param("id"), paginate.QueryFromGin(c))
+		if err != nil {
+			return err
+		}
+		httpx.JSON(c, http.StatusOK, page)
+		return nil
 	}
 }
 
