@@ -72,6 +72,3 @@ func (h *Handler) restore(t content.Target) httpx.HandlerFunc {
 // VersionResponse is a version as GET /<kind>s/:id/versions lists it; the MCP server answers with
 // the same.
 type VersionResponse = versionResponse
-
-// ToResponse is the API's conversion of a version in a list.
-func ToResponse(v Snapshot) VersionResponse { return toVersionResponse(v) }
