@@ -63,19 +63,11 @@ func (req createRequest) parse() (NewNote, error) {
 		return NewNote{}, err
 	}
 	in := NewNote{Content: doc, NotebookID: req.NotebookID}
-	targetAt, err := httpx.OptionalDate("targetAt", req.TargetAt)
-	if err != nil {
+	if in.TargetAt, err = httpx.DateOrNil("targetAt", req.TargetAt); err != nil {
 		return NewNote{}, err
 	}
-	followUpAt, err := httpx.OptionalDate("followUpAt", req.FollowUpAt)
-	if err != nil {
+	if in.FollowUpAt, err = httpx.DateOrNil("followUpAt", req.FollowUpAt); err != nil {
 		return NewNote{}, err
-	}
-	if targetAt != nil {
-		in.TargetAt = *targetAt
-	}
-	if followUpAt != nil {
-		in.FollowUpAt = *followUpAt
 	}
 	return in, nil
 }

@@ -84,18 +84,14 @@ func (req createRequest) parse() (NewTask, error) {
 		return NewTask{}, err
 	}
 	in.Notes = notes
-	due, target, followUp, err := dates(req.DueAt, req.TargetAt, req.FollowUpAt)
-	if err != nil {
+	if in.DueAt, err = httpx.DateOrNil("dueAt", req.DueAt); err != nil {
 		return NewTask{}, err
 	}
-	if due != nil {
-		in.DueAt = *due
+	if in.TargetAt, err = httpx.DateOrNil("targetAt", req.TargetAt); err != nil {
+		return NewTask{}, err
 	}
-	if target != nil {
-		in.TargetAt = *target
-	}
-	if followUp != nil {
-		in.FollowUpAt = *followUp
+	if in.FollowUpAt, err = httpx.DateOrNil("followUpAt", req.FollowUpAt); err != nil {
+		return NewTask{}, err
 	}
 	return in, nil
 }

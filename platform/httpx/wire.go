@@ -109,3 +109,13 @@ func OptionalDate(field string, o Optional[string]) (**time.Time, error) {
 	}
 	return &t, nil
 }
+
+// DateOrNil parses an optional, nullable date field where null and absent mean the same, no
+// date (a create's): nil, or the parsed time.
+func DateOrNil(field string, o Optional[string]) (*time.Time, error) {
+	t, err := OptionalDate(field, o)
+	if t == nil || err != nil {
+		return nil, err
+	}
+	return *t, nil
+}
