@@ -12,12 +12,12 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
 
-	"folio/modules/items"
 	"folio/modules/notebooks"
 	"folio/modules/notes"
 	"folio/modules/tasks"
@@ -26,19 +26,21 @@ import (
 	"folio/platform/paginate"
 )
 
-// The services the export reads, narrowed to their lists. module.go binds them.
+// The use cases the export reads, narrowed to their lists. module.go binds them. They are the
+// API's own lists (GET /notebooks, /notes, /tasks) but for the rendering: the export renders each
+// item once, without the render cache.
 type (
 	// Notebooks lists the notebooks a principal can see.
 	Notebooks interface {
-		List(ctx context.Context, p *auth.Principal, page paginate.Params) ([]notebooks.Notebook, *string, error)
+		ListPage(ctx context.Context, p *auth.Principal, q paginate.Query) (paginate.Page[notebooks.Response], error)
 	}
 	// Notes lists notes.
 	Notes interface {
-		List(ctx context.Context, p *auth.Principal, f notes.Filter, page paginate.Params) ([]notes.View, *string, error)
+		ExportPage(ctx context.Context, p *auth.Principal, q notes.ListQuery) (paginate.Page[notes.Response], error)
 	}
 	// Tasks lists tasks.
 	Tasks interface {
-		List(ctx context.Context, p *auth.Principal, f tasks.Filter, page paginate.Params) ([]tasks.View, *string, error)
+		ExportPage(ctx context.Context, p *auth.Principal, q tasks.ListQuery) (paginate.Page[tasks.Response], error)
 	}
 )
 
@@ -57,7 +59,7 @@ func NewService(nb Notebooks, n Notes, t Tasks, clk clock.Clock) *Service {
 
 // pageSize is how many rows one query reads: the whole export holds one page of one list at a
 // time (and the ZIP writer's buffer), whatever the number of items.
-const pageSize = paginate.MaxLimit
+var pageSize = strconv.Itoa(paginate.MaxLimit)
 
 // FileName is the name an export is offered under (Content-Disposition, the settings UI).
 func (s *Service) FileName() string {
@@ -67,7 +69,8 @@ func (s *Service) FileName() string {
 // Check reads the first page of the principal's notebooks: an error here (the database is down,
 // say) can still be answered as an error, before the first byte of the ZIP is written.
 func (s *Service) Check(ctx context.Context, p *auth.Principal) error {
-	_, _, err := s.notebooks.List(ctx, p, paginate.Params{Limit: 1})
+	one := "1"
+	_, err := s.notebooks.ListPage(ctx, p, paginate.Query{Limit: &one})
 	return err
 }
 
@@ -77,9 +80,9 @@ func (s *Service) Check(ctx context.Context, p *auth.Principal) error {
 // Markdown. Entries are written as the pages are read; nothing is held beyond one page.
 func (s *Service) Write(ctx context.Context, p *auth.Principal, w io.Writer) error {
 	zw := zip.NewWriter(w)
-	err := eachPage(func(page paginate.Params) ([]notebooks.Notebook, *string, error) {
-		return s.notebooks.List(ctx, p, page)
-	}, func(nb notebooks.Notebook) error {
+	err := eachPage(func(page paginate.Query) (paginate.Page[notebooks.Response], error) {
+		return s.notebooks.ListPage(ctx, p, page)
+	}, func(nb notebooks.Response) error {
 		return s.writeNotebook(ctx, zw, p, nb)
 	})
 	if err != nil {
@@ -88,29 +91,26 @@ func (s *Service) Write(ctx context.Context, p *auth.Principal, w io.Writer) err
 	return zw.Close()
 }
 
-func (s *Service) writeNotebook(ctx context.Context, zw *zip.Writer, p *auth.Principal, nb notebooks.Notebook) error {
+// writeNotebook writes a notebook's notes and tasks, the active ones then the archived ones: what
+// GET /notes and GET /tasks list with notebookId and archived.
+func (s *Service) writeNotebook(ctx context.Context, zw *zip.Writer, p *auth.Principal, nb notebooks.Response) error {
 	folder := FolderName(nb.Name, nb.ID)
-	for _, archived := range []bool{false, true} {
-		f := items.ListFilter{Archived: archived, NotebookID: &nb.ID}
-		err := eachPage(func(page paginate.Params) ([]notes.View, *string, error) {
-			return s.notes.List(ctx, p, f, page)
-		}, func(v notes.View) error {
-			resp, err := notes.ToExportResponse(v)
-			if err != nil {
-				return err
-			}
+	for _, archived := range []string{"false", "true"} {
+		err := eachPage(func(page paginate.Query) (paginate.Page[notes.Response], error) {
+			var q notes.ListQuery
+			q.Query, q.NotebookID, q.Archived = page, nb.ID, &archived
+			return s.notes.ExportPage(ctx, p, q)
+		}, func(resp notes.Response) error {
 			return writeEntry(zw, folder+"/notes/"+resp.ID+".md", resp, "content", resp.UpdatedAt)
 		})
 		if err != nil {
 			return err
 		}
-		err = eachPage(func(page paginate.Params) ([]tasks.View, *string, error) {
-			return s.tasks.List(ctx, p, tasks.Filter{ListFilter: f}, page)
-		}, func(v tasks.View) error {
-			resp, err := tasks.ToExportResponse(v)
-			if err != nil {
-				return err
-			}
+		err = eachPage(func(page paginate.Query) (paginate.Page[tasks.Response], error) {
+			var q tasks.ListQuery
+			q.Query, q.NotebookID, q.Archived = page, nb.ID, &archived
+			return s.tasks.ExportPage(ctx, p, q)
+		}, func(resp tasks.Response) error {
 			return writeEntry(zw, folder+"/tasks/"+resp.ID+".md", resp, "notes", resp.UpdatedAt)
 		})
 		if err != nil {
@@ -121,22 +121,22 @@ func (s *Service) writeNotebook(ctx context.Context, zw *zip.Writer, p *auth.Pri
 }
 
 // eachPage calls each for every row of a keyset list, one page in memory at a time.
-func eachPage[T any](list func(paginate.Params) ([]T, *string, error), each func(T) error) error {
-	page := paginate.Params{Limit: pageSize}
+func eachPage[R any](list func(paginate.Query) (paginate.Page[R], error), each func(R) error) error {
+	q := paginate.Query{Limit: &pageSize}
 	for {
-		rows, next, err := list(page)
+		page, err := list(q)
 		if err != nil {
 			return err
 		}
-		for _, r := range rows {
+		for _, r := range page.Data {
 			if err := each(r); err != nil {
 				return err
 			}
 		}
-		if next == nil {
+		if page.NextCursor == nil {
 			return nil
 		}
-		page.Cursor = *next
+		q.Cursor = *page.NextCursor
 	}
 }
 

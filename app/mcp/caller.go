@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -10,6 +9,7 @@ import (
 
 	"folio/platform/apierr"
 	"folio/platform/auth"
+	"folio/platform/httpx"
 )
 
 // caller is who sent the HTTP request a tool runs for: the principal the guard authenticated, the
@@ -37,25 +37,12 @@ func callerFrom(ctx context.Context) (caller, bool) {
 // client's doing.
 var errNoCaller = errors.New("mcp: no authenticated caller on the request context")
 
-// envelope is the API's error body, which tool errors carry as their text.
-type envelope struct {
-	Error envelopeBody `json:"error"`
-}
-
-type envelopeBody struct {
-	Code      string `json:"code"`
-	Message   string `json:"message"`
-	RequestID string `json:"requestId"`
-}
-
-// refusal turns a service's error into what the API would have answered: the *apierr.Error, or
-// INTERNAL_ERROR (logged with the request id, its cause never shown) for anything else.
+// refusal turns a service's error into what the API would have answered (httpx.Refusal): the
+// *apierr.Error, and its envelope's JSON as the API writes it; a 5xx is logged with the request
+// id, its cause never shown.
 func (c caller) refusal(err error) (*apierr.Error, []byte) {
-	ae := apierr.From(err)
-	if ae.Status >= 500 {
-		c.logger().Error("mcp call failed", zap.Int("status", ae.Status), zap.String("code", ae.Code), zap.Error(err))
-	}
-	body, _ := json.Marshal(envelope{Error: envelopeBody{Code: ae.Code, Message: ae.Message, RequestID: c.requestID}})
+	ae, env := httpx.Refusal(err, c.requestID, c.logger)
+	body, _ := httpx.Marshal(env) // an envelope is strings only: it always encodes
 	return ae, body
 }
 

@@ -7,7 +7,6 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/fx"
 
-	"folio/modules/content"
 	"folio/platform/auth"
 	"folio/platform/httpx"
 )
@@ -26,17 +25,16 @@ type Handler struct {
 	http    *sdk.StreamableHTTPHandler
 }
 
-// HandlerParams are the dependencies of NewHandler. The pending-suggestion finder is optional,
-// as for the notes module's own GET.
+// HandlerParams are the dependencies of NewHandler.
 type HandlerParams struct {
 	fx.In
 	Guard       *auth.Guard
 	Notes       Notes
+	NoteViewer  NoteViewer
 	Tasks       Tasks
 	Notebooks   Notebooks
 	Suggestions Suggestions
 	History     History
-	Pending     content.Pending `optional:"true"`
 }
 
 // NewHandler builds the three servers and the Streamable HTTP handler.
@@ -48,7 +46,7 @@ type HandlerParams struct {
 // elicitation) or a standing stream. Answers are application/json rather than an event stream
 // (JSONResponse), which proxies and the response compression pass as they are.
 func NewHandler(p HandlerParams) *Handler {
-	t := &tools{notes: p.Notes, tasks: p.Tasks, notebooks: p.Notebooks, suggestions: p.Suggestions, history: p.History, pending: p.Pending}
+	t := &tools{notes: p.Notes, viewer: p.NoteViewer, tasks: p.Tasks, notebooks: p.Notebooks, suggestions: p.Suggestions, history: p.History}
 	h := &Handler{guard: p.Guard, servers: map[int]*sdk.Server{}}
 	for _, scope := range []int{auth.ScopeRead, auth.ScopeWrite, auth.ScopeReadWrite} {
 		h.servers[scope] = t.server(scope)

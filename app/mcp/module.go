@@ -22,8 +22,9 @@ import (
 var Module = fx.Module("mcp",
 	fx.Provide(
 		httpx.AsRoutes(NewHandler),
-		// The services the tools call, each behind the narrow interface the tools declare.
+		// The use cases the tools call, each behind the narrow interface the tools declare.
 		func(s *notes.Service) Notes { return s },
+		func(v *notes.Viewer) NoteViewer { return v },
 		func(s *tasks.Service) Tasks { return s },
 		func(s *notebooks.Service) Notebooks { return s },
 		func(s *suggestions.Service) Suggestions { return s },

@@ -14,6 +14,7 @@ import (
 
 	"folio/modules/notes"
 	"folio/platform/auth"
+	"folio/platform/httpx"
 )
 
 // brokenNotes is a notes service that fails as a bug or a database would, never as an API refusal.
@@ -27,6 +28,14 @@ func (b brokenNotes) Get(context.Context, *auth.Principal, string) (notes.View, 
 		panic("boom: secret detail")
 	}
 	return notes.View{}, errors.New("driver: secret detail")
+}
+
+// brokenViewer is the note viewer failing as brokenNotes does.
+type brokenViewer struct{ panics bool }
+
+func (b brokenViewer) Get(ctx context.Context, p *auth.Principal, id string) (notes.WithPending, error) {
+	_, err := brokenNotes{panics: b.panics}.Get(ctx, p, id)
+	return notes.WithPending{}, err
 }
 
 // connect serves the read server of tools to an in-memory client, on a context carrying a caller
@@ -55,7 +64,7 @@ func connect(t *testing.T, ts *tools) (*sdk.ClientSession, *observer.ObservedLog
 // Seen failing (the process died) without recovered.
 func TestInternalFailures(t *testing.T) {
 	for _, panics := range []bool{true, false} {
-		cs, logs := connect(t, &tools{notes: brokenNotes{panics: panics}})
+		cs, logs := connect(t, &tools{notes: brokenNotes{panics: panics}, viewer: brokenViewer{panics: panics}})
 		for range 2 { // the second call proves the server survived the first
 			res, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "get_note", Arguments: map[string]any{"id": "x"}})
 			if err != nil {
@@ -70,7 +79,7 @@ func TestInternalFailures(t *testing.T) {
 			if !errors.As(err, &werr) || werr.Code != jsonrpc.CodeInternalError || werr.Message != "INTERNAL_ERROR: internal error" || strings.Contains(string(werr.Data), "secret") {
 				t.Fatalf("panics=%v: resource error %v", panics, err)
 			}
-			var env envelope
+			var env httpx.Envelope
 			if json.Unmarshal(werr.Data, &env) != nil || env.Error.RequestID != "req-1" {
 				t.Fatalf("resource error data %s", werr.Data)
 			}
@@ -91,7 +100,7 @@ func TestInternalFailures(t *testing.T) {
 // refuses with INTERNAL_ERROR rather than acting for nobody.
 func TestNoCaller(t *testing.T) {
 	serverEnd, clientEnd := sdk.NewInMemoryTransports()
-	ss, err := (&tools{notes: brokenNotes{panics: true}}).server(auth.ScopeRead).Connect(t.Context(), serverEnd, nil)
+	ss, err := (&tools{notes: brokenNotes{panics: true}, viewer: brokenViewer{panics: true}}).server(auth.ScopeRead).Connect(t.Context(), serverEnd, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,67 +4,66 @@ import (
 	"context"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"folio/modules/content"
-	"folio/modules/items"
 	"folio/modules/notebooks"
 	"folio/modules/notes"
-	"folio/modules/search"
 	"folio/modules/suggestions"
 	"folio/modules/tasks"
 	"folio/modules/versions"
-	"folio/platform/apierr"
 	"folio/platform/auth"
 	"folio/platform/etag"
 	"folio/platform/httpx"
-	"folio/platform/markdown"
 	"folio/platform/paginate"
 )
 
-// The services the tools call, each narrowed to what the tools use. module.go binds them to the
-// modules' services, which hold every rule: who may see or write what (scope, key restriction,
-// membership), validation, limits, audit entries and events. A tool only reads its arguments and
-// writes the service's answer as the API does.
+// The modules' use cases the tools call, each narrowed to what the tools use. module.go binds
+// them to the modules' services, which hold every rule: what a request means (the same function
+// answers the API's request), who may see or write what (scope, key restriction, membership),
+// validation, limits, audit entries and events. A tool only turns its arguments into the
+// module's request and returns the module's answer, which is the API's body.
 type (
 	// Notes is the notes module's service.
 	Notes interface {
+		Search(ctx context.Context, p *auth.Principal, q notes.ListQuery) (paginate.Page[notes.Response], error)
 		Get(ctx context.Context, p *auth.Principal, id string) (notes.View, error)
-		List(ctx context.Context, p *auth.Principal, f notes.Filter, page paginate.Params) ([]notes.View, *string, error)
-		Create(ctx context.Context, p *auth.Principal, in notes.NewNote) (notes.View, error)
+		CreateFrom(ctx context.Context, p *auth.Principal, req notes.CreateRequest) (notes.View, error)
+	}
+	// NoteViewer is the notes module's "a note with its pending suggestion".
+	NoteViewer interface {
+		Get(ctx context.Context, p *auth.Principal, id string) (notes.WithPending, error)
 	}
 	// Tasks is the tasks module's service.
 	Tasks interface {
-		List(ctx context.Context, p *auth.Principal, f tasks.Filter, page paginate.Params) ([]tasks.View, *string, error)
-		Create(ctx context.Context, p *auth.Principal, in tasks.NewTask) (tasks.View, error)
-		Update(ctx context.Context, p *auth.Principal, id string, patch tasks.Patch, ifMatch etag.IfMatch) (tasks.View, error)
+		Search(ctx context.Context, p *auth.Principal, q tasks.ListQuery) (paginate.Page[tasks.Response], error)
+		CreateFrom(ctx context.Context, p *auth.Principal, req tasks.CreateRequest) (tasks.View, error)
+		UpdateFrom(ctx context.Context, p *auth.Principal, id string, req tasks.PatchRequest, ifMatch etag.IfMatch) (tasks.View, error)
 	}
 	// History is the versions module's reader of an item's versions.
 	History interface {
-		List(ctx context.Context, p *auth.Principal, kind, id string, page paginate.Params) ([]versions.Snapshot, *string, error)
+		ListPage(ctx context.Context, p *auth.Principal, kind, id string, q paginate.Query) (paginate.Page[versions.VersionResponse], error)
 	}
 	// Notebooks is the notebooks module's service.
 	Notebooks interface {
-		List(ctx context.Context, p *auth.Principal, page paginate.Params) ([]notebooks.Notebook, *string, error)
+		ListPage(ctx context.Context, p *auth.Principal, q paginate.Query) (paginate.Page[notebooks.Response], error)
 	}
 	// Suggestions is the suggestions module's service.
 	Suggestions interface {
-		Suggest(ctx context.Context, p *auth.Principal, kind, itemID string, doc markdown.Doc, rationale string) (suggestions.Suggestion, error)
-		Inbox(ctx context.Context, p *auth.Principal, f suggestions.InboxFilter, page paginate.Params) ([]suggestions.InboxEntry, *string, error)
+		Propose(ctx context.Context, p *auth.Principal, kind, id, field, text, rationale string) (suggestions.Suggestion, error)
+		SearchInbox(ctx context.Context, p *auth.Principal, q suggestions.InboxQuery) (paginate.Page[suggestions.InboxItem], error)
 	}
 )
 
-// tools holds the services the tools call.
+// tools holds the use cases the tools call.
 type tools struct {
 	notes       Notes
+	viewer      NoteViewer
 	tasks       Tasks
 	notebooks   Notebooks
 	suggestions Suggestions
 	history     History
-	pending     content.Pending // nil without the suggestions module
 }
 
 // specs lists every tool with the scope it needs: reading tools scope 1, writing tools scope 2.
@@ -204,28 +203,37 @@ type pageInput struct {
 // pageBounds adds limit's lower bound to a list's input schema.
 func pageBounds(props map[string]*jsonschema.Schema) { atLeastOne(props["limit"]) }
 
-// params validates the page exactly as the API validates the query (paginate.Parse).
-func (in pageInput) params() (paginate.Params, error) {
-	return paginate.Parse(strconv.Itoa(in.Limit), in.Limit != 0, in.Cursor, false)
+// query is the page as the API's limit and cursor query parameters give it (limit 0: absent).
+func (in pageInput) query() paginate.Query {
+	q := paginate.Query{Cursor: in.Cursor}
+	if in.Limit != 0 {
+		limit := strconv.Itoa(in.Limit)
+		q.Limit = &limit
+	}
+	return q
 }
 
-// list calls a service's list and answers with the API's page: {data, nextCursor}.
-func list[V, R any](page pageInput, rows func(paginate.Params) ([]V, *string, error), toResponse func(V) (R, error)) (paginate.Page[R], error) {
-	params, err := page.params()
-	if err != nil {
-		return paginate.Page[R]{}, err
+// given is an optional string argument as the API's optional body field: "" is absent.
+func given(s string) httpx.Optional[string] {
+	return httpx.Optional[string]{Present: s != "", Value: s}
+}
+
+// orNull is an optional date argument of update_task: absent keeps the date, "" clears it, as
+// null does in the API's PATCH.
+func orNull(s *string) httpx.Optional[string] {
+	if s == nil {
+		return httpx.Optional[string]{}
 	}
-	views, next, err := rows(params)
-	if err != nil {
-		return paginate.Page[R]{}, err
+	return httpx.Optional[string]{Present: true, Null: *s == "", Value: *s}
+}
+
+// flag is a boolean argument as the API's query parameter: false is absent (the default).
+func flag(b bool) *string {
+	if !b {
+		return nil
 	}
-	out := paginate.Page[R]{Data: make([]R, len(views)), NextCursor: next}
-	for i, v := range views {
-		if out.Data[i], err = toResponse(v); err != nil {
-			return paginate.Page[R]{}, err
-		}
-	}
-	return out, nil
+	v := strconv.FormatBool(b)
+	return &v
 }
 
 type searchNotesInput struct {
@@ -237,71 +245,26 @@ type searchNotesInput struct {
 	pageInput
 }
 
-// filter is the notes list's filter, as GET /notes reads it from its query (q, tag, person,
-// notebookId, archived).
-func (in searchNotesInput) filter() (notes.Filter, error) {
-	f := notes.Filter{Archived: in.Archived}
-	if in.NotebookID != "" {
-		f.NotebookID = &in.NotebookID
-	}
-	if in.Q != "" {
-		q, err := search.Parse(in.Q)
-		if err != nil {
-			return notes.Filter{}, err
-		}
-		f.Text = &q
-	}
-	if name := strings.TrimPrefix(in.Tag, "#"); name != "" {
-		f.Tags = []string{name}
-	}
-	if name := strings.TrimPrefix(in.Person, "@"); name != "" {
-		f.People = []string{name}
-	}
-	return f, nil
-}
-
+// searchNotes is GET /notes?q=&tag=&person=&notebookId=&archived=&limit=&cursor=.
 func (t *tools) searchNotes(ctx context.Context, p *auth.Principal, in searchNotesInput) (paginate.Page[notes.Response], error) {
-	f, err := in.filter()
-	if err != nil {
-		return paginate.Page[notes.Response]{}, err
-	}
-	return list(in.pageInput, func(page paginate.Params) ([]notes.View, *string, error) {
-		return t.notes.List(ctx, p, f, page)
-	}, notes.ToResponse)
+	var q notes.ListQuery
+	q.Query, q.Archived, q.NotebookID, q.Q = in.query(), flag(in.Archived), in.NotebookID, in.Q
+	q.Tags, q.People = []string{in.Tag}, []string{in.Person}
+	return t.notes.Search(ctx, p, q)
 }
 
 type idInput struct {
 	ID string `json:"id" jsonschema:"the note's id"`
 }
 
-// noteWithPending is a note as GET /notes/:id answers it.
-type noteWithPending struct {
-	notes.Response
-	PendingSuggestion *content.Suggestion `json:"pendingSuggestion" jsonschema:"the proposed new content waiting for review, or null"`
+// getNote is GET /notes/:id.
+func (t *tools) getNote(ctx context.Context, p *auth.Principal, in idInput) (notes.WithPending, error) {
+	return t.viewer.Get(ctx, p, in.ID)
 }
 
-func (t *tools) getNote(ctx context.Context, p *auth.Principal, in idInput) (noteWithPending, error) {
-	v, err := t.notes.Get(ctx, p, in.ID)
-	if err != nil {
-		return noteWithPending{}, err
-	}
-	resp, err := notes.ToResponse(v)
-	if err != nil {
-		return noteWithPending{}, err
-	}
-	out := noteWithPending{Response: resp}
-	if t.pending != nil {
-		if out.PendingSuggestion, err = t.pending.PendingFor(ctx, notes.ItemKind, v.Item.ID); err != nil {
-			return noteWithPending{}, err
-		}
-	}
-	return out, nil
-}
-
+// listNotebooks is GET /notebooks.
 func (t *tools) listNotebooks(ctx context.Context, p *auth.Principal, in pageInput) (paginate.Page[notebooks.Response], error) {
-	return list(in, func(page paginate.Params) ([]notebooks.Notebook, *string, error) {
-		return t.notebooks.List(ctx, p, page)
-	}, httpx.Infallible(notebooks.ToResponse))
+	return t.notebooks.ListPage(ctx, p, in.query())
 }
 
 type listTasksInput struct {
@@ -311,17 +274,14 @@ type listTasksInput struct {
 	pageInput
 }
 
+// listTasks is GET /tasks?notebookId=&status=&archived=&limit=&cursor=.
 func (t *tools) listTasks(ctx context.Context, p *auth.Principal, in listTasksInput) (paginate.Page[tasks.Response], error) {
-	f := tasks.Filter{ListFilter: items.ListFilter{Archived: in.Archived}}
-	if in.NotebookID != "" {
-		f.NotebookID = &in.NotebookID
-	}
+	var q tasks.ListQuery
+	q.Query, q.Archived, q.NotebookID = in.query(), flag(in.Archived), in.NotebookID
 	if in.Status != "" {
-		f.Status = &in.Status
+		q.Status = &in.Status
 	}
-	return list(in.pageInput, func(page paginate.Params) ([]tasks.View, *string, error) {
-		return t.tasks.List(ctx, p, f, page)
-	}, tasks.ToResponse)
+	return t.tasks.Search(ctx, p, q)
 }
 
 type createNoteInput struct {
@@ -331,40 +291,15 @@ type createNoteInput struct {
 	FollowUpAt string `json:"followUpAt,omitempty" jsonschema:"when to follow up: a date, YYYY-MM-DD, or an RFC 3339 date-time"`
 }
 
+// createNote is POST /notes.
 func (t *tools) createNote(ctx context.Context, p *auth.Principal, in createNoteInput) (notes.Response, error) {
-	doc, err := content.Parse("content", in.Content)
-	if err != nil {
-		return notes.Response{}, err
-	}
-	n := notes.NewNote{Content: doc, NotebookID: in.NotebookID}
-	if n.TargetAt, err = date("targetAt", in.TargetAt); err != nil {
-		return notes.Response{}, err
-	}
-	if n.FollowUpAt, err = date("followUpAt", in.FollowUpAt); err != nil {
-		return notes.Response{}, err
-	}
-	v, err := t.notes.Create(ctx, p, n)
+	v, err := t.notes.CreateFrom(ctx, p, notes.CreateRequest{
+		NotebookID: in.NotebookID, Content: in.Content, TargetAt: given(in.TargetAt), FollowUpAt: given(in.FollowUpAt),
+	})
 	if err != nil {
 		return notes.Response{}, err
 	}
 	return notes.ToResponse(v)
-}
-
-// date reads an optional date argument of a create ("" is absent) as the API reads the field.
-func date(field, s string) (*time.Time, error) {
-	if s == "" {
-		return nil, nil
-	}
-	d, err := httpx.ParseDate(field, s)
-	return &d, err
-}
-
-// dateChange reads a date argument of update_task: absent keeps the date, "" clears it.
-func dateChange(field string, s *string) (**time.Time, error) {
-	if s == nil {
-		return nil, nil
-	}
-	return httpx.OptionalDate(field, httpx.Optional[string]{Present: true, Null: *s == "", Value: *s})
 }
 
 type proposeNoteInput struct {
@@ -373,7 +308,8 @@ type proposeNoteInput struct {
 	Rationale string `json:"rationale,omitempty" jsonschema:"why, for the owner who reviews it (up to 2,000 characters)"`
 }
 
-func (t *tools) proposeNoteChange(ctx context.Context, p *auth.Principal, in proposeNoteInput) (content.Suggestion, error) {
+// proposeNoteChange is POST /notes/:id/suggest.
+func (t *tools) proposeNoteChange(ctx context.Context, p *auth.Principal, in proposeNoteInput) (suggestions.Response, error) {
 	return t.propose(ctx, p, notes.ItemKind, in.ID, "content", in.Content, in.Rationale)
 }
 
@@ -383,23 +319,17 @@ type proposeTaskInput struct {
 	Rationale string `json:"rationale,omitempty" jsonschema:"why, for the owner who reviews it (up to 2,000 characters)"`
 }
 
-func (t *tools) proposeTaskChange(ctx context.Context, p *auth.Principal, in proposeTaskInput) (content.Suggestion, error) {
+// proposeTaskChange is POST /tasks/:id/suggest, its Markdown given as notes.
+func (t *tools) proposeTaskChange(ctx context.Context, p *auth.Principal, in proposeTaskInput) (suggestions.Response, error) {
 	return t.propose(ctx, p, tasks.ItemKind, in.ID, "notes", in.Notes, in.Rationale)
 }
 
-// propose records a suggestion as POST /<kind>s/:id/suggest does: the rationale, then the
-// Markdown (field names the argument), then the service.
-func (t *tools) propose(ctx context.Context, p *auth.Principal, kind, id, field, text, rationale string) (content.Suggestion, error) {
-	if err := suggestions.ValidateRationale(rationale); err != nil {
-		return content.Suggestion{}, err
-	}
-	doc, err := content.Parse(field, text)
+// propose records a suggestion as POST /<kind>s/:id/suggest does; field names the Markdown's
+// argument in errors.
+func (t *tools) propose(ctx context.Context, p *auth.Principal, kind, id, field, text, rationale string) (suggestions.Response, error) {
+	sg, err := t.suggestions.Propose(ctx, p, kind, id, field, text, rationale)
 	if err != nil {
-		return content.Suggestion{}, err
-	}
-	sg, err := t.suggestions.Suggest(ctx, p, kind, id, doc, rationale)
-	if err != nil {
-		return content.Suggestion{}, err
+		return suggestions.Response{}, err
 	}
 	return suggestions.ToResponse(sg)
 }
@@ -415,25 +345,12 @@ type createTaskInput struct {
 	FollowUpAt string `json:"followUpAt,omitempty" jsonschema:"when to follow up: a date, YYYY-MM-DD, or an RFC 3339 date-time"`
 }
 
+// createTask is POST /tasks.
 func (t *tools) createTask(ctx context.Context, p *auth.Principal, in createTaskInput) (tasks.Response, error) {
-	n := tasks.NewTask{Title: in.Title, NotebookID: in.NotebookID, Status: in.Status, Priority: in.Priority}
-	if err := n.Validate(); err != nil {
-		return tasks.Response{}, err
-	}
-	var err error
-	if n.Notes, err = content.Parse("notes", in.Notes); err != nil {
-		return tasks.Response{}, err
-	}
-	if n.DueAt, err = date("dueAt", in.DueAt); err != nil {
-		return tasks.Response{}, err
-	}
-	if n.TargetAt, err = date("targetAt", in.TargetAt); err != nil {
-		return tasks.Response{}, err
-	}
-	if n.FollowUpAt, err = date("followUpAt", in.FollowUpAt); err != nil {
-		return tasks.Response{}, err
-	}
-	v, err := t.tasks.Create(ctx, p, n)
+	req := tasks.CreateRequest{Title: in.Title, NotebookID: in.NotebookID}
+	req.Notes, req.Status, req.Priority = given(in.Notes), given(in.Status), given(in.Priority)
+	req.DueAt, req.TargetAt, req.FollowUpAt = given(in.DueAt), given(in.TargetAt), given(in.FollowUpAt)
+	v, err := t.tasks.CreateFrom(ctx, p, req)
 	if err != nil {
 		return tasks.Response{}, err
 	}
@@ -449,26 +366,13 @@ type updateTaskInput struct {
 	FollowUpAt *string `json:"followUpAt,omitempty" jsonschema:"the new follow-up date; an empty string clears it; omit to keep it"`
 }
 
+// updateTask is PATCH /tasks/:id without If-Match: an assistant changes a task's fields as a PATCH
+// without the header does.
 func (t *tools) updateTask(ctx context.Context, p *auth.Principal, in updateTaskInput) (tasks.Response, error) {
-	var patch tasks.Patch
-	if in.Status != "" {
-		patch.Status = &in.Status
-	}
-	if in.Priority != "" {
-		patch.Priority = &in.Priority
-	}
-	var err error
-	if patch.DueAt, err = dateChange("dueAt", in.DueAt); err != nil {
-		return tasks.Response{}, err
-	}
-	if patch.TargetAt, err = dateChange("targetAt", in.TargetAt); err != nil {
-		return tasks.Response{}, err
-	}
-	if patch.FollowUpAt, err = dateChange("followUpAt", in.FollowUpAt); err != nil {
-		return tasks.Response{}, err
-	}
-	// No If-Match: an assistant changes a task's fields as a PATCH without the header does.
-	v, err := t.tasks.Update(ctx, p, in.ID, patch, etag.IfMatch{})
+	var req tasks.PatchRequest
+	req.Status, req.Priority = given(in.Status), given(in.Priority)
+	req.DueAt, req.TargetAt, req.FollowUpAt = orNull(in.DueAt), orNull(in.TargetAt), orNull(in.FollowUpAt)
+	v, err := t.tasks.UpdateFrom(ctx, p, in.ID, req, etag.IfMatch{})
 	if err != nil {
 		return tasks.Response{}, err
 	}
@@ -514,28 +418,9 @@ type listSuggestionsInput struct {
 	pageInput
 }
 
-// listSuggestions is GET /suggestions: the filters are read and checked as the API reads its query.
+// listSuggestions is GET /suggestions?status=&itemKind=&notebookId=&limit=&cursor=.
 func (t *tools) listSuggestions(ctx context.Context, p *auth.Principal, in listSuggestionsInput) (paginate.Page[suggestions.InboxItem], error) {
-	f := suggestions.InboxFilter{Status: suggestions.StatusPending}
-	if in.Status != "" {
-		status, err := suggestions.ParseInboxStatus(in.Status)
-		if err != nil {
-			return paginate.Page[suggestions.InboxItem]{}, err
-		}
-		f.Status = status
-	}
-	if in.ItemKind != "" {
-		if in.ItemKind != notes.ItemKind && in.ItemKind != tasks.ItemKind {
-			return paginate.Page[suggestions.InboxItem]{}, apierr.Validation(`argument "itemKind" must be note or task`)
-		}
-		f.ItemKind = &in.ItemKind
-	}
-	if in.NotebookID != "" {
-		f.NotebookID = &in.NotebookID
-	}
-	return list(in.pageInput, func(page paginate.Params) ([]suggestions.InboxEntry, *string, error) {
-		return t.suggestions.Inbox(ctx, p, f, page)
-	}, suggestions.ToInboxItem)
+	return t.suggestions.SearchInbox(ctx, p, suggestions.InboxQuery{Query: in.query(), Status: in.Status, ItemKind: in.ItemKind, NotebookID: in.NotebookID})
 }
 
 type historyInput struct {
@@ -546,7 +431,5 @@ type historyInput struct {
 
 // getHistory is GET /<kind>s/:id/versions.
 func (t *tools) getHistory(ctx context.Context, p *auth.Principal, in historyInput) (paginate.Page[versions.VersionResponse], error) {
-	return list(in.pageInput, func(page paginate.Params) ([]versions.Snapshot, *string, error) {
-		return t.history.List(ctx, p, in.ItemKind, in.ID, page)
-	}, httpx.Infallible(versions.ToResponse))
+	return t.history.ListPage(ctx, p, in.ItemKind, in.ID, in.query())
 }

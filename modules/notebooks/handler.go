@@ -7,6 +7,7 @@ import (
 
 	"folio/platform/auth"
 	"folio/platform/httpx"
+	"folio/platform/paginate"
 )
 
 // Handler serves the notebook endpoints.
@@ -17,9 +18,18 @@ func NewHandler(svc *Service) *Handler { return &Handler{svc: svc} }
 
 // Register implements httpx.Routes.
 func (h *Handler) Register(r httpx.Router) {
-	r.API.GET("/notebooks", auth.ListHandler(false, h.svc.List, httpx.Infallible(toNotebookResponse)))
+	r.API.GET("/notebooks", httpx.Handle(h.list))
 	r.API.GET("/notebooks/:id", httpx.Handle(h.get))
 	r.API.POST("/notebooks", httpx.Handle(h.create))
+}
+
+func (h *Handler) list(c *gin.Context) error {
+	page, err := h.svc.ListPage(c.Request.Context(), auth.FromGin(c), paginate.QueryFromGin(c))
+	if err != nil {
+		return err
+	}
+	httpx.JSON(c, http.StatusOK, page)
+	return nil
 }
 
 func (h *Handler) get(c *gin.Context) error {

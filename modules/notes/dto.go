@@ -39,7 +39,7 @@ type noteResponse struct {
 // noteWithPending is the single-note GET, the only response with pendingSuggestion.
 type noteWithPending struct {
 	noteResponse
-	PendingSuggestion *content.Suggestion `json:"pendingSuggestion"` // null when there is none
+	PendingSuggestion *content.Suggestion `json:"pendingSuggestion" jsonschema:"the proposed new content waiting for review, or null"`
 }
 
 func toNoteResponse(v View) (noteResponse, error) { return renderNote(v, content.Render) }

@@ -4,7 +4,6 @@ import (
 	"net/http"
 
 	"github.com/gin-gonic/gin"
-	"go.uber.org/fx"
 
 	"folio/modules/content"
 	"folio/modules/items"
@@ -17,20 +16,12 @@ const mimeMarkdown = "text/markdown"
 
 // Handler serves the note endpoints.
 type Handler struct {
-	svc     *Service
-	pending content.Pending // nil when no suggestions module is wired
-}
-
-// HandlerParams are the dependencies of NewHandler. The pending-suggestion finder is optional:
-// the notes module works without the suggestions module.
-type HandlerParams struct {
-	fx.In
-	Service *Service
-	Pending content.Pending `optional:"true"`
+	svc    *Service
+	viewer *Viewer
 }
 
 // NewHandler returns the notes handler.
-func NewHandler(p HandlerParams) *Handler { return &Handler{svc: p.Service, pending: p.Pending} }
+func NewHandler(svc *Service, viewer *Viewer) *Handler { return &Handler{svc: svc, viewer: viewer} }
 
 // Register implements httpx.Routes.
 func (h *Handler) Register(r httpx.Router) {
@@ -42,22 +33,13 @@ func (h *Handler) Register(r httpx.Router) {
 }
 
 func (h *Handler) list(c *gin.Context) error {
-	f, page, err := items.ListFromGin(c)
+	q := ListQuery{ListQuery: items.ListQueryFromGin(c), HasDecision: httpx.QueryValue(c, "hasDecision")}
+	page, err := h.svc.Search(c.Request.Context(), auth.FromGin(c), q)
 	if err != nil {
 		return err
 	}
-	if _, ok := c.GetQuery("hasDecision"); ok {
-		has, err := httpx.QueryBool(c, "hasDecision", false)
-		if err != nil {
-			return err
-		}
-		f.Conditions = append(f.Conditions, items.Condition{SQL: "notes.has_decision = ?", Args: []any{has}})
-	}
-	views, next, err := h.svc.List(c.Request.Context(), auth.FromGin(c), f, page)
-	if err != nil {
-		return err
-	}
-	return httpx.WritePage(c, views, next, toNoteResponse)
+	httpx.JSON(c, http.StatusOK, page)
+	return nil
 }
 
 func (h *Handler) get(c *gin.Context) error {
@@ -82,18 +64,7 @@ func (h *Handler) get(c *gin.Context) error {
 		c.Data(http.StatusOK, mimeMarkdown+"; charset=utf-8", []byte(text))
 		return nil
 	}
-	resp, err := toNoteResponse(v)
-	if err != nil {
-		return err
-	}
-	var pending *content.Suggestion
-	if h.pending != nil {
-		if pending, err = h.pending.PendingFor(c.Request.Context(), ItemKind, v.Item.ID); err != nil {
-			return err
-		}
-	}
-	httpx.JSON(c, http.StatusOK, noteWithPending{noteResponse: resp, PendingSuggestion: pending})
-	return nil
+	return httpx.Write(c, http.StatusOK, v, func(v View) (WithPending, error) { return h.viewer.Show(c.Request.Context(), v) })
 }
 
 func (h *Handler) create(c *gin.Context) error {
@@ -101,26 +72,7 @@ func (h *Handler) create(c *gin.Context) error {
 	if err := httpx.Bind(c, &req); err != nil {
 		return err
 	}
-	doc, err := content.Parse("content", req.Content)
-	if err != nil {
-		return err
-	}
-	in := NewNote{Content: doc, NotebookID: req.NotebookID}
-	targetAt, err := httpx.OptionalDate("targetAt", req.TargetAt)
-	if err != nil {
-		return err
-	}
-	followUpAt, err := httpx.OptionalDate("followUpAt", req.FollowUpAt)
-	if err != nil {
-		return err
-	}
-	if targetAt != nil {
-		in.TargetAt = *targetAt
-	}
-	if followUpAt != nil {
-		in.FollowUpAt = *followUpAt
-	}
-	v, err := h.svc.Create(c.Request.Context(), auth.FromGin(c), in)
+	v, err := h.svc.CreateFrom(c.Request.Context(), auth.FromGin(c), req)
 	if err != nil {
 		return err
 	}
@@ -133,28 +85,7 @@ func (h *Handler) update(c *gin.Context) error {
 	if err := httpx.Bind(c, &req); err != nil {
 		return err
 	}
-	var patch Patch
-	var err error
-	if req.Content.Present {
-		doc, err := content.Parse("content", req.Content.Value)
-		if err != nil {
-			return err
-		}
-		patch.Content = &doc
-	}
-	if req.NotebookID.Present {
-		patch.NotebookID = &req.NotebookID.Value
-	}
-	if patch.TargetAt, err = httpx.OptionalDate("targetAt", req.TargetAt); err != nil {
-		return err
-	}
-	if patch.FollowUpAt, err = httpx.OptionalDate("followUpAt", req.FollowUpAt); err != nil {
-		return err
-	}
-	if req.Archived.Present {
-		patch.Archived = &req.Archived.Value
-	}
-	v, err := h.svc.Update(c.Request.Context(), auth.FromGin(c), c.Param("id"), patch, httpx.IfMatch(c))
+	v, err := h.svc.UpdateFrom(c.Request.Context(), auth.FromGin(c), c.Param("id"), req, httpx.IfMatch(c))
 	if err != nil {
 		return err
 	}

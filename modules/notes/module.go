@@ -28,6 +28,7 @@ var Module = fx.Module("notes",
 	fx.Provide(NewStore, fx.Private),
 	fx.Provide(
 		NewService,
+		NewViewer,
 		content.AsTarget(NewTarget),
 		httpx.AsRoutes(NewHandler),
 		apidoc.AsPart("notes", openapiYAML),

@@ -3,13 +3,9 @@ package suggestions
 import (
 	"context"
 	"net/http"
-	"slices"
-	"strings"
 
 	"github.com/gin-gonic/gin"
 
-	"folio/modules/content"
-	"folio/platform/apierr"
 	"folio/platform/auth"
 	"folio/platform/httpx"
 	"folio/platform/paginate"
@@ -40,14 +36,7 @@ func (h *Handler) suggest(kind string) httpx.HandlerFunc {
 		if err := httpx.Bind(c, &req); err != nil {
 			return err
 		}
-		if err := ValidateRationale(req.Rationale.Value); err != nil {
-			return err
-		}
-		doc, err := content.Parse("content", req.Content)
-		if err != nil {
-			return err
-		}
-		sg, err := h.svc.Suggest(c.Request.Context(), auth.FromGin(c), kind, c.Param("id"), doc, req.Rationale.Value)
+		sg, err := h.svc.Propose(c.Request.Context(), auth.FromGin(c), kind, c.Param("id"), "content", req.Content, req.Rationale.Value)
 		if err != nil {
 			return err
 		}
@@ -84,26 +73,16 @@ func (h *Handler) reject(c *gin.Context) error {
 
 // inbox is GET /suggestions: the suggestions on every item the caller can read.
 func (h *Handler) inbox(c *gin.Context) error {
-	f := InboxFilter{Status: StatusPending}
-	if v, ok := httpx.QueryString(c, "status"); ok {
-		status, err := parseStatus(v)
-		if err != nil {
-			return err
-		}
-		f.Status = status
+	q := InboxQuery{Query: paginate.QueryFromGin(c)}
+	q.Status, _ = httpx.QueryString(c, "status")
+	q.ItemKind, _ = httpx.QueryString(c, "itemKind")
+	q.NotebookID, _ = httpx.QueryString(c, "notebookId")
+	page, err := h.svc.SearchInbox(c.Request.Context(), auth.FromGin(c), q)
+	if err != nil {
+		return err
 	}
-	if v, ok := httpx.QueryString(c, "itemKind"); ok {
-		if !slices.Contains(h.svc.Kinds(), v) {
-			return apierr.Validation("query parameter \"itemKind\" must be one of %s", strings.Join(slices.Sorted(slices.Values(h.svc.Kinds())), ", "))
-		}
-		f.ItemKind = &v
-	}
-	if v, ok := httpx.QueryString(c, "notebookId"); ok {
-		f.NotebookID = &v
-	}
-	return auth.WriteList(c, false, func(ctx context.Context, p *auth.Principal, page paginate.Params) ([]InboxEntry, *string, error) {
-		return h.svc.Inbox(ctx, p, f, page)
-	}, toInboxItem)
+	httpx.JSON(c, http.StatusOK, page)
+	return nil
 }
 
 // get is GET /suggestions/:id: one suggestion with the diff from its item's current content. It

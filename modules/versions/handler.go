@@ -1,7 +1,6 @@
 package versions
 
 import (
-	"context"
 	"net/http"
 
 	"github.com/gin-gonic/gin"
@@ -37,9 +36,12 @@ func (h *Handler) Register(r httpx.Router) {
 
 func (h *Handler) list(kind string) httpx.HandlerFunc {
 	return func(c *gin.Context) error {
-		return auth.WriteList(c, false, func(ctx context.Context, p *auth.Principal, page paginate.Params) ([]Snapshot, *string, error) {
-			return h.svc.List(ctx, p, kind, c.Param("id"), page)
-		}, httpx.Infallible(toVersionResponse))
+		page, err := h.svc.ListPage(c.Request.Context(), auth.FromGin(c), kind, c.Param("id"), paginate.QueryFromGin(c))
+		if err != nil {
+			return err
+		}
+		httpx.JSON(c, http.StatusOK, page)
+		return nil
 	}
 }
 
@@ -70,6 +72,3 @@ func (h *Handler) restore(t content.Target) httpx.HandlerFunc {
 // VersionResponse is a version as GET /<kind>s/:id/versions lists it; the MCP server answers with
 // the same.
 type VersionResponse = versionResponse
-
-// ToResponse is the API's conversion of a version in a list.
-func ToResponse(v Snapshot) VersionResponse { return toVersionResponse(v) }

@@ -2,6 +2,7 @@ package auth
 
 import (
 	"context"
+	"net/http"
 
 	"github.com/gin-gonic/gin"
 
@@ -17,15 +18,14 @@ type Lister[V any] func(ctx context.Context, p *Principal, page paginate.Params)
 // httpx.WritePage. It lives here, not in httpx, because it needs the principal and this package
 // already imports httpx.
 func WriteList[V, R any](c *gin.Context, numericCursor bool, list Lister[V], toResponse func(V) (R, error)) error {
-	page, err := paginate.FromGin(c, numericCursor)
+	page, err := paginate.Answer(paginate.QueryFromGin(c), numericCursor, func(page paginate.Params) ([]V, *string, error) {
+		return list(c.Request.Context(), FromGin(c), page)
+	}, toResponse)
 	if err != nil {
 		return err
 	}
-	views, next, err := list(c.Request.Context(), FromGin(c), page)
-	if err != nil {
-		return err
-	}
-	return httpx.WritePage(c, views, next, toResponse)
+	httpx.JSON(c, http.StatusOK, page)
+	return nil
 }
 
 // ListHandler is WriteList as a route's handler, for a list that takes no other parameter.

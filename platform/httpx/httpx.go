@@ -118,28 +118,38 @@ func Logger(c *gin.Context) *zap.Logger {
 	return zap.NewNop()
 }
 
-// envelope is the body of every error response.
-type envelope struct {
-	Error envelopeBody `json:"error"`
+// Envelope is the body of every error response, {"error": {"code", "message", "requestId"}}: the
+// API's (WriteError), and the text of the MCP server's tool errors.
+type Envelope struct {
+	Error EnvelopeBody `json:"error"`
 }
 
-type envelopeBody struct {
+// EnvelopeBody is an Envelope's error.
+type EnvelopeBody struct {
 	Code      string `json:"code"`
 	Message   string `json:"message"`
 	RequestID string `json:"requestId"`
 }
 
-// WriteError writes err as the error envelope. Anything that is not an *apierr.Error becomes a 500
-// INTERNAL_ERROR whose message says nothing of internals; the cause is logged with the request id.
-func WriteError(c *gin.Context, err error) {
+// Refusal is the answer to a request, of id requestID, that failed with err: the *apierr.Error in
+// err's chain (apierr.From: anything else is a 500 INTERNAL_ERROR whose message says nothing of
+// internals) and its envelope. A 5xx is logged with err, its cause, on the logger log returns,
+// which is asked for only then.
+func Refusal(err error, requestID string, log func() *zap.Logger) (*apierr.Error, Envelope) {
 	ae := apierr.From(err)
 	if ae.Status >= 500 {
-		Logger(c).Error("request failed", zap.Int("status", ae.Status), zap.String("code", ae.Code), zap.Error(err))
+		log().Error("request failed", zap.Int("status", ae.Status), zap.String("code", ae.Code), zap.Error(err))
 	}
+	return ae, Envelope{Error: EnvelopeBody{Code: ae.Code, Message: ae.Message, RequestID: requestID}}
+}
+
+// WriteError writes err as the error envelope (Refusal), with the error's headers.
+func WriteError(c *gin.Context, err error) {
+	ae, env := Refusal(err, RequestID(c), func() *zap.Logger { return Logger(c) })
 	for k, v := range ae.Header {
 		c.Header(k, v)
 	}
 	c.Set(ctxErrCode, ae.Code)
 	c.Abort()
-	JSON(c, ae.Status, envelope{Error: envelopeBody{Code: ae.Code, Message: ae.Message, RequestID: RequestID(c)}})
+	JSON(c, ae.Status, env)
 }

@@ -45,17 +45,30 @@ func ParseDate(field, s string) (time.Time, error) {
 
 // QueryBool reads a boolean query parameter: absent gives def; "true" and "false" only.
 func QueryBool(c *gin.Context, name string, def bool) (bool, error) {
-	v, ok := c.GetQuery(name)
-	if !ok {
+	return ParseBool(name, QueryValue(c, name), def)
+}
+
+// ParseBool reads the value of the boolean query parameter name: nil (absent) gives def; "true"
+// and "false" only.
+func ParseBool(name string, v *string, def bool) (bool, error) {
+	if v == nil {
 		return def, nil
 	}
-	switch v {
+	switch *v {
 	case "true":
 		return true, nil
 	case "false":
 		return false, nil
 	}
 	return false, apierr.Validation("query parameter %q must be true or false", name)
+}
+
+// QueryValue returns a query parameter's value, nil when it is absent (present but empty is "").
+func QueryValue(c *gin.Context, name string) *string {
+	if v, ok := c.GetQuery(name); ok {
+		return &v
+	}
+	return nil
 }
 
 // QueryString reads an optional string query parameter; present but empty counts as absent.
@@ -95,4 +108,14 @@ func OptionalDate(field string, o Optional[string]) (**time.Time, error) {
 		t = &parsed
 	}
 	return &t, nil
+}
+
+// DateOrNil parses an optional, nullable date field where null and absent mean the same, no
+// date (a create's): nil, or the parsed time.
+func DateOrNil(field string, o Optional[string]) (*time.Time, error) {
+	t, err := OptionalDate(field, o)
+	if t == nil || err != nil {
+		return nil, err
+	}
+	return *t, nil
 }

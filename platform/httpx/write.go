@@ -19,16 +19,29 @@ import (
 func JSON(c *gin.Context, status int, v any) {
 	b := jsonBuffers.Get().(*bytes.Buffer)
 	defer putJSONBuffer(b)
-	enc := json.NewEncoder(b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	body, err := encode(b, v)
+	if err != nil {
 		WriteError(c, err)
 		return
 	}
-	// Encode ends the value with a newline; the body is the value alone, as json.Marshal writes it.
 	// Every writer under c copies what it is given (net/http, gzhttp, the idempotency buffer), so
 	// the buffer can go back to the pool when Data returns.
-	c.Data(status, "application/json; charset=utf-8", bytes.TrimSuffix(b.Bytes(), []byte("\n")))
+	c.Data(status, "application/json; charset=utf-8", body)
+}
+
+// Marshal is v's JSON exactly as JSON writes it, for a body that travels inside another protocol
+// (the error envelope an MCP tool error carries as its text).
+func Marshal(v any) ([]byte, error) { return encode(new(bytes.Buffer), v) }
+
+// encode writes v's JSON to b without escaping <, > and &, and returns it without the newline
+// Encode ends the value with: the value alone, as json.Marshal writes it.
+func encode(b *bytes.Buffer, v any) ([]byte, error) {
+	enc := json.NewEncoder(b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // jsonBuffers are JSON's encoding buffers, reused: a fresh one grew by doubling to the body's size
@@ -67,14 +80,11 @@ func Write[V, R any](c *gin.Context, status int, v V, toResponse func(V) (R, err
 // WritePage answers a list request with a page of views, each converted by toResponse:
 // {"data": [...], "nextCursor": ...}. Every list of the API is written here.
 func WritePage[V, R any](c *gin.Context, views []V, next *string, toResponse func(V) (R, error)) error {
-	data := make([]R, len(views))
-	for i, v := range views {
-		var err error
-		if data[i], err = toResponse(v); err != nil {
-			return err
-		}
+	page, err := paginate.Convert(views, next, toResponse)
+	if err != nil {
+		return err
 	}
-	JSON(c, http.StatusOK, paginate.Page[R]{Data: data, NextCursor: next})
+	JSON(c, http.StatusOK, page)
 	return nil
 }
 

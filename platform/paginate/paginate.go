@@ -17,7 +17,6 @@ import (
 	"errors"
 	"strconv"
 
-	"github.com/gin-gonic/gin"
 	"gorm.io/gorm"
 
 	"folio/platform/apierr"
@@ -195,12 +194,6 @@ func finish[T any](rows []T, err error, scope *gorm.DB, ks Keyset, p Params, idO
 
 // IsUnknownCursor reports whether err is the unknown-cursor error.
 func IsUnknownCursor(err error) bool { return errors.Is(err, errUnknownCursor) }
-
-// FromGin reads limit and cursor from the request's query.
-func FromGin(c *gin.Context, numericCursor bool) (Params, error) {
-	limit, limitPresent := c.GetQuery("limit")
-	return Parse(limit, limitPresent, c.Query("cursor"), numericCursor)
-}
 
 // scanAll reads the rows of q with scan: natively where it can (db.QueryBuilt: GORM builds the
 // statement, pgx sends it), through GORM's Rows otherwise.
