@@ -171,11 +171,14 @@ func (h *Handler) item(ctx context.Context, p *auth.Principal, kind, id string) 
 
 func (h *Handler) reviewPage(c *gin.Context, sess accounts.Session) {
 	ctx, p := c.Request.Context(), principal(sess)
-	page, ok := pageOf(c, "/review")
-	if !ok {
+	// The inbox as GET /suggestions reads it (pending by default), at the page's size.
+	f, page, err := h.reviews.ParseInbox(suggestions.InboxQuery{Query: paginate.Query{Cursor: c.Query("cursor")}})
+	if err != nil { // an edited or truncated link: the first page instead
+		c.Redirect(http.StatusSeeOther, "/review")
 		return
 	}
-	entries, next, err := h.reviews.Inbox(ctx, p, suggestions.InboxFilter{Status: suggestions.StatusPending}, page)
+	page.Limit = reviewPageSize
+	entries, next, err := h.reviews.Inbox(ctx, p, f, page)
 	if err != nil && apierr.From(err).Status == http.StatusBadRequest { // a cursor naming no suggestion of theirs
 		c.Redirect(http.StatusSeeOther, "/review")
 		return
@@ -300,7 +303,7 @@ func (h *Handler) reject(c *gin.Context, sess accounts.Session) {
 // pageOf is the page a list's cursor asks for; a cursor that is not one (an edited or truncated
 // link) sends the browser to the list's first page instead (false).
 func pageOf(c *gin.Context, first string) (paginate.Params, bool) {
-	page, err := paginate.Parse("", false, c.Query("cursor"), false)
+	page, err := paginate.Query{Cursor: c.Query("cursor")}.Parse(false)
 	if err != nil {
 		c.Redirect(http.StatusSeeOther, first)
 		return page, false

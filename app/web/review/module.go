@@ -43,6 +43,7 @@ var Module = fx.Module("web.review",
 // Reviews is what the review pages ask of the suggestions module (bound to *suggestions.Service
 // in module.go).
 type Reviews interface {
+	ParseInbox(q suggestions.InboxQuery) (suggestions.InboxFilter, paginate.Params, error)
 	Inbox(ctx context.Context, p *auth.Principal, f suggestions.InboxFilter, page paginate.Params) ([]suggestions.InboxEntry, *string, error)
 	Get(ctx context.Context, p *auth.Principal, id string) (suggestions.InboxEntry, error)
 	Approve(ctx context.Context, p *auth.Principal, id string, ifMatch etag.IfMatch) (suggestions.Suggestion, error)
