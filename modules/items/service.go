@@ -9,7 +9,7 @@ import (
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 
-	"folio/modules/content"
+	"folio/modules/document"
 	"folio/modules/journal"
 	"folio/modules/search"
 	"folio/platform/auth"
@@ -23,7 +23,7 @@ import (
 // notebook's item limit. Create sets the id, notebook, document, creator and timestamps; the
 // module fills the rest of row from the request.
 func (s *Service[Row]) Create(ctx context.Context, p *auth.Principal, notebookID string, doc markdown.Doc, row Row) (View[Row], error) {
-	stored, err := content.Encode(doc)
+	stored, err := document.Encode(doc)
 	if err != nil {
 		return View[Row]{}, err
 	}
@@ -243,7 +243,7 @@ func (s *Service[Row]) Update(ctx context.Context, p *auth.Principal, id string,
 		}
 		var newDoc *markdown.Doc // the document written, when it changed
 		if change.Document != nil {
-			encoded, err := content.Encode(*change.Document)
+			encoded, err := document.Encode(*change.Document)
 			if err != nil {
 				return View[Row]{}, err
 			}
@@ -329,7 +329,7 @@ func (s *Service[Row]) Restore(ctx context.Context, p *auth.Principal, id string
 	if !ids.Valid(id) {
 		return View[Row]{}, s.shape.NotFound
 	}
-	encoded, err := content.Encode(doc)
+	encoded, err := document.Encode(doc)
 	if err != nil {
 		return View[Row]{}, err
 	}
@@ -363,7 +363,7 @@ func (s *Service[Row]) Restore(ctx context.Context, p *auth.Principal, id string
 // index writes the item's text (Shape.SearchText, by default the document's Markdown) to the
 // search index, in the write's transaction: every write that can change the text calls it.
 func (s *Service[Row]) index(ctx context.Context, tx *gorm.DB, row *Row) error {
-	text, err := content.Render(*s.shape.Document(row)) // remembered by content.Encode
+	text, err := document.Render(*s.shape.Document(row)) // remembered by document.Encode
 	if err != nil {
 		return err
 	}

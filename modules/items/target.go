@@ -9,6 +9,7 @@ import (
 	"gorm.io/gorm"
 
 	"folio/modules/content"
+	"folio/modules/document"
 	"folio/modules/journal"
 	"folio/platform/auth"
 	"folio/platform/etag"
@@ -82,7 +83,7 @@ func (t target[Row]) Replace(ctx context.Context, tx *gorm.DB, p *auth.Principal
 		return err
 	}
 	c := s.shape.Columns(&row)
-	encoded, err := content.Encode(doc)
+	encoded, err := document.Encode(doc)
 	if err != nil {
 		return err
 	}

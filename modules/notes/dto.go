@@ -2,6 +2,7 @@ package notes
 
 import (
 	"folio/modules/content"
+	"folio/modules/document"
 	"folio/modules/items"
 	"folio/platform/httpx"
 )
@@ -42,7 +43,7 @@ type noteWithPending struct {
 	PendingSuggestion *content.Suggestion `json:"pendingSuggestion" jsonschema:"the proposed new content waiting for review, or null"`
 }
 
-func toNoteResponse(v View) (noteResponse, error) { return renderNote(v, content.Render) }
+func toNoteResponse(v View) (noteResponse, error) { return renderNote(v, document.Render) }
 
 // renderNote converts a note with render turning its stored content into Markdown.
 func renderNote(v View, render func([]byte) (string, error)) (noteResponse, error) {

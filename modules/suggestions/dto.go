@@ -2,6 +2,7 @@ package suggestions
 
 import (
 	"folio/modules/content"
+	"folio/modules/document"
 	"folio/platform/httpx"
 )
 
@@ -23,11 +24,11 @@ type listItem struct {
 // toSuggestionResponse is a suggestion on the wire (it includes originalContent): the answer to a
 // suggest, and an item's pendingSuggestion (PendingFor).
 func toSuggestionResponse(sg Suggestion) (content.Suggestion, error) {
-	original, err := content.Render(sg.OriginalContent)
+	original, err := document.Render(sg.OriginalContent)
 	if err != nil {
 		return content.Suggestion{}, err
 	}
-	suggested, err := content.Render(sg.SuggestedContent)
+	suggested, err := document.Render(sg.SuggestedContent)
 	if err != nil {
 		return content.Suggestion{}, err
 	}
@@ -43,7 +44,7 @@ type resolvedResponse struct {
 func toResolved(sg Suggestion) resolvedResponse { return resolvedResponse{OK: true, Status: sg.Status} }
 
 func toListItem(sg Suggestion) (listItem, error) {
-	suggested, err := content.Render(sg.SuggestedContent)
+	suggested, err := document.Render(sg.SuggestedContent)
 	if err != nil {
 		return listItem{}, err
 	}

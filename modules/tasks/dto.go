@@ -1,7 +1,7 @@
 package tasks
 
 import (
-	"folio/modules/content"
+	"folio/modules/document"
 	"folio/modules/items"
 	"folio/platform/httpx"
 )
@@ -47,7 +47,7 @@ type taskResponse struct {
 	UpdatedAt  string      `json:"updatedAt"`
 }
 
-func toTaskResponse(v View) (taskResponse, error) { return renderTask(v, content.Render) }
+func toTaskResponse(v View) (taskResponse, error) { return renderTask(v, document.Render) }
 
 // renderTask converts a task with render turning its stored notes into Markdown.
 func renderTask(v View, render func([]byte) (string, error)) (taskResponse, error) {
