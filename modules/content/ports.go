@@ -17,6 +17,7 @@ import (
 	"go.uber.org/fx"
 	"gorm.io/gorm"
 
+	"folio/modules/document"
 	"folio/modules/journal"
 	"folio/platform/auth"
 	"folio/platform/etag"
@@ -48,8 +49,9 @@ type Target interface {
 	// Replace makes doc the item's content inside tx, exactly as a PATCH of the content would:
 	// snapshot of the previous content (with the given reason), tags, hasDecision, updatedAt and
 	// the audit entry named action (e.g. "note.approve") with the item's updated event (note.updated)
-	// and then the events also. The row must be locked by Lock first.
-	Replace(ctx context.Context, tx *gorm.DB, p *auth.Principal, item Item, doc markdown.Doc, reason, action string, also ...journal.Event) error
+	// and then the events also. doc's Markdown is the text of the search index and the event. The
+	// row must be locked by Lock first.
+	Replace(ctx context.Context, tx *gorm.DB, p *auth.Principal, item Item, doc document.Parsed, reason, action string, also ...journal.Event) error
 	// Touch records inside tx that the item's pending suggestion changed (suggested, superseded or
 	// rejected) without a change of its own fields: an item whose single read shows the pending
 	// suggestion gets a new version, and so a new ETag. The row must be locked by Lock first.

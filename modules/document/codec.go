@@ -21,47 +21,62 @@ import (
 // applies to the canonical Markdown the service stores and returns (CONTRACT section 1).
 const MaxLength = markdown.MaxLength
 
+// Parsed is a document with its Markdown as responses carry it (Text). A write carries it from
+// the request to every reader of the document's text (the search index, the event's data, the
+// response), so that it renders the document once: Parse has the Markdown anyway (the length
+// check writes it), and Of renders a document that comes decoded (a restored version, an approved
+// suggestion) once.
+type Parsed struct {
+	Doc      markdown.Doc
+	Markdown string // Text(Doc)
+}
+
+// Of is doc with its Markdown, rendered now.
+func Of(doc markdown.Doc) Parsed { return Parsed{Doc: doc, Markdown: Text(doc)} }
+
 // Parse validates Markdown sent in a body field. The input may have at most MaxLength characters
 // (a cheap first bound on the codec's work), and so may the canonical Markdown the service will
 // store and return: reference links are written out at every use, special characters escaped,
 // table rows padded, so that a short input can read back much longer. The codec finds that out
 // without building the document (markdown.ParseCanonical); over the limit is 400
 // VALIDATION_ERROR naming the field and saying why, like an input over the limit. Other codec
-// errors become 400 INVALID_MARKDOWN naming the construct and line.
-func Parse(field, src string) (markdown.Doc, error) {
+// errors become 400 INVALID_MARKDOWN naming the construct and line. The document comes with
+// that Markdown, the text the write hands on (Parsed).
+func Parse(field, src string) (Parsed, error) {
 	if utf8.RuneCountInString(src) > MaxLength {
-		return markdown.Doc{}, apierr.Validation("field %q must be at most %d characters", field, MaxLength)
+		return Parsed{}, apierr.Validation("field %q must be at most %d characters", field, MaxLength)
 	}
-	doc, _, err := markdown.ParseCanonical(src)
+	doc, text, err := markdown.ParseCanonical(src)
 	if err != nil {
 		var me *markdown.Error
 		if errors.As(err, &me) {
 			if me.Construct == markdown.ConstructLength {
 				msg := me.Error()
 				if strings.HasPrefix(msg, "would") {
-					return markdown.Doc{}, apierr.Validation("field %q %s", field, msg).Wrap(err)
+					return Parsed{}, apierr.Validation("field %q %s", field, msg).Wrap(err)
 				}
-				return markdown.Doc{}, apierr.Validation("field %q: %s", field, msg).Wrap(err)
+				return Parsed{}, apierr.Validation("field %q: %s", field, msg).Wrap(err)
 			}
-			return markdown.Doc{}, apierr.New(http.StatusBadRequest, apierr.CodeInvalidMarkdown, fmt.Sprintf("field %q: %s", field, me.Error())).Wrap(err)
+			return Parsed{}, apierr.New(http.StatusBadRequest, apierr.CodeInvalidMarkdown, fmt.Sprintf("field %q: %s", field, me.Error())).Wrap(err)
 		}
-		return markdown.Doc{}, err
+		return Parsed{}, err
 	}
-	return doc, nil
+	return Parsed{Doc: doc, Markdown: text}, nil
 }
 
-// Encode is the stored form of a document being written. Its text is remembered with it (the
-// render cache's entry for those bytes): the write's search index, its audit and event data and
-// its response render the stored document next, and would otherwise decode what was just encoded
-// and render it again (for a 2 KB note, a third of folio's CPU per create). The codec's tests
-// hold Decode(Encode(d)) to render as d does, so the entry is what Render would compute.
-func Encode(doc markdown.Doc) ([]byte, error) {
-	stored, err := markdown.Encode(doc)
+// Encode is the stored form of a document being written. Its Markdown goes into the render cache
+// under those bytes (the one hash of the write), so that the next read of the item, often the
+// next request (the client reading back what it wrote, the first page of a list), finds it
+// rendered. The write itself reads nothing from the cache: its readers take p.Markdown. The
+// codec's tests hold Decode(Encode(d)) to render as d does, so the entry is what Render would
+// compute.
+func Encode(p Parsed) ([]byte, error) {
+	stored, err := markdown.Encode(p.Doc)
 	if err != nil {
 		return nil, err
 	}
 	if len(stored) >= renderCacheMinLen && rendered.enabled() {
-		rendered.put(sha256.Sum256(stored), strings.Clone(Text(doc))) // an exact copy, as Render keeps
+		rendered.put(sha256.Sum256(stored), strings.Clone(p.Markdown)) // an exact copy, as Render keeps
 	}
 	return stored, nil
 }

@@ -123,7 +123,7 @@ func TestRenderCacheOff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stored, err := Encode(doc)
+	stored, err := Encode(Of(doc))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,8 +22,12 @@ type listItem struct {
 }
 
 // toSuggestionResponse is a suggestion on the wire (it includes originalContent): the answer to a
-// suggest, and an item's pendingSuggestion (PendingFor).
+// suggest, and an item's pendingSuggestion (PendingFor). A suggestion Suggest returned comes with
+// it built.
 func toSuggestionResponse(sg Suggestion) (content.Suggestion, error) {
+	if sg.response != nil {
+		return *sg.response, nil
+	}
 	original, err := document.Render(sg.OriginalContent)
 	if err != nil {
 		return content.Suggestion{}, err
@@ -32,7 +36,12 @@ func toSuggestionResponse(sg Suggestion) (content.Suggestion, error) {
 	if err != nil {
 		return content.Suggestion{}, err
 	}
-	return content.Suggestion{ID: sg.ID, Status: sg.Status, OriginalContent: original, SuggestedContent: suggested, Rationale: sg.Rationale, CreatedAt: httpx.Time(sg.CreatedAt)}, nil
+	return suggestionOf(sg, original, suggested), nil
+}
+
+// suggestionOf is sg on the wire, given the Markdown of its two documents.
+func suggestionOf(sg Suggestion, original, suggested string) content.Suggestion {
+	return content.Suggestion{ID: sg.ID, Status: sg.Status, OriginalContent: original, SuggestedContent: suggested, Rationale: sg.Rationale, CreatedAt: httpx.Time(sg.CreatedAt)}
 }
 
 // resolvedResponse is the answer to an approve or reject.

@@ -12,7 +12,6 @@ import (
 	"folio/platform/auth"
 	"folio/platform/etag"
 	"folio/platform/httpx"
-	"folio/platform/markdown"
 	"folio/platform/paginate"
 )
 
@@ -152,7 +151,7 @@ func (s *Service) UpdateFrom(ctx context.Context, p *auth.Principal, id string, 
 }
 
 // parseNotes validates optional, nullable task notes: absent or null is empty.
-func parseNotes(o httpx.Optional[string]) (markdown.Doc, error) {
+func parseNotes(o httpx.Optional[string]) (document.Parsed, error) {
 	if !o.Present || o.Null {
 		return document.Parse("notes", "")
 	}
