@@ -29,6 +29,9 @@ func TestOneRenderPerWrite(t *testing.T) {
 				if cache.mb == 0 {
 					read = 1
 				}
+				// The render cache is the process's: texts of this run only, so that an earlier
+				// run's entries cannot answer for this one.
+				run := " " + s.URL
 				note, task, suggestion := "", "", ""
 				for _, step := range []struct {
 					name    string
@@ -40,14 +43,14 @@ func TestOneRenderPerWrite(t *testing.T) {
 					created *string
 				}{
 					{"POST a note", http.MethodPost, func() string { return "/notes" },
-						map[string]any{"content": "# Sync\n\nShip the **pagination** with @bob. #roadmap\n\n> **Decision:** behind a flag", "notebookId": w.teamNB},
+						map[string]any{"content": "# Sync\n\nShip the **pagination** with @bob. #roadmap\n\n> **Decision:** behind a flag" + run, "notebookId": w.teamNB},
 						http.StatusCreated, 1, &note},
 					{"PATCH its content", http.MethodPatch, func() string { return "/notes/" + note },
-						map[string]any{"content": "Only #budget now, with a [link](https://example.com/a) and `code`"}, http.StatusOK, 1, nil},
+						map[string]any{"content": "Only #budget now, with a [link](https://example.com/a) and `code`" + run}, http.StatusOK, 1, nil},
 					{"PATCH the same content", http.MethodPatch, func() string { return "/notes/" + note },
-						map[string]any{"content": "Only #budget now, with a [link](https://example.com/a) and `code`"}, http.StatusOK, 1, nil},
+						map[string]any{"content": "Only #budget now, with a [link](https://example.com/a) and `code`" + run}, http.StatusOK, 1, nil},
 					{"suggest new content", http.MethodPost, func() string { return "/notes/" + note + "/suggest" },
-						map[string]any{"content": "A *suggested* text for #budget, long enough to be cached"}, http.StatusCreated, 1 + read, &suggestion},
+						map[string]any{"content": "A *suggested* text for #budget, long enough to be cached" + run}, http.StatusCreated, 1 + read, &suggestion},
 					{"approve it, read first", http.MethodPost, func() string {
 						// The reviewer reads the suggestion first: its documents are then read as
 						// they are stored (PostgreSQL's jsonb spaces them its own way).
@@ -61,10 +64,10 @@ func TestOneRenderPerWrite(t *testing.T) {
 					{"PATCH the note's other fields", http.MethodPatch, func() string { return "/notes/" + note },
 						map[string]any{"archived": true, "targetAt": "2026-12-01"}, http.StatusOK, read, nil},
 					{"POST a task with notes", http.MethodPost, func() string { return "/tasks" },
-						map[string]any{"title": "Plan", "notes": "- [ ] draft the plan with @carl\n- [x] book the room #q3", "notebookId": w.teamNB},
+						map[string]any{"title": "Plan", "notes": "- [ ] draft the plan with @carl\n- [x] book the room #q3" + run, "notebookId": w.teamNB},
 						http.StatusCreated, 1, &task},
 					{"PATCH its notes", http.MethodPatch, func() string { return "/tasks/" + task },
-						map[string]any{"notes": "| a | b |\n|---|---|\n| 1 | 2 |\n\nThe table *above*, long enough to be cached."}, http.StatusOK, 1, nil},
+						map[string]any{"notes": "| a | b |\n|---|---|\n| 1 | 2 |\n\nThe table *above*, long enough to be cached." + run}, http.StatusOK, 1, nil},
 					{"PATCH the task's title", http.MethodPatch, func() string { return "/tasks/" + task },
 						map[string]any{"title": "Plan v2", "status": "DONE"}, http.StatusOK, read, nil},
 					{"POST a task without notes", http.MethodPost, func() string { return "/tasks" },
