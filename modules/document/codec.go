@@ -1,8 +1,9 @@
 // Package document is an item's document (a note's content, a task's notes) between the API's
 // Markdown and its stored form, over the codec (platform/markdown): Parse reads a body field with
-// the API's errors, Encode and Decode are the stored form, and Render turns a stored document
-// back into the Markdown of a response, memoized by the render cache (render_cache.go), whose
-// bound and metrics module.go wires.
+// the API's errors and keeps the Markdown it wrote (Parsed, which a write hands to every reader of
+// its text), Encode and Decode are the stored form, and Render turns a stored document back into
+// the Markdown of a response, memoized by the render cache (render_cache.go) for reads; module.go
+// wires the cache's bound and metrics.
 package document
 
 import (
