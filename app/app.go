@@ -21,7 +21,7 @@ import (
 	"folio/app/web/signin"
 	"folio/modules/accounts"
 	"folio/modules/audit"
-	"folio/modules/content"
+	"folio/modules/document"
 	"folio/modules/events"
 	"folio/modules/journal"
 	"folio/modules/notebooks"
@@ -37,10 +37,11 @@ import (
 )
 
 // Kernel is the item kernel: the modules every domain module may import (items and their flows,
-// content and its suggestion ports, search, the journal of audit entries and events).
+// content's suggestion ports, document (Markdown in, stored form, Markdown out, with the render
+// cache), search, the journal of audit entries and events).
 var Kernel = fx.Options(
 	journal.Module,
-	content.Module,
+	document.Module,
 	search.Module,
 )
 

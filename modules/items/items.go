@@ -57,9 +57,10 @@ type Shape[Row any] struct {
 	// PostgreSQL): one constant statement and no reflection, instead of GORM's query builder and
 	// scanner. See RowScan.
 	Scan *RowScan[Row]
-	// Render is the module's response conversion: the item as the API returns it, the data of its
-	// events in the change feed (modules/journal).
-	Render func(v View[Row]) (any, error)
+	// Response is the module's response conversion, given the Markdown of the item's document:
+	// the item as the API returns it, the data of its events in the change feed (modules/journal).
+	// A write builds it once (View.Response).
+	Response func(v View[Row], text string) any
 }
 
 // RowScan is what a module gives for its hot reads to bypass GORM (db.WithNative, the one pattern
@@ -182,6 +183,10 @@ type ServiceParams struct {
 type View[Row any] struct {
 	Item Row
 	Tags []Tag
+	// Response, set by a write, is the item as the API returns it (Shape.Response), built with the
+	// Markdown the write had in hand: its event's data, and the answer the module's conversion
+	// gives back as it is. nil on reads, whose conversion renders the stored document.
+	Response any
 }
 
 // Service runs the shared flows of one kind of item.

@@ -13,6 +13,7 @@ import (
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 
+	"folio/modules/document"
 	"folio/modules/items"
 	"folio/modules/journal"
 	"folio/modules/search"
@@ -186,16 +187,16 @@ func newFixture(t *testing.T) *fixture {
 	}
 	shape := items.Shape[Widget]{Name: "widget", NotFound: errWidgetNotFound, Columns: (*Widget).ItemColumns, Document: (*Widget).document,
 		Derive: func(w *Widget, doc markdown.Doc) { w.Decided = doc.HasDecision() },
-		Render: func(v items.View[Widget]) (any, error) {
-			return map[string]any{"id": v.Item.ID, "tags": len(v.Tags)}, nil
+		Response: func(v items.View[Widget], text string) any {
+			return map[string]any{"id": v.Item.ID, "tags": len(v.Tags), "text": text}
 		}}
 	f.svc = items.NewService(shape, items.ServiceParams{DB: gdb, Notebooks: f.nbs, Tags: f.tags, Versions: f.versions, Audit: f.audit, Clock: f.clock})
 	return f
 }
 
-func parse(t *testing.T, src string) markdown.Doc {
+func parse(t *testing.T, src string) document.Parsed {
 	t.Helper()
-	doc, err := markdown.Parse(src)
+	doc, err := document.Parse("content", src)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,7 +237,7 @@ func TestCreateSetsTheSharedColumnsAndKeepsTheModulesOwn(t *testing.T) {
 		t.Fatalf("count %d, audit %v", f.nbs.count["mine"], f.audit.actions)
 	}
 	// The audit entry carries the event, whose data is the item rendered by the module.
-	if want := []string{`widget.created {"id":"` + w.ID + `","tags":1}`}; !slices.Equal(f.audit.events, want) {
+	if want := []string{`widget.created {"id":"` + w.ID + `","tags":1,"text":"ship #launch\n\n\u003e **Decision:** ship it"}`}; !slices.Equal(f.audit.events, want) {
 		t.Fatalf("events %v, want %v", f.audit.events, want)
 	}
 	got, err := f.svc.Get(context.Background(), f.p, w.ID)
@@ -305,12 +306,22 @@ func TestUpdate(t *testing.T) {
 	if !v.Item.Decided || v.Item.TargetAt != nil || !slices.Equal(tagNames(v.Tags), []string{"b"}) {
 		t.Fatalf("after the new document: %+v, tags %v", v.Item, tagNames(v.Tags))
 	}
+	// The answer is built once, with the Markdown the change carried, and is the event's data.
+	answer, _ := json.Marshal(v.Response)
+	want, _ := json.Marshal(map[string]any{"id": w.ID, "tags": 1, "text": changed.Markdown})
+	if string(answer) != string(want) || f.audit.events[len(f.audit.events)-1] != "widget.updated "+string(want) {
+		t.Fatalf("answer %s, last event %q; want %s", answer, f.audit.events[len(f.audit.events)-1], want)
+	}
 
 	// A move within the tag space keeps the tags; a move to another space re-tags from the stored
 	// document. Each move takes a slot in the target and gives one back.
 	replaces := f.tags.replaces
-	if _, err := f.svc.Update(ctx, f.p, w.ID, items.Change{NotebookID: &mineToo}, nil); err != nil {
+	if v, err = f.svc.Update(ctx, f.p, w.ID, items.Change{NotebookID: &mineToo}, nil); err != nil {
 		t.Fatal(err)
+	}
+	// Without a new document, the answer carries the stored one's Markdown.
+	if text := v.Response.(map[string]any)["text"]; text != changed.Markdown {
+		t.Fatalf("a move answers the text %q, want %q", text, changed.Markdown)
 	}
 	if f.tags.replaces != replaces || f.nbs.count["mine"] != 0 || f.nbs.count["mine-too"] != 1 {
 		t.Fatalf("move within the space: %d replaces, counts %v", f.tags.replaces-replaces, f.nbs.count)
@@ -411,7 +422,7 @@ func TestTargetReplaceAlwaysSnapshots(t *testing.T) {
 		if item.NotebookID != "team" || item.WorkspaceID == nil || *item.WorkspaceID != "team" {
 			t.Errorf("locked item %+v", item)
 		}
-		return target.Replace(ctx, tx, f.p, item, item.Content, "suggestion", "widget.approve")
+		return target.Replace(ctx, tx, f.p, item, document.Of(item.Content), "suggestion", "widget.approve")
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -9,7 +9,7 @@ import (
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 
-	"folio/modules/content"
+	"folio/modules/document"
 	"folio/modules/journal"
 	"folio/modules/search"
 	"folio/platform/auth"
@@ -21,16 +21,17 @@ import (
 
 // Create stores row, whose document is doc, in a notebook the principal may write, within the
 // notebook's item limit. Create sets the id, notebook, document, creator and timestamps; the
-// module fills the rest of row from the request.
-func (s *Service[Row]) Create(ctx context.Context, p *auth.Principal, notebookID string, doc markdown.Doc, row Row) (View[Row], error) {
-	stored, err := content.Encode(doc)
+// module fills the rest of row from the request. doc's Markdown is the text of the search index,
+// the event and the answer (View.Response).
+func (s *Service[Row]) Create(ctx context.Context, p *auth.Principal, notebookID string, doc document.Parsed, row Row) (View[Row], error) {
+	stored, err := document.Encode(doc)
 	if err != nil {
 		return View[Row]{}, err
 	}
 	now := s.clock.Now()
 	c := s.shape.Columns(&row)
 	c.ID, c.NotebookID, c.CreatedByID, c.CreatedAt, c.UpdatedAt, c.Version = ids.New(), notebookID, p.UserID, now, now, 1
-	s.setDocument(&row, stored, doc)
+	s.setDocument(&row, stored, doc.Doc)
 	return s.viewAfter(ctx, func(tx *gorm.DB) (View[Row], error) {
 		nb, err := s.notebooks.ItemNotebook(ctx, tx, p, notebookID)
 		if err != nil {
@@ -39,13 +40,13 @@ func (s *Service[Row]) Create(ctx context.Context, p *auth.Principal, notebookID
 		if err := s.create(ctx, tx, &row); err != nil {
 			return View[Row]{}, err
 		}
-		if err := s.index(ctx, tx, &row); err != nil {
+		if err := s.index(ctx, tx, &row, doc.Markdown); err != nil {
 			return View[Row]{}, err
 		}
-		if err := s.tags.Replace(ctx, tx, nb.TagSpace, s.shape.Name, c.ID, c.CreatedAt, doc.Tags()); err != nil {
+		if err := s.tags.Replace(ctx, tx, nb.TagSpace, s.shape.Name, c.ID, c.CreatedAt, doc.Doc.Tags()); err != nil {
 			return View[Row]{}, err
 		}
-		v, err := s.record(ctx, tx, p, "create", &row, nb)
+		v, err := s.record(ctx, tx, p, "create", &row, nb, doc.Markdown)
 		if err != nil {
 			return View[Row]{}, err
 		}
@@ -84,18 +85,19 @@ func (s *Service[Row]) setDocument(row *Row, stored []byte, doc markdown.Doc) {
 
 // record writes the audit entry of the item flow verb (create, update, delete, restore) on row,
 // which is written, with its event (note.created, ...) whose data is the item as the API returns
-// it now: the view it returns, with the tags read in tx. A delete's data is the id only, and its
-// view is empty.
-func (s *Service[Row]) record(ctx context.Context, tx *gorm.DB, p *auth.Principal, verb string, row *Row, nb Notebook) (View[Row], error) {
+// it now, text being its document's Markdown: the view it returns, with the tags read in tx and
+// that answer (View.Response). A delete's data is the id only, and its view is empty.
+func (s *Service[Row]) record(ctx context.Context, tx *gorm.DB, p *auth.Principal, verb string, row *Row, nb Notebook, text string) (View[Row], error) {
 	past, ok := journal.PastTense(verb)
 	if !ok {
 		return View[Row]{}, fmt.Errorf("items: no event for the verb %q", verb)
 	}
-	return s.recordAs(ctx, tx, p, s.shape.Name+"."+verb, s.shape.Name+"."+past, row, nb)
+	return s.recordAs(ctx, tx, p, s.shape.Name+"."+verb, s.shape.Name+"."+past, row, nb, text)
 }
 
-// recordAs writes the audit entry action on row with the event evType (and also, after it).
-func (s *Service[Row]) recordAs(ctx context.Context, tx *gorm.DB, p *auth.Principal, action, evType string, row *Row, nb Notebook, also ...journal.Event) (View[Row], error) {
+// recordAs writes the audit entry action on row with the event evType (and also, after it). The
+// answer is built once, here: it is the event's data and the view's Response.
+func (s *Service[Row]) recordAs(ctx context.Context, tx *gorm.DB, p *auth.Principal, action, evType string, row *Row, nb Notebook, text string, also ...journal.Event) (View[Row], error) {
 	id := s.shape.Columns(row).ID
 	var v View[Row]
 	data := journal.Deleted(id)
@@ -104,9 +106,8 @@ func (s *Service[Row]) recordAs(ctx context.Context, tx *gorm.DB, p *auth.Princi
 		if v, err = s.view(ctx, tx, *row); err != nil {
 			return View[Row]{}, err
 		}
-		if data, err = s.shape.Render(v); err != nil {
-			return View[Row]{}, err
-		}
+		v.Response = s.shape.Response(v, text)
+		data = v.Response
 	}
 	ev := journal.Event{Type: evType, ResourceType: s.shape.Name, ResourceID: id, NotebookID: &nb.ID, WorkspaceID: nb.WorkspaceID, Data: data}
 	entry := journal.Entry{Action: action, ResourceType: s.shape.Name, ResourceID: id, WorkspaceID: nb.WorkspaceID, NotebookID: &nb.ID,
@@ -190,8 +191,8 @@ func (s *Service[Row]) List(ctx context.Context, p *auth.Principal, f ListFilter
 
 // Change is what a PATCH asks of the columns every item has: nil fields are absent.
 type Change struct {
-	NotebookID *string       // move the item to this notebook
-	Document   *markdown.Doc // replace the document
+	NotebookID *string          // move the item to this notebook
+	Document   *document.Parsed // replace the document
 	Archived   *bool
 	TargetAt   **time.Time // set to a nil *time.Time to clear
 	FollowUpAt **time.Time
@@ -208,8 +209,9 @@ type Change struct {
 //  3. a new document that differs from the stored one: snapshot the stored one (versions), then
 //     set the new one and what the module derives from it (Shape.Derive);
 //  4. the other shared columns, then the module's own (apply), then updatedAt from the clock;
-//  5. save the row; re-tag it when its document or its tag space changed;
-//  6. the audit entry, in the same transaction; after commit, read the tags back for the answer.
+//  5. save the row, index its text (the new document's Markdown, or the stored one's read as a GET
+//     reads it); re-tag it when its document or its tag space changed;
+//  6. the audit entry with the answer, in the same transaction (record).
 //
 // The caller answers an empty PATCH without calling Update (no write, no snapshot, no audit entry,
 // updatedAt unchanged).
@@ -242,8 +244,9 @@ func (s *Service[Row]) Update(ctx context.Context, p *auth.Principal, id string,
 			c.NotebookID, nb = target.ID, target
 		}
 		var newDoc *markdown.Doc // the document written, when it changed
+		var text *string         // the document's Markdown, when the request carries it
 		if change.Document != nil {
-			encoded, err := content.Encode(*change.Document)
+			encoded, err := document.Encode(*change.Document)
 			if err != nil {
 				return View[Row]{}, err
 			}
@@ -251,9 +254,11 @@ func (s *Service[Row]) Update(ctx context.Context, p *auth.Principal, id string,
 				if err := s.versions.Save(ctx, tx, s.shape.Name, c.ID, *stored, ReasonUpdate, p); err != nil {
 					return View[Row]{}, err
 				}
-				s.setDocument(&row, encoded, *change.Document)
-				newDoc = change.Document
+				s.setDocument(&row, encoded, change.Document.Doc)
+				newDoc = &change.Document.Doc
 			}
+			// The same bytes as the stored document's when it did not change: the same Markdown.
+			text = &change.Document.Markdown
 		}
 		if change.Archived != nil {
 			c.Archived = *change.Archived
@@ -271,7 +276,15 @@ func (s *Service[Row]) Update(ctx context.Context, p *auth.Principal, id string,
 		if err := s.save(ctx, tx, &row); err != nil {
 			return View[Row]{}, err
 		}
-		if err := s.index(ctx, tx, &row); err != nil {
+		if text == nil {
+			// The document stays: its Markdown is read as a GET reads it (the render cache).
+			stored, err := document.Render(*s.shape.Document(&row))
+			if err != nil {
+				return View[Row]{}, err
+			}
+			text = &stored
+		}
+		if err := s.index(ctx, tx, &row, *text); err != nil {
 			return View[Row]{}, err
 		}
 		if newDoc == nil && spaceChanged {
@@ -287,7 +300,7 @@ func (s *Service[Row]) Update(ctx context.Context, p *auth.Principal, id string,
 				return View[Row]{}, err
 			}
 		}
-		return s.record(ctx, tx, p, "update", &row, nb)
+		return s.record(ctx, tx, p, "update", &row, nb, *text)
 	})
 }
 
@@ -315,7 +328,7 @@ func (s *Service[Row]) Delete(ctx context.Context, p *auth.Principal, id string,
 		if err := s.notebooks.Release(ctx, tx, nb.ID, 1); err != nil {
 			return err
 		}
-		_, err = s.record(ctx, tx, p, "delete", &row, nb)
+		_, err = s.record(ctx, tx, p, "delete", &row, nb, "")
 		return err
 	})
 }
@@ -324,12 +337,14 @@ func (s *Service[Row]) Delete(ctx context.Context, p *auth.Principal, id string,
 // a PATCH of the document, in one transaction under the row's lock (ifMatch checked against it):
 // a snapshot of the stored document (reason restore, even when it equals doc: the restore is
 // recorded), what the module derives from the document, the tags, the version bump, and the
-// audit entry <kind>.restore with the event <kind>.restored.
+// audit entry <kind>.restore with the event <kind>.restored. doc is rendered once, for the search
+// index, the event and the answer.
 func (s *Service[Row]) Restore(ctx context.Context, p *auth.Principal, id string, doc markdown.Doc, ifMatch etag.IfMatch) (View[Row], error) {
 	if !ids.Valid(id) {
 		return View[Row]{}, s.shape.NotFound
 	}
-	encoded, err := content.Encode(doc)
+	parsed := document.Of(doc)
+	encoded, err := document.Encode(parsed)
 	if err != nil {
 		return View[Row]{}, err
 	}
@@ -350,23 +365,19 @@ func (s *Service[Row]) Restore(ctx context.Context, p *auth.Principal, id string
 		if err := s.save(ctx, tx, &row); err != nil {
 			return View[Row]{}, err
 		}
-		if err := s.index(ctx, tx, &row); err != nil {
+		if err := s.index(ctx, tx, &row, parsed.Markdown); err != nil {
 			return View[Row]{}, err
 		}
 		if err := s.tags.Replace(ctx, tx, nb.TagSpace, s.shape.Name, c.ID, c.CreatedAt, doc.Tags()); err != nil {
 			return View[Row]{}, err
 		}
-		return s.record(ctx, tx, p, "restore", &row, nb)
+		return s.record(ctx, tx, p, "restore", &row, nb, parsed.Markdown)
 	})
 }
 
-// index writes the item's text (Shape.SearchText, by default the document's Markdown) to the
-// search index, in the write's transaction: every write that can change the text calls it.
-func (s *Service[Row]) index(ctx context.Context, tx *gorm.DB, row *Row) error {
-	text, err := content.Render(*s.shape.Document(row)) // remembered by content.Encode
-	if err != nil {
-		return err
-	}
+// index writes the item's text (Shape.SearchText, by default the document's Markdown, text) to
+// the search index, in the write's transaction: every write that can change the text calls it.
+func (s *Service[Row]) index(ctx context.Context, tx *gorm.DB, row *Row, text string) error {
 	if s.shape.SearchText != nil {
 		text = s.shape.SearchText(row, text)
 	}

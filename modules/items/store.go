@@ -12,6 +12,7 @@ import (
 
 	"github.com/go-gormigrate/gormigrate/v2"
 
+	"folio/modules/document"
 	"folio/modules/search"
 	"folio/platform/auth"
 	"folio/platform/db"
@@ -188,7 +189,12 @@ func IndexExisting[Row any](id, table string, shape Shape[Row]) *gormigrate.Migr
 			var rows []Row
 			return tx.Table(table).Where("deleted_at IS NULL").FindInBatches(&rows, 500, func(batch *gorm.DB, _ int) error {
 				for i := range rows {
-					if err := s.index(context.Background(), tx, &rows[i]); err != nil {
+					// Each document is read once: RenderOnce keeps the render cache for the API.
+					text, err := document.RenderOnce(*shape.Document(&rows[i]))
+					if err != nil {
+						return err
+					}
+					if err := s.index(context.Background(), tx, &rows[i], text); err != nil {
 						return err
 					}
 				}

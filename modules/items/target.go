@@ -9,6 +9,7 @@ import (
 	"gorm.io/gorm"
 
 	"folio/modules/content"
+	"folio/modules/document"
 	"folio/modules/journal"
 	"folio/platform/auth"
 	"folio/platform/etag"
@@ -75,32 +76,32 @@ func (t target[Row]) Touch(ctx context.Context, tx *gorm.DB, item content.Item) 
 }
 
 // Replace snapshots the stored document whatever doc is; only a PATCH skips an unchanged one.
-func (t target[Row]) Replace(ctx context.Context, tx *gorm.DB, p *auth.Principal, item content.Item, doc markdown.Doc, reason, action string, also ...journal.Event) error {
+func (t target[Row]) Replace(ctx context.Context, tx *gorm.DB, p *auth.Principal, item content.Item, doc document.Parsed, reason, action string, also ...journal.Event) error {
 	s := t.s
 	row, nb, err := s.getInNotebook(ctx, tx, p, item.ID, s.notebooks.VisibleIDs(p), false)
 	if err != nil {
 		return err
 	}
 	c := s.shape.Columns(&row)
-	encoded, err := content.Encode(doc)
+	encoded, err := document.Encode(doc)
 	if err != nil {
 		return err
 	}
 	if err := s.versions.Save(ctx, tx, s.shape.Name, c.ID, *s.shape.Document(&row), reason, p); err != nil {
 		return err
 	}
-	s.setDocument(&row, encoded, doc)
+	s.setDocument(&row, encoded, doc.Doc)
 	c.UpdatedAt = s.clock.Now()
 	if err := s.save(ctx, tx, &row); err != nil {
 		return err
 	}
-	if err := s.index(ctx, tx, &row); err != nil {
+	if err := s.index(ctx, tx, &row, doc.Markdown); err != nil {
 		return err
 	}
-	if err := s.tags.Replace(ctx, tx, nb.TagSpace, s.shape.Name, c.ID, c.CreatedAt, doc.Tags()); err != nil {
+	if err := s.tags.Replace(ctx, tx, nb.TagSpace, s.shape.Name, c.ID, c.CreatedAt, doc.Doc.Tags()); err != nil {
 		return err
 	}
-	_, err = s.recordAs(ctx, tx, p, action, s.shape.Name+".updated", &row, nb, also...)
+	_, err = s.recordAs(ctx, tx, p, action, s.shape.Name+".updated", &row, nb, doc.Markdown, also...)
 	return err
 }
 
@@ -143,15 +144,12 @@ func (s *Service[Row]) documentColumn(db *gorm.DB) (string, error) {
 	return s.docColumn, s.docColumnErr
 }
 
-// Restore implements content.Target: Service.Restore, answered as the API renders the item.
+// Restore implements content.Target: Service.Restore, answered as the API renders the item (the
+// answer the restore built for its event).
 func (t target[Row]) Restore(ctx context.Context, p *auth.Principal, id string, doc markdown.Doc, ifMatch etag.IfMatch) (any, string, error) {
 	v, err := t.s.Restore(ctx, p, id, doc, ifMatch)
 	if err != nil {
 		return nil, "", err
 	}
-	resp, err := t.s.shape.Render(v)
-	if err != nil {
-		return nil, "", err
-	}
-	return resp, t.s.shape.Columns(&v.Item).ETag(), nil
+	return v.Response, t.s.shape.Columns(&v.Item).ETag(), nil
 }

@@ -2,6 +2,7 @@ package notes
 
 import (
 	"folio/modules/content"
+	"folio/modules/document"
 	"folio/modules/items"
 	"folio/platform/httpx"
 )
@@ -42,18 +43,27 @@ type noteWithPending struct {
 	PendingSuggestion *content.Suggestion `json:"pendingSuggestion" jsonschema:"the proposed new content waiting for review, or null"`
 }
 
-func toNoteResponse(v View) (noteResponse, error) { return renderNote(v, content.Render) }
+func toNoteResponse(v View) (noteResponse, error) { return renderNote(v, document.Render) }
 
-// renderNote converts a note with render turning its stored content into Markdown.
+// renderNote converts a note with render turning its stored content into Markdown; a note a write
+// returned comes with its answer built (View.Response), which it gives back as it is.
 func renderNote(v View, render func([]byte) (string, error)) (noteResponse, error) {
+	if r, ok := v.Response.(noteResponse); ok {
+		return r, nil
+	}
 	text, err := render(v.Item.Content)
 	if err != nil {
 		return noteResponse{}, err
 	}
+	return noteOf(v, text), nil
+}
+
+// noteOf is the note as the API returns it, text being its content's Markdown (Shape.Response).
+func noteOf(v View, text string) noteResponse {
 	n := v.Item
 	return noteResponse{
 		ID: n.ID, Content: text, NotebookID: n.NotebookID, HasDecision: n.HasDecision, Archived: n.Archived,
 		TargetAt: httpx.TimePtr(n.TargetAt), FollowUpAt: httpx.TimePtr(n.FollowUpAt), Tags: items.TagList(v.Tags),
 		CreatedAt: httpx.Time(n.CreatedAt), UpdatedAt: httpx.Time(n.UpdatedAt),
-	}, nil
+	}
 }

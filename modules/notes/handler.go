@@ -5,7 +5,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"folio/modules/content"
+	"folio/modules/document"
 	"folio/modules/items"
 	"folio/platform/auth"
 	"folio/platform/httpx"
@@ -57,7 +57,7 @@ func (h *Handler) get(c *gin.Context) error {
 		return nil
 	}
 	if c.NegotiateFormat(gin.MIMEJSON, mimeMarkdown) == mimeMarkdown {
-		text, err := content.Render(v.Item.Content)
+		text, err := document.Render(v.Item.Content)
 		if err != nil {
 			return err
 		}

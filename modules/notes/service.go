@@ -6,10 +6,10 @@ import (
 
 	"gorm.io/gorm/clause"
 
+	"folio/modules/document"
 	"folio/modules/items"
 	"folio/platform/auth"
 	"folio/platform/etag"
-	"folio/platform/markdown"
 	"folio/platform/paginate"
 )
 
@@ -35,7 +35,7 @@ type View = items.View[Note]
 
 // NewNote is a validated create request.
 type NewNote struct {
-	Content    markdown.Doc
+	Content    document.Parsed
 	NotebookID string
 	TargetAt   *time.Time
 	FollowUpAt *time.Time
@@ -63,7 +63,7 @@ func (s *Service) List(ctx context.Context, p *auth.Principal, f Filter, page pa
 
 // Patch is a validated PATCH: nil fields are absent.
 type Patch struct {
-	Content    *markdown.Doc
+	Content    *document.Parsed
 	NotebookID *string
 	TargetAt   **time.Time // set to a nil *time.Time to clear
 	FollowUpAt **time.Time
@@ -92,6 +92,6 @@ func (s *Service) Delete(ctx context.Context, p *auth.Principal, id string, ifMa
 // shape is how the shared item flows read and write a note.
 func shape() items.Shape[Note] {
 	return items.Shape[Note]{Name: ItemKind, NotFound: ErrNotFound, Columns: (*Note).ItemColumns, Document: (*Note).document, Derive: (*Note).derive, ShowsPending: true,
-		Scan:   &items.RowScan[Note]{Table: "notes", Select: noteColumns, Scan: scanNote},
-		Render: func(v View) (any, error) { return toNoteResponse(v) }}
+		Scan:     &items.RowScan[Note]{Table: "notes", Select: noteColumns, Scan: scanNote},
+		Response: func(v View, text string) any { return noteOf(v, text) }}
 }

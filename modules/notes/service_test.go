@@ -5,11 +5,11 @@ import (
 	"testing"
 	"time"
 
+	"folio/modules/document"
 	"folio/modules/items"
 	"folio/modules/notes"
 	"folio/platform/auth"
 	"folio/platform/etag"
-	"folio/platform/markdown"
 	"folio/tests/apitest"
 	"folio/tests/testenv"
 )
@@ -21,10 +21,10 @@ func TestItemContract(t *testing.T) {
 	apitest.ItemContract(t, func(g *apitest.Graph) apitest.ItemService[notes.Note] {
 		return apitest.ItemService[notes.Note]{
 			Kind: notes.ItemKind, NotFound: notes.ErrNotFound, Service: g.Notes,
-			Create: func(ctx context.Context, p *auth.Principal, notebookID string, doc markdown.Doc) (notes.View, error) {
+			Create: func(ctx context.Context, p *auth.Principal, notebookID string, doc document.Parsed) (notes.View, error) {
 				return g.Notes.Create(ctx, p, notes.NewNote{NotebookID: notebookID, Content: doc})
 			},
-			Patch: func(ctx context.Context, p *auth.Principal, id string, doc *markdown.Doc, notebookID *string) (notes.View, error) {
+			Patch: func(ctx context.Context, p *auth.Principal, id string, doc *document.Parsed, notebookID *string) (notes.View, error) {
 				return g.Notes.Update(ctx, p, id, notes.Patch{Content: doc, NotebookID: notebookID}, etag.IfMatch{})
 			},
 		}

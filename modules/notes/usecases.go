@@ -6,6 +6,7 @@ import (
 	"go.uber.org/fx"
 
 	"folio/modules/content"
+	"folio/modules/document"
 	"folio/modules/items"
 	"folio/platform/auth"
 	"folio/platform/etag"
@@ -58,7 +59,7 @@ type CreateRequest = createRequest
 
 // parse checks a create request: the content, then targetAt and followUpAt.
 func (req createRequest) parse() (NewNote, error) {
-	doc, err := content.Parse("content", req.Content)
+	doc, err := document.Parse("content", req.Content)
 	if err != nil {
 		return NewNote{}, err
 	}
@@ -89,7 +90,7 @@ type PatchRequest = patchRequest
 func (req patchRequest) parse() (Patch, error) {
 	var patch Patch
 	if req.Content.Present {
-		doc, err := content.Parse("content", req.Content.Value)
+		doc, err := document.Parse("content", req.Content.Value)
 		if err != nil {
 			return Patch{}, err
 		}

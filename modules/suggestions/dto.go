@@ -2,6 +2,7 @@ package suggestions
 
 import (
 	"folio/modules/content"
+	"folio/modules/document"
 	"folio/platform/httpx"
 )
 
@@ -21,17 +22,26 @@ type listItem struct {
 }
 
 // toSuggestionResponse is a suggestion on the wire (it includes originalContent): the answer to a
-// suggest, and an item's pendingSuggestion (PendingFor).
+// suggest, and an item's pendingSuggestion (PendingFor). A suggestion Suggest returned comes with
+// it built.
 func toSuggestionResponse(sg Suggestion) (content.Suggestion, error) {
-	original, err := content.Render(sg.OriginalContent)
+	if sg.response != nil {
+		return *sg.response, nil
+	}
+	original, err := document.Render(sg.OriginalContent)
 	if err != nil {
 		return content.Suggestion{}, err
 	}
-	suggested, err := content.Render(sg.SuggestedContent)
+	suggested, err := document.Render(sg.SuggestedContent)
 	if err != nil {
 		return content.Suggestion{}, err
 	}
-	return content.Suggestion{ID: sg.ID, Status: sg.Status, OriginalContent: original, SuggestedContent: suggested, Rationale: sg.Rationale, CreatedAt: httpx.Time(sg.CreatedAt)}, nil
+	return suggestionOf(sg, original, suggested), nil
+}
+
+// suggestionOf is sg on the wire, given the Markdown of its two documents.
+func suggestionOf(sg Suggestion, original, suggested string) content.Suggestion {
+	return content.Suggestion{ID: sg.ID, Status: sg.Status, OriginalContent: original, SuggestedContent: suggested, Rationale: sg.Rationale, CreatedAt: httpx.Time(sg.CreatedAt)}
 }
 
 // resolvedResponse is the answer to an approve or reject.
@@ -43,7 +53,7 @@ type resolvedResponse struct {
 func toResolved(sg Suggestion) resolvedResponse { return resolvedResponse{OK: true, Status: sg.Status} }
 
 func toListItem(sg Suggestion) (listItem, error) {
-	suggested, err := content.Render(sg.SuggestedContent)
+	suggested, err := document.Render(sg.SuggestedContent)
 	if err != nil {
 		return listItem{}, err
 	}

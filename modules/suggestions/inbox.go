@@ -5,9 +5,10 @@ import (
 	"errors"
 	"net/http"
 
+	udiff "github.com/aymanbagabas/go-udiff"
 	"gorm.io/gorm"
 
-	"folio/modules/content"
+	"folio/modules/document"
 	"folio/platform/apierr"
 	"folio/platform/auth"
 	"folio/platform/db"
@@ -32,11 +33,11 @@ type InboxEntry struct {
 
 // Stale says whether the item's content changed since the suggestion was made.
 func (e InboxEntry) Stale() (bool, error) {
-	current, err := content.Render(e.Current)
+	current, err := document.Render(e.Current)
 	if err != nil {
 		return false, err
 	}
-	original, err := content.Render(e.OriginalContent)
+	original, err := document.Render(e.OriginalContent)
 	if err != nil {
 		return false, err
 	}
@@ -44,17 +45,19 @@ func (e InboxEntry) Stale() (bool, error) {
 }
 
 // Diff is the unified diff, lines of Markdown, from the item's current content to the suggested
-// one (content.UnifiedDiff); empty when they are the same.
+// one; empty when they are the same. Both texts get a final newline first, so that the diff has
+// no "\ No newline at end of file" markers: responses carry Markdown without its final newline.
+// The inbox's diff and the review pages show it.
 func (e InboxEntry) Diff() (string, error) {
-	current, err := content.Render(e.Current)
+	current, err := document.Render(e.Current)
 	if err != nil {
 		return "", err
 	}
-	suggested, err := content.Render(e.SuggestedContent)
+	suggested, err := document.Render(e.SuggestedContent)
 	if err != nil {
 		return "", err
 	}
-	return content.UnifiedDiff(current, suggested), nil
+	return udiff.Unified("current", "suggested", current+"\n", suggested+"\n"), nil
 }
 
 // Inbox returns a page of the suggestions on every item the principal can read, newest first.

@@ -3,6 +3,7 @@ package suggestions
 import (
 	"time"
 
+	"folio/modules/content"
 	"folio/platform/db"
 	"folio/platform/etag"
 )
@@ -36,6 +37,10 @@ type Suggestion struct {
 	// Version is 1 when suggested; superseding or resolving increments it in the same UPDATE. Its
 	// ETag is made of it.
 	Version int64 `gorm:"not null;default:1"`
+	// response, set by Suggest (not a column), is the suggestion as the API answers it, built once
+	// with the Markdown the request carried: the event's data, and what toSuggestionResponse gives
+	// back as it is.
+	response *content.Suggestion
 }
 
 // ETag is the suggestion's strong ETag (CONTRACT.md section 12).

@@ -8,6 +8,7 @@ import (
 	"gorm.io/gorm"
 
 	"folio/modules/content"
+	"folio/modules/document"
 	"folio/modules/items"
 	"folio/modules/journal"
 	"folio/platform/auth"
@@ -75,10 +76,11 @@ func ValidateRationale(r string) error {
 }
 
 // Suggest records a PENDING suggestion for an item the principal may write; the item's previous
-// PENDING suggestion becomes SUPERSEDED in the same transaction. The item is not changed.
-func (s *Service) Suggest(ctx context.Context, p *auth.Principal, kind, itemID string, doc markdown.Doc, rationale string) (Suggestion, error) {
+// PENDING suggestion becomes SUPERSEDED in the same transaction. The item is not changed. The
+// suggestion comes back with its answer built, the data of its event, with doc's Markdown.
+func (s *Service) Suggest(ctx context.Context, p *auth.Principal, kind, itemID string, doc document.Parsed, rationale string) (Suggestion, error) {
 	target := s.targets[kind]
-	suggested, err := markdown.Encode(doc)
+	suggested, err := document.Encode(doc)
 	if err != nil {
 		return Suggestion{}, err
 	}
@@ -89,6 +91,11 @@ func (s *Service) Suggest(ctx context.Context, p *auth.Principal, kind, itemID s
 			return err
 		}
 		original, err := markdown.Encode(item.Content)
+		if err != nil {
+			return err
+		}
+		// The item's content as it stands, read as a GET reads it.
+		originalText, err := document.Render(original)
 		if err != nil {
 			return err
 		}
@@ -105,7 +112,7 @@ func (s *Service) Suggest(ctx context.Context, p *auth.Principal, kind, itemID s
 		var events []journal.Event
 		if prev != nil {
 			prev.Status, prev.ResolvedAt, prev.ResolvedByID, prev.Version = StatusSuperseded, &now, &p.UserID, prev.Version+1
-			ev, err := suggestionEvent(EventSuperseded, item, *prev)
+			ev, _, err := suggestionEvent(EventSuperseded, item, *prev)
 			if err != nil {
 				return err
 			}
@@ -119,11 +126,13 @@ func (s *Service) Suggest(ctx context.Context, p *auth.Principal, kind, itemID s
 		if err := s.store.create(ctx, tx, &sg); err != nil {
 			return err
 		}
+		resp := suggestionOf(sg, originalText, doc.Markdown)
+		sg.response = &resp
 		// The item's pending suggestion changed: a note's ETag must change with it.
 		if err := target.Touch(ctx, tx, item); err != nil {
 			return err
 		}
-		created, err := suggestionEvent(EventCreated, item, sg)
+		created, _, err := suggestionEvent(EventCreated, item, sg)
 		if err != nil {
 			return err
 		}
@@ -138,13 +147,13 @@ func (s *Service) record(ctx context.Context, tx *gorm.DB, p *auth.Principal, ac
 }
 
 // suggestionEvent is the event evType of sg, a suggestion of item, with the suggestion as the
-// suggest endpoint answers it (content.Suggestion) as its data.
-func suggestionEvent(evType string, item content.Item, sg Suggestion) (journal.Event, error) {
+// suggest endpoint answers it (content.Suggestion) as its data, which it returns too.
+func suggestionEvent(evType string, item content.Item, sg Suggestion) (journal.Event, content.Suggestion, error) {
 	data, err := toSuggestionResponse(sg)
 	if err != nil {
-		return journal.Event{}, err
+		return journal.Event{}, content.Suggestion{}, err
 	}
-	return journal.Event{Type: evType, ResourceType: "suggestion", ResourceID: sg.ID, NotebookID: &item.NotebookID, WorkspaceID: item.WorkspaceID, Data: data}, nil
+	return journal.Event{Type: evType, ResourceType: "suggestion", ResourceID: sg.ID, NotebookID: &item.NotebookID, WorkspaceID: item.WorkspaceID, Data: data}, data, nil
 }
 
 // The module's event types (CONTRACT.md section 18), declared in module.go.
@@ -216,7 +225,7 @@ func (s *Service) resolve(ctx context.Context, p *auth.Principal, id, status str
 			return ErrAlreadyResolved
 		}
 		sg.Status, sg.ResolvedAt, sg.ResolvedByID, sg.Version = status, &now, &p.UserID, sg.Version+1
-		ev, err := suggestionEvent(resolveEvents[status], item, sg)
+		ev, data, err := suggestionEvent(resolveEvents[status], item, sg)
 		if err != nil {
 			return err
 		}
@@ -225,8 +234,10 @@ func (s *Service) resolve(ctx context.Context, p *auth.Principal, id, status str
 			if err != nil {
 				return err
 			}
-			// The item's note.updated (task.updated) event, then suggestion.approved.
-			return target.Replace(ctx, tx, p, item, doc, items.ReasonSuggestion, item.Kind+"."+verb, ev)
+			// The item's note.updated (task.updated) event, then suggestion.approved. The suggested
+			// document's Markdown is the one the suggestion's event shows.
+			suggested := document.Parsed{Doc: doc, Markdown: data.SuggestedContent}
+			return target.Replace(ctx, tx, p, item, suggested, items.ReasonSuggestion, item.Kind+"."+verb, ev)
 		}
 		if err := s.record(ctx, tx, p, item.Kind+"."+verb, item, ev); err != nil {
 			return err

@@ -105,7 +105,7 @@ func TestStateMachine(t *testing.T) {
 		if _, err := g.Suggestions.Approve(ctx, annP, third.ID, etag.IfMatch{}); err != nil {
 			t.Fatal(err)
 		}
-		if want := markdown.Render(apitest.Doc(t, "third proposal #new")); content() != want {
+		if want := markdown.Render(apitest.Doc(t, "third proposal #new").Doc); content() != want {
 			t.Fatalf("after approve the note holds %q, want %q", content(), want)
 		}
 		v, err := g.Notes.Get(ctx, annP, id)

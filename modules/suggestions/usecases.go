@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"folio/modules/content"
+	"folio/modules/document"
 	"folio/platform/apierr"
 	"folio/platform/auth"
 	"folio/platform/paginate"
@@ -26,7 +27,7 @@ func (s *Service) Propose(ctx context.Context, p *auth.Principal, kind, id, fiel
 	if err := ValidateRationale(rationale); err != nil {
 		return Suggestion{}, err
 	}
-	doc, err := content.Parse(field, text)
+	doc, err := document.Parse(field, text)
 	if err != nil {
 		return Suggestion{}, err
 	}

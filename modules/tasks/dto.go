@@ -1,7 +1,7 @@
 package tasks
 
 import (
-	"folio/modules/content"
+	"folio/modules/document"
 	"folio/modules/items"
 	"folio/platform/httpx"
 )
@@ -47,18 +47,27 @@ type taskResponse struct {
 	UpdatedAt  string      `json:"updatedAt"`
 }
 
-func toTaskResponse(v View) (taskResponse, error) { return renderTask(v, content.Render) }
+func toTaskResponse(v View) (taskResponse, error) { return renderTask(v, document.Render) }
 
-// renderTask converts a task with render turning its stored notes into Markdown.
+// renderTask converts a task with render turning its stored notes into Markdown; a task a write
+// returned comes with its answer built (View.Response), which it gives back as it is.
 func renderTask(v View, render func([]byte) (string, error)) (taskResponse, error) {
+	if r, ok := v.Response.(taskResponse); ok {
+		return r, nil
+	}
 	notes, err := render(v.Item.Notes)
 	if err != nil {
 		return taskResponse{}, err
 	}
+	return taskOf(v, notes), nil
+}
+
+// taskOf is the task as the API returns it, notes being its notes' Markdown (Shape.Response).
+func taskOf(v View, notes string) taskResponse {
 	t := v.Item
 	return taskResponse{
 		ID: t.ID, Title: t.Title, Notes: notes, NotebookID: t.NotebookID, Status: t.Status, Priority: t.Priority,
 		Archived: t.Archived, DueAt: httpx.TimePtr(t.DueAt), TargetAt: httpx.TimePtr(t.TargetAt), FollowUpAt: httpx.TimePtr(t.FollowUpAt),
 		Tags: items.TagList(v.Tags), CreatedAt: httpx.Time(t.CreatedAt), UpdatedAt: httpx.Time(t.UpdatedAt),
-	}, nil
+	}
 }

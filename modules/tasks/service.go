@@ -9,10 +9,10 @@ import (
 
 	"gorm.io/gorm/clause"
 
+	"folio/modules/document"
 	"folio/modules/items"
 	"folio/platform/auth"
 	"folio/platform/etag"
-	"folio/platform/markdown"
 	"folio/platform/paginate"
 )
 
@@ -44,7 +44,7 @@ type View = items.View[Task]
 type NewTask struct {
 	Title      string
 	NotebookID string
-	Notes      markdown.Doc
+	Notes      document.Parsed
 	Status     string
 	Priority   string
 	DueAt      *time.Time
@@ -112,7 +112,7 @@ func (s *Service) List(ctx context.Context, p *auth.Principal, f Filter, page pa
 // Patch is a validated PATCH: nil fields are absent.
 type Patch struct {
 	Title      *string
-	Notes      *markdown.Doc
+	Notes      *document.Parsed
 	Status     *string
 	Priority   *string
 	DueAt      **time.Time
@@ -180,5 +180,5 @@ func shape() items.Shape[Task] {
 	return items.Shape[Task]{Name: ItemKind, NotFound: ErrNotFound, Columns: (*Task).ItemColumns, Document: (*Task).document,
 		SearchText: func(t *Task, notes string) string { return t.Title + "\n" + notes },
 		Label:      func(t *Task) string { return t.Title },
-		Render:     func(v View) (any, error) { return toTaskResponse(v) }}
+		Response:   func(v View, notes string) any { return taskOf(v, notes) }}
 }

@@ -5,11 +5,11 @@ import (
 	"testing"
 	"time"
 
+	"folio/modules/document"
 	"folio/modules/tasks"
 	"folio/platform/apierr"
 	"folio/platform/auth"
 	"folio/platform/etag"
-	"folio/platform/markdown"
 	"folio/platform/paginate"
 	"folio/tests/apitest"
 	"folio/tests/testenv"
@@ -22,10 +22,10 @@ func TestItemContract(t *testing.T) {
 	apitest.ItemContract(t, func(g *apitest.Graph) apitest.ItemService[tasks.Task] {
 		return apitest.ItemService[tasks.Task]{
 			Kind: tasks.ItemKind, NotFound: tasks.ErrNotFound, Service: g.Tasks,
-			Create: func(ctx context.Context, p *auth.Principal, notebookID string, doc markdown.Doc) (tasks.View, error) {
+			Create: func(ctx context.Context, p *auth.Principal, notebookID string, doc document.Parsed) (tasks.View, error) {
 				return g.Tasks.Create(ctx, p, tasks.NewTask{Title: "a task", NotebookID: notebookID, Notes: doc})
 			},
-			Patch: func(ctx context.Context, p *auth.Principal, id string, doc *markdown.Doc, notebookID *string) (tasks.View, error) {
+			Patch: func(ctx context.Context, p *auth.Principal, id string, doc *document.Parsed, notebookID *string) (tasks.View, error) {
 				return g.Tasks.Update(ctx, p, id, tasks.Patch{Notes: doc, NotebookID: notebookID}, etag.IfMatch{})
 			},
 		}

@@ -6,13 +6,12 @@ import (
 	"strings"
 	"time"
 
-	"folio/modules/content"
+	"folio/modules/document"
 	"folio/modules/items"
 	"folio/platform/apierr"
 	"folio/platform/auth"
 	"folio/platform/etag"
 	"folio/platform/httpx"
-	"folio/platform/markdown"
 	"folio/platform/paginate"
 )
 
@@ -152,11 +151,11 @@ func (s *Service) UpdateFrom(ctx context.Context, p *auth.Principal, id string, 
 }
 
 // parseNotes validates optional, nullable task notes: absent or null is empty.
-func parseNotes(o httpx.Optional[string]) (markdown.Doc, error) {
+func parseNotes(o httpx.Optional[string]) (document.Parsed, error) {
 	if !o.Present || o.Null {
-		return content.Parse("notes", "")
+		return document.Parse("notes", "")
 	}
-	return content.Parse("notes", o.Value)
+	return document.Parse("notes", o.Value)
 }
 
 // dates reads the three optional, nullable dates of a request.

@@ -1,7 +1,7 @@
 package versions
 
 import (
-	"folio/modules/content"
+	"folio/modules/document"
 	"folio/platform/httpx"
 )
 
@@ -25,7 +25,7 @@ func toVersionResponse(v Snapshot) versionResponse {
 }
 
 func toVersionDetail(v Snapshot) (versionDetail, error) {
-	text, err := content.Render(v.Document)
+	text, err := document.Render(v.Document)
 	if err != nil {
 		return versionDetail{}, err
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -37,6 +38,7 @@ func renderCapped(d Doc, maxBytes int) (out string, ok bool) {
 // output passes maxBytes bytes, or the kept inline Markdown twice that (it
 // counts a callout's first paragraph twice).
 func render(d Doc, maxBytes int) string {
+	renders.Add(1)
 	st := &canonState{outs: writtenBlocks{list: make([]writtenBlock, 0, inlineBlocks(d.Content)), cap: 2 * maxBytes}}
 	blocks := canonBlocks(d.Content, false, false, st)
 	if checkWrittenBlocks {
@@ -60,6 +62,15 @@ func render(d Doc, maxBytes int) string {
 	}
 	return out
 }
+
+// renders counts the documents render has written (Renders).
+var renders atomic.Uint64
+
+// Renders is how many documents this process has written as Markdown so far: every Render, and
+// the capped render of every ParseCanonical. It is a work count: a test takes it before and after
+// a request to hold the service to one rendering per write. One atomic add per document is
+// nothing beside the writing of it.
+func Renders() uint64 { return renders.Load() }
 
 // checkWrittenBlocks makes Render check its list of written blocks (tests).
 var checkWrittenBlocks = false

@@ -13,6 +13,7 @@ import (
 	"folio/app"
 	"folio/modules/accounts"
 	"folio/modules/audit"
+	"folio/modules/document"
 	"folio/modules/events"
 	"folio/modules/notebooks"
 	"folio/modules/notes"
@@ -25,7 +26,6 @@ import (
 	"folio/platform/apierr"
 	"folio/platform/auth"
 	"folio/platform/clock"
-	"folio/platform/markdown"
 	"folio/tests/testenv"
 )
 
@@ -119,10 +119,11 @@ func (g *Graph) NewNotebook(t testing.TB, p *auth.Principal, name, workspaceID s
 	return nb.ID
 }
 
-// Doc parses Markdown that the test knows to be valid.
-func Doc(t testing.TB, md string) markdown.Doc {
+// Doc parses Markdown that the test knows to be valid, as a request's body field is parsed (with
+// the Markdown a write hands on).
+func Doc(t testing.TB, md string) document.Parsed {
 	t.Helper()
-	d, err := markdown.Parse(md)
+	d, err := document.Parse("content", md)
 	if err != nil {
 		t.Fatalf("parse %q: %v", md, err)
 	}

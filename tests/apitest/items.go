@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"folio/modules/audit"
+	"folio/modules/document"
 	"folio/modules/items"
 	"folio/platform/apierr"
 	"folio/platform/auth"
@@ -31,10 +32,10 @@ type ItemService[Row any] struct {
 		Get(ctx context.Context, p *auth.Principal, id string) (items.View[Row], error)
 		Delete(ctx context.Context, p *auth.Principal, id string, ifMatch etag.IfMatch) error
 	}
-	Create func(ctx context.Context, p *auth.Principal, notebookID string, doc markdown.Doc) (items.View[Row], error)
+	Create func(ctx context.Context, p *auth.Principal, notebookID string, doc document.Parsed) (items.View[Row], error)
 	// Patch replaces the item's document (a note's content, a task's notes) and moves it to
 	// another notebook; nil leaves either as it is.
-	Patch func(ctx context.Context, p *auth.Principal, id string, doc *markdown.Doc, notebookID *string) (items.View[Row], error)
+	Patch func(ctx context.Context, p *auth.Principal, id string, doc *document.Parsed, notebookID *string) (items.View[Row], error)
 }
 
 // itemLimit is the notebook item limit ItemContract runs under.
@@ -98,7 +99,7 @@ func ItemContract[Row any, R interface {
 		if err != nil || len(snaps) != 1 || snaps[0].Reason != items.ReasonUpdate || snaps[0].ActorUserID != ann.ID {
 			t.Fatalf("snapshots %+v (%v), want the first document's", snaps, err)
 		}
-		if old, err := markdown.Decode(snaps[0].Document); err != nil || markdown.Render(old) != markdown.Render(Doc(t, "first #alpha @bob")) {
+		if old, err := markdown.Decode(snaps[0].Document); err != nil || markdown.Render(old) != markdown.Render(Doc(t, "first #alpha @bob").Doc) {
 			t.Fatalf("snapshot holds %q (%v)", markdown.Render(old), err)
 		}
 
@@ -179,9 +180,9 @@ func ItemContract[Row any, R interface {
 type itemOpsOf struct {
 	Kind        string
 	NotFound    *apierr.Error
-	Create      func(ctx context.Context, p *auth.Principal, notebookID string, doc markdown.Doc) (item, error)
+	Create      func(ctx context.Context, p *auth.Principal, notebookID string, doc document.Parsed) (item, error)
 	Get         func(ctx context.Context, p *auth.Principal, id string) (item, error)
-	SetDocument func(ctx context.Context, p *auth.Principal, id string, doc markdown.Doc) (item, error)
+	SetDocument func(ctx context.Context, p *auth.Principal, id string, doc document.Parsed) (item, error)
 	Move        func(ctx context.Context, p *auth.Principal, id, notebookID string) (item, error)
 	Delete      func(ctx context.Context, p *auth.Principal, id string) error
 }
@@ -193,13 +194,13 @@ func itemOps[Row any](a ItemService[Row], view func(items.View[Row]) item) itemO
 		Delete: func(ctx context.Context, p *auth.Principal, id string) error {
 			return a.Service.Delete(ctx, p, id, etag.IfMatch{})
 		},
-		Create: func(ctx context.Context, p *auth.Principal, notebookID string, doc markdown.Doc) (item, error) {
+		Create: func(ctx context.Context, p *auth.Principal, notebookID string, doc document.Parsed) (item, error) {
 			return wrap(a.Create(ctx, p, notebookID, doc))
 		},
 		Get: func(ctx context.Context, p *auth.Principal, id string) (item, error) {
 			return wrap(a.Service.Get(ctx, p, id))
 		},
-		SetDocument: func(ctx context.Context, p *auth.Principal, id string, doc markdown.Doc) (item, error) {
+		SetDocument: func(ctx context.Context, p *auth.Principal, id string, doc document.Parsed) (item, error) {
 			return wrap(a.Patch(ctx, p, id, &doc, nil))
 		},
 		Move: func(ctx context.Context, p *auth.Principal, id, notebookID string) (item, error) {

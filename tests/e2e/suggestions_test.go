@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"folio/modules/content"
+	"folio/modules/document"
 	"folio/modules/versions"
 	"folio/tests/apitest"
 )
@@ -255,4 +255,4 @@ func TestSuggestionStateMachine(t *testing.T) {
 	})
 }
 
-func contentRender(doc []byte) (string, error) { return content.Render(doc) }
+func contentRender(doc []byte) (string, error) { return document.Render(doc) }

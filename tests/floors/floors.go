@@ -22,7 +22,7 @@ import (
 // Kernel is the item kernel: the modules every domain module may import (app.Kernel wires
 // them). A domain module reaches any other domain module only through a port it declares and
 // app/ports.go binds, so a new domain module adds nothing here.
-var Kernel = []string{"content", "items", "journal", "search"}
+var Kernel = []string{"content", "document", "items", "journal", "search"}
 
 // Floor is where a package stands: app (the composition root), frontend, module, platform or
 // other, and the name of a front end or module.

@@ -19,7 +19,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"folio/modules/content"
+	"folio/modules/document"
 	"folio/modules/items"
 	"folio/modules/search"
 	"folio/platform/auth"
@@ -35,7 +35,7 @@ import (
 // GET /notes?cursor= and POST /notes with exactly the statements folio sends for them
 // (TestFloorMatchesFolio compares both, statement by statement, the response bodies, and for a
 // create the rows it wrote), with the caller's key known in memory, the same session settings,
-// the same Markdown codec (content.Render, markdown.ParseCanonical) and the same JSON shape. What
+// the same Markdown codec (document.Render, markdown.ParseCanonical) and the same JSON shape. What
 // folio spends beyond it is its own Go: routing, middleware, auth and rate limit, GORM, the item
 // flows. BenchmarkFloor measures both, interleaved, on one database.
 
@@ -285,7 +285,7 @@ func scanNotes(rows pgx.Rows) ([]floorNote, error) {
 			&createdBy, &created, &updated, &deleted, &n.version); err != nil {
 			return nil, err
 		}
-		text, err := content.Render(stored)
+		text, err := document.Render(stored)
 		if err != nil {
 			return nil, err
 		}

@@ -9,7 +9,7 @@ import (
 
 	"folio/app/web"
 	"folio/modules/accounts"
-	"folio/modules/content"
+	"folio/modules/document"
 	"folio/modules/versions"
 	"folio/platform/apierr"
 	"folio/platform/etag"
@@ -94,14 +94,14 @@ func (h *Handler) versionPage(kind string) func(*gin.Context, accounts.Session) 
 			h.pages.Internal(c, &sess, err)
 			return
 		}
-		text, err := content.Render(snap.Document)
+		text, err := document.Render(snap.Document)
 		if err != nil {
 			h.pages.Internal(c, &sess, err)
 			return
 		}
-		current := content.Text(item.Content)
+		current := document.Text(item.Content)
 		v := versionView{View: web.Base(&sess, "Version", "review"), Kind: kind, ItemPath: "/review/" + kind + "s/" + item.ID,
-			Item: item.Label, Version: rows[0], Text: text, Diff: diffLines(content.UnifiedDiff(current, text)), ItemETag: item.ETag}
+			Item: item.Label, Version: rows[0], Text: text, Diff: diffLines(versionDiff(current, text)), ItemETag: item.ETag}
 		h.pages.Render(c, http.StatusOK, "version", v)
 	}
 }

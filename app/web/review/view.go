@@ -4,6 +4,8 @@ import (
 	"strings"
 	"time"
 
+	udiff "github.com/aymanbagabas/go-udiff"
+
 	"folio/app/web"
 )
 
@@ -71,8 +73,8 @@ type diffLine struct {
 	Text string
 }
 
-// diffLines parses a unified diff (content.UnifiedDiff) into lines, without its two file header
-// lines ("--- current", "+++ suggested"). Only the lines before the first hunk are headers: a
+// diffLines parses a unified diff (a suggestion's InboxEntry.Diff, or versionDiff) into lines,
+// without its two file header lines ("--- current", "+++ suggested"). Only the lines before the first hunk are headers: a
 // removed Markdown rule is "----" further down, and must show.
 func diffLines(unified string) []diffLine {
 	var out []diffLine
@@ -95,4 +97,10 @@ func diffLines(unified string) []diffLine {
 		}
 	}
 	return out
+}
+
+// versionDiff is the unified diff from an item's current Markdown to a version's, made as a
+// suggestion's (suggestions.InboxEntry.Diff): both texts end with a newline first.
+func versionDiff(current, version string) string {
+	return udiff.Unified("current", "version", current+"\n", version+"\n")
 }

@@ -1,4 +1,4 @@
-package content
+package document
 
 import (
 	"crypto/sha256"
@@ -123,7 +123,7 @@ func TestRenderCacheOff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stored, err := Encode(doc)
+	stored, err := Encode(Of(doc))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package content
+package document
 
 import (
 	"go.uber.org/fx"
@@ -9,7 +9,7 @@ import (
 
 // Module bounds the render cache from FOLIO_RENDER_CACHE_MB before the server starts and reports
 // its size in the metrics.
-var Module = fx.Module("content",
+var Module = fx.Module("document",
 	fx.Invoke(func(c config.Config) { SetRenderCacheBytes(c.RenderCacheMB << 20) }),
 	fx.Provide(
 		observability.AsGauge(observability.Gauge{Name: "folio_render_cache_entries",
