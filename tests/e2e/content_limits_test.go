@@ -66,3 +66,82 @@ func TestContentStoredLength(t *testing.T) {
 		}
 	})
 }
+
+// TestContentSizes: note content, task notes and suggested content hold exactly 100,000 characters
+// (code points, whatever their UTF-8 length) and refuse 100,001; a task title 500 and a rationale
+// 2,000. What is accepted comes back whole.
+func TestContentSizes(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
+		w := newWorld(t, s)
+		note := "/notes/" + newContent(t, s, w.annRW, "note", w.annNB, "short")
+		task := "/tasks/" + newContent(t, s, w.annRW, "task", w.annNB, "short")
+		for _, ch := range []string{"a", "é", "€", "😀"} {
+			exact, over := strings.Repeat(ch, 100_000), strings.Repeat(ch, 100_001)
+			for _, tc := range textWrites(w, note, task) {
+				t.Run(tc.name+" "+ch, func(t *testing.T) {
+					send := func(text string) apitest.Response { return tc.send(t, s, w, text) }
+					wantErr(t, send(over), http.StatusBadRequest, "VALIDATION_ERROR", tc.field)
+					r := send(exact)
+					if r.Status != http.StatusOK && r.Status != http.StatusCreated {
+						t.Fatalf("exactly 100,000 characters: %d %.300s", r.Status, r.Body)
+					}
+					field := tc.field
+					if strings.HasSuffix(tc.path, "/suggest") {
+						field = "suggestedContent"
+					}
+					if got := r.Str(t, field); got != exact {
+						t.Fatalf("%s came back with %d characters, not the 100,000 sent", field, utf8.RuneCountInString(got))
+					}
+				})
+			}
+		}
+		for _, tc := range []struct {
+			name      string
+			path      string
+			body      map[string]any
+			field     string
+			exact, ok int
+		}{
+			{"task title", "/tasks", map[string]any{"notebookId": w.annNB}, "title", 500, http.StatusCreated},
+			{"rationale", note + "/suggest", map[string]any{"content": "x"}, "rationale", 2000, http.StatusCreated},
+		} {
+			for _, ch := range []string{"a", "ü", "🦀"} {
+				tc.body[tc.field] = strings.Repeat(ch, tc.exact)
+				if got := apitest.Must(t, s.Post(t, w.annRW, tc.path, tc.body), tc.ok).Str(t, tc.field); got != tc.body[tc.field] {
+					t.Fatalf("%s of %d %q came back as %d characters", tc.name, tc.exact, ch, utf8.RuneCountInString(got))
+				}
+				tc.body[tc.field] = strings.Repeat(ch, tc.exact+1)
+				wantErr(t, s.Post(t, w.annRW, tc.path, tc.body), http.StatusBadRequest, "VALIDATION_ERROR", tc.field)
+			}
+		}
+	})
+}
+
+// textWrite is a request that writes Markdown: a create, a PATCH or a suggestion on a note or a task.
+type textWrite struct {
+	name, method, path, field string
+	extra                     map[string]any // the rest of the body
+}
+
+// send sends text in the request's Markdown field, as Ann.
+func (tw textWrite) send(t *testing.T, s *apitest.Server, w *world, text string) apitest.Response {
+	t.Helper()
+	body := map[string]any{tw.field: text}
+	for k, v := range tw.extra {
+		body[k] = v
+	}
+	return s.Do(t, apitest.Request{Method: tw.method, Path: tw.path, Key: w.annRW, Body: body})
+}
+
+// textWrites are every request that writes Markdown, on Ann's note and task (paths) in her
+// personal notebook.
+func textWrites(w *world, note, task string) []textWrite {
+	return []textWrite{
+		{"create note", "POST", "/notes", "content", map[string]any{"notebookId": w.annNB}},
+		{"patch note", "PATCH", note, "content", nil},
+		{"create task", "POST", "/tasks", "notes", map[string]any{"title": "t", "notebookId": w.annNB}},
+		{"patch task", "PATCH", task, "notes", nil},
+		{"suggest on a note", "POST", note + "/suggest", "content", nil},
+		{"suggest on a task", "POST", task + "/suggest", "content", nil},
+	}
+}

@@ -1,168 +1,33 @@
 package e2e
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"io"
-	"maps"
 	"net/http"
 	"regexp"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/gin-gonic/gin"
+	"go.uber.org/fx"
+
+	"folio/platform/auth"
 	"folio/platform/httpx"
 	"folio/platform/ids"
 	"folio/tests/apitest"
 )
 
-// Helpers shared by the suites of http_test.go, notebooks_test.go, workspaces_test.go,
-// audit_test.go and pagination_test.go.
-
 var (
-	// wireTimeRE is the only timestamp form the API emits: UTC with milliseconds.
-	wireTimeRE = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$`)
 	// uuidRE is a UUID in its canonical lower-case form.
 	uuidRE = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
 	// uuidV4RE is a random (version 4, RFC 4122 variant) UUID.
 	uuidV4RE = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
 )
-
-// wantErr asserts the envelope, status and code of an error response and that its message
-// mentions every one of mentions (the field or parameter at fault).
-func wantErr(t testing.TB, r apitest.Response, status int, code string, mentions ...string) {
-	t.Helper()
-	apitest.CheckEnvelope(t, r, status, code)
-	msg, _ := r.JSON(t)["error"].(map[string]any)["message"].(string)
-	for _, m := range mentions {
-		if !strings.Contains(msg, m) {
-			t.Fatalf("message %q does not mention %q", msg, m)
-		}
-	}
-}
-
-// race sends n requests at once (send(i) sends the i-th and returns its status) and returns how
-// many got the status won; a status other than won and lost is an error naming what was raced.
-func race(t *testing.T, what string, n int, send func(i int) int, won, lost int) int {
-	t.Helper()
-	statuses := make(chan int, n)
-	for i := range n {
-		go func() { statuses <- send(i) }()
-	}
-	wins := 0
-	for range n {
-		switch st := <-statuses; st {
-		case won:
-			wins++
-		case lost:
-		default:
-			t.Errorf("concurrent %s answered %d", what, st)
-		}
-	}
-	return wins
-}
-
-// fieldNames returns the sorted keys of a JSON object.
-func fieldNames(m map[string]any) []string { return slices.Sorted(maps.Keys(m)) }
-
-// wantFields asserts that a JSON object has exactly these fields.
-func wantFields(t testing.TB, m map[string]any, want ...string) {
-	t.Helper()
-	want = slices.Clone(want)
-	sort.Strings(want)
-	if got := fieldNames(m); !slices.Equal(got, want) {
-		t.Fatalf("fields %v, want exactly %v: %v", got, want, m)
-	}
-}
-
-// itemIDs returns the "id" of every item, as strings (integer ids are formatted without decimals).
-func itemIDs(items []map[string]any) []string {
-	out := make([]string, len(items))
-	for i, it := range items {
-		switch v := it["id"].(type) {
-		case string:
-			out[i] = v
-		case float64:
-			out[i] = strconv.FormatFloat(v, 'f', -1, 64)
-		case json.Number:
-			out[i] = v.String()
-		}
-	}
-	return out
-}
-
-// listIDs fetches one list page and returns its ids.
-func listIDs(t testing.TB, s *apitest.Server, key, path string) []string {
-	t.Helper()
-	return itemIDs(apitest.Must(t, s.Get(t, key, path), http.StatusOK).Data(t))
-}
-
-// withQuery appends a query string to a path.
-func withQuery(path, query string) string {
-	if query == "" {
-		return path
-	}
-	if strings.Contains(path, "?") {
-		return path + "&" + query
-	}
-	return path + "?" + query
-}
-
-// nextCursor returns the page's nextCursor; ok is false when it is null. It fails the test when the
-// field is absent or neither a string nor null.
-func nextCursor(t testing.TB, r apitest.Response) (cursor string, ok bool) {
-	t.Helper()
-	body := r.JSON(t)
-	v, present := body["nextCursor"]
-	if !present {
-		t.Fatalf("no nextCursor field: %s", r.Body)
-	}
-	if v == nil {
-		return "", false
-	}
-	c, isString := v.(string)
-	if !isString || c == "" {
-		t.Fatalf("nextCursor %#v is not a non-empty string: %s", v, r.Body)
-	}
-	return c, true
-}
-
-// walk follows nextCursor from the first page to the last and returns every item in order. It
-// checks that each page but the last is full (limit, clamped to 100) and that nextCursor is the id
-// of the page's last item.
-func walk(t testing.TB, s *apitest.Server, key, path string, limit int) []map[string]any {
-	t.Helper()
-	pageSize := min(limit, 100)
-	var all []map[string]any
-	cursor := ""
-	for pages := 0; ; pages++ {
-		if pages > 1000 {
-			t.Fatalf("more than 1000 pages: the cursor does not advance")
-		}
-		q := "limit=" + strconv.Itoa(limit)
-		if cursor != "" {
-			q += "&cursor=" + cursor
-		}
-		r := apitest.Must(t, s.Get(t, key, withQuery(path, q)), http.StatusOK)
-		data := r.Data(t)
-		next, more := nextCursor(t, r)
-		all = append(all, data...)
-		if !more {
-			if len(data) > pageSize {
-				t.Fatalf("last page has %d items, page size %d", len(data), pageSize)
-			}
-			return all
-		}
-		if len(data) != pageSize {
-			t.Fatalf("page %d has %d items with a nextCursor, want a full page of %d", pages, len(data), pageSize)
-		}
-		if last := itemIDs(data[len(data)-1:])[0]; last != next {
-			t.Fatalf("nextCursor %q is not the id of the page's last item %q", next, last)
-		}
-		cursor = next
-	}
-}
 
 // TestRequestID checks X-Request-Id on every kind of response and the treatment of a client's id.
 func TestRequestID(t *testing.T) {
@@ -324,29 +189,6 @@ func TestRoutingErrors(t *testing.T) {
 	})
 }
 
-// TestHealth checks that the health endpoints answer without authentication.
-func TestHealth(t *testing.T) {
-	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
-		for _, tc := range []struct {
-			path, status string
-			header       map[string]string
-		}{
-			{"//healthz", "ok", nil},
-			{"//readyz", "ready", nil},
-			{"//healthz", "ok", map[string]string{"Authorization": "Bearer garbage"}},
-			{"//readyz", "ready", map[string]string{"Authorization": "Bearer garbage"}},
-		} {
-			r := apitest.Must(t, s.Do(t, apitest.Request{Method: "GET", Path: tc.path, Header: tc.header}), http.StatusOK)
-			if got := r.Str(t, "status"); got != tc.status {
-				t.Fatalf("%s: status field %q, want %q", tc.path, got, tc.status)
-			}
-			if !strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") {
-				t.Fatalf("%s: Content-Type %q", tc.path, r.Header.Get("Content-Type"))
-			}
-		}
-	})
-}
-
 // TestRequestBodies checks the strict JSON binding on every endpoint that takes a body: each bad
 // body is 400 with the documented code and a message naming the field or the problem.
 func TestRequestBodies(t *testing.T) {
@@ -490,5 +332,409 @@ func TestBodyLimit(t *testing.T) {
 		t.Run("the server still answers afterwards", func(t *testing.T) {
 			apitest.Must(t, s.Get(t, w.annRW, "/notebooks"), http.StatusOK)
 		})
+	})
+}
+
+// rawResponse is what rawDo got: status, headers and the body exactly as sent (not decompressed).
+type rawResponse struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// noRedirects is a client that neither follows redirects nor decompresses on its own: these tests
+// look at exactly what the server sent.
+var noRedirects = &http.Client{
+	Timeout:       30 * time.Second,
+	CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	Transport:     &http.Transport{DisableCompression: true},
+}
+
+// rawDo sends method to the server's root-relative path with the given headers.
+func rawDo(t *testing.T, s *apitest.Server, method, path string, header map[string]string) rawResponse {
+	t.Helper()
+	req, err := http.NewRequest(method, s.URL+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, err := noRedirects.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Held to the OpenAPI document like every exchange of apitest.Server.Do.
+	s.Contract.Check(t, req, nil, apitest.Response{Status: resp.StatusCode, Header: resp.Header, Body: body})
+	return rawResponse{Status: resp.StatusCode, Header: resp.Header, Body: body}
+}
+
+// headVaries are the response headers whose value may differ between two requests in a row (not
+// their presence): the request id, the clock, the rate limit's count, the settings UI's fresh
+// CSRF cookie and the docs page's fresh CSP nonce. Content-Length and Transfer-Encoding are framing, checked apart.
+var headVaries = []string{"Date", "X-Request-Id", "X-Ratelimit-Remaining", "X-Ratelimit-Reset", "Ratelimit", "Set-Cookie", "Content-Security-Policy", "Content-Length", "Transfer-Encoding"}
+
+// TestHeadOnEveryGet: every GET route of the engine has a HEAD route, and for every GET route
+// (parameters filled with real ids where it has them) HEAD answers the same status and the same
+// headers with no body; HEAD on a path without GET stays 405.
+func TestHeadOnEveryGet(t *testing.T) {
+	apitest.EachDB(t, func(t *testing.T, kind string) {
+		var engine *gin.Engine
+		s := apitest.StartFx(t, kind, nil, fx.Populate(&engine))
+		w := newWorld(t, s)
+		note := createNote(t, s, w.annRW, w.teamNB, "HEAD #check with @Ann")["id"].(string)
+		task := apitest.Must(t, s.Post(t, w.annRW, "/tasks", map[string]any{"title": "head", "notebookId": w.teamNB}), http.StatusCreated).Str(t, "id")
+		session := s.OpenSession(t, w.ann)
+		params := map[string]string{
+			"/api/v1/notes/:id": note, "/api/v1/tasks/:id": task, "/api/v1/notebooks/:id": w.teamNB,
+			"/assets/:name": "app.css", "/settings/keys/:prefix": apitest.KeyPrefix(t, w.annRead),
+		}
+		fill := func(route string) string {
+			parts := strings.Split(route, "/")
+			for i, p := range parts {
+				if !strings.HasPrefix(p, ":") && !strings.HasPrefix(p, "*") {
+					continue
+				}
+				v, ok := params[strings.Join(parts[:i+1], "/")]
+				if !ok {
+					v = "x" // an unknown parameter: GET and HEAD must still agree
+				}
+				parts[i] = v
+			}
+			return strings.Join(parts, "/")
+		}
+
+		methods := map[string][]string{}
+		for _, r := range engine.Routes() {
+			methods[r.Path] = append(methods[r.Path], r.Method)
+		}
+		gets := 0
+		for route, ms := range methods {
+			if !slices.Contains(ms, http.MethodGet) {
+				if slices.Contains(ms, http.MethodHead) {
+					t.Errorf("%s answers HEAD without GET (%v)", route, ms)
+				}
+				continue
+			}
+			gets++
+			if !slices.Contains(ms, http.MethodHead) {
+				t.Errorf("GET %s has no HEAD route", route)
+				continue
+			}
+			path := fill(route)
+			h := map[string]string{
+				"Authorization":   "Bearer " + w.annRW,
+				"Cookie":          auth.SessionCookie + "=" + session.Token,
+				"Accept-Encoding": "identity", // gzip is never applied to HEAD; compare like with like
+			}
+			get, head := rawDo(t, s, http.MethodGet, path, h), rawDo(t, s, http.MethodHead, path, h)
+			if get.Status != head.Status {
+				t.Errorf("%s: GET %d, HEAD %d", path, get.Status, head.Status)
+				continue
+			}
+			if strings.HasPrefix(route, httpx.APIBase) && !slices.Contains(strings.Split(path, "/"), "x") && get.Status != http.StatusOK {
+				t.Errorf("GET %s: %d (%s), want 200", path, get.Status, get.Body)
+			}
+			if len(head.Body) != 0 {
+				t.Errorf("HEAD %s has a body: %q", path, head.Body)
+			}
+			if cl := head.Header.Get("Content-Length"); cl != "" && cl != strconv.Itoa(len(get.Body)) {
+				t.Errorf("HEAD %s: Content-Length %s, GET's body is %d bytes", path, cl, len(get.Body))
+			}
+			for name := range get.Header {
+				if slices.Contains(headVaries, name) {
+					if (head.Header[name] == nil) != (get.Header[name] == nil) && name != "Content-Length" && name != "Transfer-Encoding" {
+						t.Errorf("%s: header %s on GET %q, on HEAD %q", path, name, get.Header[name], head.Header[name])
+					}
+					continue
+				}
+				if !slices.Equal(get.Header[name], head.Header[name]) {
+					t.Errorf("%s: header %s: GET %q, HEAD %q", path, name, get.Header[name], head.Header[name])
+				}
+			}
+			for name := range head.Header {
+				if get.Header[name] == nil && name != "Content-Length" {
+					t.Errorf("%s: header %s only on HEAD (%q)", path, name, head.Header[name])
+				}
+			}
+		}
+		if gets < 15 {
+			t.Fatalf("only %d GET routes found in the engine", gets)
+		}
+		// A path without GET: HEAD is 405 like any other method it does not have.
+		r := s.Do(t, apitest.Request{Method: http.MethodHead, Path: "/suggestions/x/approve", Key: w.annRW})
+		if r.Status != http.StatusMethodNotAllowed {
+			t.Fatalf("HEAD /suggestions/x/approve: %d, want 405", r.Status)
+		}
+		// HEAD is a read: a read-only key may send it, and it is rate limited like a GET.
+		r = s.Do(t, apitest.Request{Method: http.MethodHead, Path: "/notes/" + note, Key: w.annRead})
+		if r.Status != http.StatusOK || r.Header.Get("X-RateLimit-Limit") == "" || r.Header.Get("RateLimit") == "" {
+			t.Fatalf("HEAD with a read key: %d, headers %v", r.Status, r.Header)
+		}
+	})
+}
+
+// gunzip decompresses a gzip body, failing the test when it is not one.
+func gunzip(t *testing.T, body []byte) []byte {
+	t.Helper()
+	zr, err := gzip.NewReader(bytes.NewReader(body))
+	if err != nil {
+		t.Fatalf("not gzip: %v", err)
+	}
+	out, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatalf("gzip body: %v", err)
+	}
+	return out
+}
+
+// TestGzip: a response of 1024 bytes or more is gzip-compressed when the request accepts gzip, and
+// its decompressed body is the identity body; 1023 bytes is not, nor is anything when the request
+// does not accept gzip, nor a HEAD. The boundary is met exactly: a note's content is sized until
+// its JSON is 1023, then 1024 bytes.
+func TestGzip(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
+		w := newWorld(t, s)
+		id := createNote(t, s, w.annRW, w.teamNB, "x")["id"].(string)
+		path := httpx.APIBase + "/notes/" + id
+		auth := map[string]string{"Authorization": "Bearer " + w.annRW}
+		with := func(extra map[string]string) map[string]string {
+			h := map[string]string{}
+			for k, v := range auth {
+				h[k] = v
+			}
+			for k, v := range extra {
+				h[k] = v
+			}
+			return h
+		}
+		identity := func() []byte {
+			r := rawDo(t, s, http.MethodGet, path, with(map[string]string{"Accept-Encoding": "identity"}))
+			if r.Status != 200 || r.Header.Get("Content-Encoding") != "" {
+				t.Fatalf("identity GET: %d, Content-Encoding %q", r.Status, r.Header.Get("Content-Encoding"))
+			}
+			return r.Body
+		}
+		setSize := func(size int) []byte {
+			t.Helper()
+			content := "x"
+			for range 3 {
+				overhead := len(identity()) - len(content)
+				content = strings.Repeat("x", size-overhead)
+				apitest.Must(t, patch(t, s, w.annRW, "/notes/"+id, map[string]any{"content": content}), 200)
+				if b := identity(); len(b) == size {
+					return b
+				}
+			}
+			t.Fatalf("could not size the note's JSON to %d bytes", size)
+			return nil
+		}
+		for _, tc := range []struct {
+			size int
+			gzip bool
+		}{{1023, false}, {1024, true}, {20000, true}} {
+			plain := setSize(tc.size)
+			for _, ae := range []string{"gzip", "gzip, deflate, br, zstd", "br;q=1.0, gzip;q=0.5"} {
+				r := rawDo(t, s, http.MethodGet, path, with(map[string]string{"Accept-Encoding": ae}))
+				if r.Status != 200 || !slices.Contains(r.Header.Values("Vary"), "Accept-Encoding") {
+					t.Fatalf("%d bytes, Accept-Encoding %q: %d, Vary %q", tc.size, ae, r.Status, r.Header.Values("Vary"))
+				}
+				got := r.Body
+				if ce := r.Header.Get("Content-Encoding"); tc.gzip != (ce == "gzip") || (!tc.gzip && ce != "") {
+					t.Fatalf("%d bytes, Accept-Encoding %q: Content-Encoding %q", tc.size, ae, ce)
+				}
+				if tc.gzip {
+					got = gunzip(t, r.Body)
+					if tc.size > 10000 && len(r.Body) > tc.size/10 {
+						t.Fatalf("%d bytes compressed to %d", tc.size, len(r.Body))
+					}
+				}
+				if !bytes.Equal(got, plain) {
+					t.Fatalf("%d bytes, Accept-Encoding %q: body differs from the identity body", tc.size, ae)
+				}
+			}
+			for _, ae := range []string{"", "identity", "gzip;q=0", "zstd", "br"} {
+				h := with(nil)
+				if ae != "" {
+					h["Accept-Encoding"] = ae
+				}
+				if r := rawDo(t, s, http.MethodGet, path, h); r.Header.Get("Content-Encoding") != "" || !bytes.Equal(r.Body, plain) {
+					t.Fatalf("%d bytes, Accept-Encoding %q: Content-Encoding %q", tc.size, ae, r.Header.Get("Content-Encoding"))
+				}
+			}
+			if r := rawDo(t, s, http.MethodHead, path, with(map[string]string{"Accept-Encoding": "gzip"})); r.Status != 200 || r.Header.Get("Content-Encoding") != "" {
+				t.Fatalf("HEAD: %d, Content-Encoding %q", r.Status, r.Header.Get("Content-Encoding"))
+			}
+		}
+		// Error envelopes and lists follow the same rule: a big list is compressed.
+		for range 10 {
+			createNote(t, s, w.annRW, w.teamNB, strings.Repeat("A longer note. ", 20))
+		}
+		r := rawDo(t, s, http.MethodGet, httpx.APIBase+"/notes", with(map[string]string{"Accept-Encoding": "gzip"}))
+		if r.Header.Get("Content-Encoding") != "gzip" {
+			t.Fatalf("a list of %d bytes is not compressed", len(r.Body))
+		}
+		if !bytes.HasPrefix(gunzip(t, r.Body), []byte(`{"data":[`)) {
+			t.Fatal("the compressed list is not the list")
+		}
+	})
+}
+
+// TestCreatedHasLocation: every 201 carries Location with the created resource's path
+// (CONTRACT.md section 11); where the API reads the resource at that path, GET on it answers it.
+func TestCreatedHasLocation(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
+		w := newWorld(t, s)
+		dave := s.NewUser(t, "Dave Invited")
+		type created struct {
+			name, path string
+			body       any
+			want       func(r apitest.Response) string // the Location the response must carry
+			readable   bool                            // GET Location answers the resource
+		}
+		byID := func(prefix string) func(r apitest.Response) string {
+			return func(r apitest.Response) string { return "/api/v1/" + prefix + "/" + r.Str(t, "id") }
+		}
+		note := apitest.Must(t, s.Post(t, w.annRW, "/notes", map[string]any{"content": "n", "notebookId": w.annNB}), http.StatusCreated).Str(t, "id")
+		task := apitest.Must(t, s.Post(t, w.annRW, "/tasks", map[string]any{"title": "t", "notebookId": w.annNB}), http.StatusCreated).Str(t, "id")
+		for _, tc := range []created{
+			{"note", "/notes", map[string]any{"content": "x", "notebookId": w.annNB}, byID("notes"), true},
+			{"task", "/tasks", map[string]any{"title": "x", "notebookId": w.annNB}, byID("tasks"), true},
+			{"notebook", "/notebooks", map[string]any{"name": "x"}, byID("notebooks"), true},
+			{"workspace", "/workspaces", map[string]any{"name": "x"}, byID("workspaces"), false},
+			{"note suggestion", "/notes/" + note + "/suggest", map[string]any{"content": "y"}, byID("suggestions"), false},
+			{"task suggestion", "/tasks/" + task + "/suggest", map[string]any{"content": "y"}, byID("suggestions"), false},
+			{"membership", "/workspaces/" + w.team + "/members", map[string]any{"email": dave.Email}, func(apitest.Response) string {
+				return "/api/v1/workspaces/" + w.team + "/members/" + dave.ID
+			}, false},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				r := apitest.Must(t, s.Post(t, w.annRW, tc.path, tc.body), http.StatusCreated)
+				want := tc.want(r)
+				if got := r.Header.Get("Location"); got != want {
+					t.Fatalf("Location %q, want %q", got, want)
+				}
+				if tc.readable {
+					got := apitest.Must(t, s.Get(t, w.annRW, strings.TrimPrefix(want, "/api/v1")), http.StatusOK)
+					if got.Str(t, "id") != r.Str(t, "id") {
+						t.Fatalf("GET %s answered %s", want, got.Body)
+					}
+				}
+			})
+		}
+		// An invitation of someone who already belongs creates nothing: 200, no Location.
+		r := apitest.Must(t, s.Post(t, w.annRW, "/workspaces/"+w.team+"/members", map[string]any{"email": dave.Email}), http.StatusOK)
+		if loc := r.Header.Get("Location"); loc != "" {
+			t.Fatalf("a 200 carries Location %q", loc)
+		}
+	})
+}
+
+// TestJSONDoesNotEscapeHTML: JSON bodies show <, > and & as written, not as \u003c, \u003e,
+// \u0026 (CONTRACT.md section 11): Markdown is full of `>`, and a client reading curl output
+// should see it. Success bodies, lists and error messages alike.
+func TestJSONDoesNotEscapeHTML(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
+		w := newWorld(t, s)
+		content := "> **Decision:** ship if a < b && b > c"
+		r := apitest.Must(t, s.Post(t, w.annRW, "/notes", map[string]any{"content": content, "notebookId": w.annNB}), http.StatusCreated)
+		list := apitest.Must(t, s.Get(t, w.annRW, "/notes"), http.StatusOK)
+		bad := s.Post(t, w.annRW, "/notes", `{"content": "x", "notebookId": "`+w.annNB+`", "<&>": 1}`)
+		apitest.CheckEnvelope(t, bad, http.StatusBadRequest, "VALIDATION_ERROR")
+		for name, body := range map[string][]byte{"created note": r.Body, "list": list.Body, "error": bad.Body} {
+			for _, escaped := range []string{`\u003c`, `\u003e`, `\u0026`} {
+				if bytes.Contains(body, []byte(escaped)) {
+					t.Errorf("%s: body escapes %s: %s", name, escaped, body)
+				}
+			}
+		}
+		var note struct{ Content string }
+		if err := json.Unmarshal(r.Body, &note); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(r.Body, []byte("a < b && b > c")) || !strings.HasPrefix(note.Content, "> ") {
+			t.Fatalf("the content's <, > and & are not in the body as written: %s", r.Body)
+		}
+		if !bytes.Contains(bad.Body, []byte(`<&>`)) {
+			t.Fatalf("the error message does not name the field as sent: %s", bad.Body)
+		}
+	})
+}
+
+// TestHeaderLimit: a request whose headers are over 64 KiB gets 431 with the error envelope and an
+// X-Request-Id (not net/http's plain-text answer), on every route, before authentication; up to
+// the limit a request is served.
+func TestHeaderLimit(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
+		key := s.NewKey(t, s.NewUser(t, "Hal Headers"), auth.ScopeRead)
+		pad := func(n int) map[string]string { return map[string]string{"X-Pad": strings.Repeat("p", n)} }
+
+		apitest.Must(t, s.Do(t, apitest.Request{Method: "GET", Path: "/notebooks", Key: key, Header: pad(httpx.MaxHeaderBytes - 1024)}), 200)
+
+		for _, tc := range []struct {
+			name string
+			req  apitest.Request
+		}{
+			{"API route, valid key", apitest.Request{Method: "GET", Path: "/notebooks", Key: key}},
+			{"API route, no key", apitest.Request{Method: "GET", Path: "/notebooks"}},
+			{"write", apitest.Request{Method: "POST", Path: "/notebooks", Key: key, Body: map[string]any{"name": "n"}}},
+			{"unknown route", apitest.Request{Method: "GET", Path: "//nowhere"}},
+			{"health", apitest.Request{Method: "GET", Path: "//healthz"}},
+			{"settings UI", apitest.Request{Method: "GET", Path: "//signin"}},
+		} {
+			for _, size := range []int{httpx.MaxHeaderBytes, 200 << 10} {
+				req := tc.req
+				req.Header = pad(size)
+				r := s.Do(t, req)
+				apitest.CheckEnvelope(t, r, http.StatusRequestHeaderFieldsTooLarge, "REQUEST_HEADERS_TOO_LARGE")
+				if !uuidV4RE.MatchString(r.Header.Get("X-Request-Id")) || !strings.Contains(string(r.Body), "64 KiB") {
+					t.Fatalf("%s, %d bytes: X-Request-Id %q, body %s", tc.name, size, r.Header.Get("X-Request-Id"), r.Body)
+				}
+			}
+		}
+		// Many headers count like one long one; a client's UUID request id is kept.
+		many := map[string]string{"X-Request-Id": "0b6c1f3e-4a8e-4f5e-9c1d-2e3f4a5b6c7d"}
+		for i := range 100 {
+			many["X-Pad-"+strings.Repeat("x", i%10)+string(rune('a'+i%26))+string(rune('a'+i/26))] = strings.Repeat("p", 700)
+		}
+		r := s.Do(t, apitest.Request{Method: "GET", Path: "/notebooks", Key: key, Header: many})
+		apitest.CheckEnvelope(t, r, http.StatusRequestHeaderFieldsTooLarge, "REQUEST_HEADERS_TOO_LARGE")
+		if r.Header.Get("X-Request-Id") != many["X-Request-Id"] {
+			t.Fatalf("X-Request-Id %q, want the client's", r.Header.Get("X-Request-Id"))
+		}
+	})
+}
+
+// TestEmptyQueryValues: a present but empty value of an enum or boolean query parameter is 400
+// VALIDATION_ERROR naming the parameter, on every list (an empty value is not one of the enum's
+// values, and reading it as "no filter" would hand back everything); limit likewise. An empty id
+// filter or cursor is no filter, no cursor (a documented convenience for clients that fill a URL
+// template with an absent value).
+func TestEmptyQueryValues(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
+		key := s.NewKey(t, s.NewUser(t, "Quinn Query"), auth.ScopeReadWrite)
+		for _, tc := range []struct{ path, param string }{
+			{"/audit-log?resourceType=", "resourceType"},
+			{"/audit-log?resourceType=&apiKeyId=", "resourceType"},
+			{"/tasks?status=", "status"},
+			{"/tasks?archived=", "archived"},
+			{"/notes?archived=", "archived"},
+			{"/notes?limit=", "limit"},
+			{"/tasks?limit=", "limit"},
+			{"/audit-log?limit=", "limit"},
+		} {
+			wantErr(t, s.Get(t, key, tc.path), http.StatusBadRequest, "VALIDATION_ERROR", `"`+tc.param+`"`)
+		}
+		for _, path := range []string{
+			"/audit-log?apiKeyId=", "/audit-log?cursor=", "/notes?notebookId=", "/notes?cursor=",
+			"/tasks?notebookId=", "/tasks?cursor=", "/audit-log?resourceType=note", "/tasks?status=TODO",
+		} {
+			apitest.Must(t, s.Get(t, key, path), http.StatusOK)
+		}
 	})
 }

@@ -4,24 +4,23 @@ import (
 	"bytes"
 	"net/http"
 	"reflect"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
-	"unicode/utf8"
 
 	"folio/modules/versions"
 	"folio/platform/auth"
 	"folio/platform/clock"
+	"folio/platform/config"
 	"folio/platform/httpx"
 	"folio/tests/apitest"
 )
 
-// This file holds the access matrices of notes and tasks with every principal of newWorld, the
-// lists each principal sees, and the notes and tasks edge cases (empty PATCH, dates, limit and
-// cursor, archived filter, error messages, sizes, inputs that must never be a 500). The matrix
-// runner is in matrix_test.go.
+// What notes and tasks (the items) share: the helpers that write either kind, an empty PATCH,
+// dates, the error messages of bad requests, inputs that must never be a 500, and the notebook's
+// item limit. Their access is in item_access_test.go, their paging in paging_test.go, their sizes
+// in content_limits_test.go, their audit entries in audit_test.go.
 
 // newContent creates a note (content text) or a task (notes text) and returns its id.
 func newContent(t *testing.T, s *apitest.Server, key, kind, notebookID, text string) string {
@@ -45,259 +44,8 @@ func textField(kind string) string {
 	return "notes"
 }
 
-// textWrite is a request that writes Markdown: a create, a PATCH or a suggestion on a note or a task.
-type textWrite struct {
-	name, method, path, field string
-	extra                     map[string]any // the rest of the body
-}
-
-// textWrites are every request that writes Markdown, on Ann's note and task (paths) in her
-// personal notebook.
-func textWrites(w *world, note, task string) []textWrite {
-	return []textWrite{
-		{"create note", "POST", "/notes", "content", map[string]any{"notebookId": w.annNB}},
-		{"patch note", "PATCH", note, "content", nil},
-		{"create task", "POST", "/tasks", "notes", map[string]any{"title": "t", "notebookId": w.annNB}},
-		{"patch task", "PATCH", task, "notes", nil},
-		{"suggest on a note", "POST", note + "/suggest", "content", nil},
-		{"suggest on a task", "POST", task + "/suggest", "content", nil},
-	}
-}
-
-// send sends text in the request's Markdown field, as Ann.
-func (tw textWrite) send(t *testing.T, s *apitest.Server, w *world, text string) apitest.Response {
-	t.Helper()
-	body := map[string]any{tw.field: text}
-	for k, v := range tw.extra {
-		body[k] = v
-	}
-	return s.Do(t, apitest.Request{Method: tw.method, Path: tw.path, Key: w.annRW, Body: body})
-}
-
 // notFoundCode is the 404 code of a kind.
 func notFoundCode(kind string) string { return strings.ToUpper(kind) + "_NOT_FOUND" }
-
-// TestContentAccessMatrix sends every note and task endpoint with every principal of newWorld:
-// Ann's personal item, a Team item and Carl's item, read, listed with each notebook filter,
-// created, patched, moved and deleted. CONTRACT.md section 6: naming another notebook (query or
-// body) is KEY_NOTEBOOK_MISMATCH / KEY_WORKSPACE_MISMATCH; an item fetched by its own id outside
-// the key's reach is the kind's 404; scope comes before the request's shape, the shape before
-// access.
-func TestContentAccessMatrix(t *testing.T) { runKindMatrices(t, contentMatrix) }
-
-func contentMatrix(s *apitest.Server, w *world, kind string) []matrixRow {
-	gone := "404 " + notFoundCode(kind)
-	base := "/" + kind + "s"
-	var personal, team, carls string
-	// item returns the path of an existing item, created on first use (rows are built before the
-	// subtests run, so the items are created lazily, inside a test).
-	item := func(id *string, key, notebookID string) func(t *testing.T) string {
-		return func(t *testing.T) string {
-			if *id == "" {
-				*id = newContent(t, s, key, kind, notebookID, "fixed #item @someone")
-			}
-			return base + "/" + *id
-		}
-	}
-	personalPath, teamPath, carlPath := item(&personal, w.annRW, w.annNB), item(&team, w.annRW, w.teamNB), item(&carls, w.carlRW, w.carlNB)
-	// onItem sends body to an existing item; a refusal must leave it unchanged.
-	onItem := func(path func(*testing.T) string, ownerKey string, body any) func(t *testing.T) matrixReq {
-		return func(t *testing.T) matrixReq {
-			p := path(t)
-			return matrixReq{path: p, body: body, probe: []string{p}, probeKey: ownerKey}
-		}
-	}
-	// onFresh sends body to a new item per cell (moves and deletes consume their target).
-	onFresh := func(ownerKey, notebookID string, body any, after func(t *testing.T, path string, r apitest.Response)) func(t *testing.T) matrixReq {
-		return func(t *testing.T) matrixReq {
-			p := base + "/" + newContent(t, s, ownerKey, kind, notebookID, "fresh #item")
-			req := matrixReq{path: p, body: body, probe: []string{p}, probeKey: ownerKey}
-			if after != nil {
-				req.after = func(t *testing.T, r apitest.Response) { after(t, p, r) }
-			}
-			return req
-		}
-	}
-	movedTo := func(notebookID string) func(t *testing.T, path string, r apitest.Response) {
-		return func(t *testing.T, path string, r apitest.Response) {
-			if got := r.Str(t, "notebookId"); got != notebookID {
-				t.Errorf("moved to %s, want %s", got, notebookID)
-			}
-			if got := apitest.Must(t, s.Get(t, w.annRW, path), http.StatusOK).Str(t, "notebookId"); got != notebookID {
-				t.Errorf("GET after the move: notebookId %s, want %s", got, notebookID)
-			}
-		}
-	}
-	deleted := func(t *testing.T, path string, r apitest.Response) {
-		if string(r.Body) != `{"ok":true}` {
-			t.Errorf("DELETE body %s", r.Body)
-		}
-		wantErr(t, s.Get(t, w.annRW, path), http.StatusNotFound, notFoundCode(kind))
-		wantErr(t, s.Get(t, w.carlRW, path), http.StatusNotFound, notFoundCode(kind))
-	}
-	// A body that changes the item when accepted.
-	change := map[string]any{"content": "patched #p"}
-	badValue := map[string]any{"archived": "yes"}
-	missingBody := map[string]any{"notebookId": w.carlNB}
-	if kind == "task" {
-		change = map[string]any{"status": "DONE", "priority": "URGENT"}
-		badValue = map[string]any{"status": "done"}
-	}
-	onPersonal := func(body any) func(t *testing.T) matrixReq { return onItem(personalPath, w.annRW, body) }
-	onTeam := func(body any) func(t *testing.T) matrixReq { return onItem(teamPath, w.annRW, body) }
-	onCarls := func(body any) func(t *testing.T) matrixReq { return onItem(carlPath, w.carlRW, body) }
-	get := func(path func(*testing.T) string) func(t *testing.T) matrixReq {
-		return func(t *testing.T) matrixReq { return matrixReq{path: path(t)} }
-	}
-	// asMarkdown reads the item with Accept: text/markdown: a note answers with its content alone
-	// (CONTRACT.md section 17), a task with its JSON as ever.
-	asMarkdown := func(path func(*testing.T) string) func(t *testing.T) matrixReq {
-		return func(t *testing.T) matrixReq {
-			return matrixReq{path: path(t), header: map[string]string{"Accept": "text/markdown"}, after: func(t *testing.T, r apitest.Response) {
-				wantType := map[string]string{"note": "text/markdown; charset=utf-8", "task": "application/json; charset=utf-8"}[kind]
-				if got := r.Header.Get("Content-Type"); got != wantType {
-					t.Errorf("Accept: text/markdown on a %s: Content-Type %q, want %q", kind, got, wantType)
-				}
-			}}
-		}
-	}
-	unknownID := "zzzzzzzzzzzzzzzzzzzzzzzz"
-
-	return []matrixRow{
-		{name: "list", method: "GET", req: fixed(base, nil),
-			want: map[string]string{"read": ok, "write": scope, "rw": ok, "ws": ok, "wsRead": ok, "nbTeam": ok, "nbPersonal": ok, "carl": ok, "bob": ok}},
-		{name: "list filtered to the Team notebook", method: "GET", req: fixed(base+"?notebookId="+w.teamNB, nil),
-			want: map[string]string{"read": ok, "write": scope, "rw": ok, "ws": ok, "wsRead": ok, "nbTeam": ok, "nbPersonal": nbMis, "carl": nbGone, "bob": ok}},
-		{name: "list filtered to Ann's personal notebook", method: "GET", req: fixed(base+"?notebookId="+w.annNB, nil),
-			want: map[string]string{"read": ok, "write": scope, "rw": ok, "ws": wsMis, "wsRead": wsMis, "nbTeam": nbMis, "nbPersonal": ok, "carl": nbGone, "bob": nbGone}},
-		{name: "list filtered to Carl's notebook", method: "GET", req: fixed(base+"?notebookId="+w.carlNB, nil),
-			want: map[string]string{"read": nbGone, "write": scope, "rw": nbGone, "ws": nbGone, "wsRead": nbGone, "nbTeam": nbMis, "nbPersonal": nbMis, "carl": ok, "bob": nbGone}},
-		{name: "list filtered to an unknown notebook", method: "GET", req: fixed(base+"?notebookId="+unknownID, nil),
-			want: map[string]string{"read": nbGone, "write": scope, "rw": nbGone, "ws": nbGone, "wsRead": nbGone, "nbTeam": nbMis, "nbPersonal": nbMis, "carl": nbGone, "bob": nbGone}},
-		{name: "list with a bad archived value (shape before access)", method: "GET", req: fixed(base+"?archived=yes&notebookId="+w.carlNB, nil),
-			want: map[string]string{"read": bad, "write": scope, "rw": bad, "ws": bad, "wsRead": bad, "nbTeam": bad, "nbPersonal": bad, "carl": bad, "bob": bad}},
-		{name: "get Ann's personal item", method: "GET", req: get(personalPath),
-			want: map[string]string{"read": ok, "write": scope, "rw": ok, "ws": gone, "wsRead": gone, "nbTeam": gone, "nbPersonal": ok, "carl": gone, "bob": gone}},
-		{name: "get the Team item", method: "GET", req: get(teamPath),
-			want: map[string]string{"read": ok, "write": scope, "rw": ok, "ws": ok, "wsRead": ok, "nbTeam": ok, "nbPersonal": gone, "carl": gone, "bob": ok}},
-		{name: "get Carl's item", method: "GET", req: get(carlPath),
-			want: map[string]string{"read": gone, "write": scope, "rw": gone, "ws": gone, "wsRead": gone, "nbTeam": gone, "nbPersonal": gone, "carl": ok, "bob": gone}},
-		{name: "get Ann's personal item as Markdown", method: "GET", req: asMarkdown(personalPath),
-			want: map[string]string{"read": ok, "write": scope, "rw": ok, "ws": gone, "wsRead": gone, "nbTeam": gone, "nbPersonal": ok, "carl": gone, "bob": gone}},
-		{name: "get the Team item as Markdown", method: "GET", req: asMarkdown(teamPath),
-			want: map[string]string{"read": ok, "write": scope, "rw": ok, "ws": ok, "wsRead": ok, "nbTeam": ok, "nbPersonal": gone, "carl": gone, "bob": ok}},
-		{name: "get Carl's item as Markdown", method: "GET", req: asMarkdown(carlPath),
-			want: map[string]string{"read": gone, "write": scope, "rw": gone, "ws": gone, "wsRead": gone, "nbTeam": gone, "nbPersonal": gone, "carl": ok, "bob": gone}},
-		{name: "get an unknown id", method: "GET", req: fixed(base+"/"+unknownID, nil),
-			want: map[string]string{"read": gone, "write": scope, "rw": gone, "ws": gone, "wsRead": gone, "nbTeam": gone, "nbPersonal": gone, "carl": gone, "bob": gone}},
-		{name: "get a malformed id", method: "GET", req: fixed(base+"/Not-An-Id", nil),
-			want: map[string]string{"read": gone, "write": scope, "rw": gone, "ws": gone, "wsRead": gone, "nbTeam": gone, "nbPersonal": gone, "carl": gone, "bob": gone}},
-		{name: "create in the Team notebook", method: "POST", req: fixed(base, contentBody(kind, w.teamNB, "new #x")),
-			want: map[string]string{"read": scope, "write": created, "rw": created, "ws": created, "wsRead": scope, "nbTeam": created, "nbPersonal": nbMis, "carl": nbGone, "bob": created}},
-		{name: "create in Ann's personal notebook", method: "POST", req: fixed(base, contentBody(kind, w.annNB, "new #x")),
-			want: map[string]string{"read": scope, "write": created, "rw": created, "ws": wsMis, "wsRead": scope, "nbTeam": nbMis, "nbPersonal": created, "carl": nbGone, "bob": nbGone}},
-		{name: "create in Carl's notebook", method: "POST", req: fixed(base, contentBody(kind, w.carlNB, "new #x")),
-			want: map[string]string{"read": scope, "write": nbGone, "rw": nbGone, "ws": nbGone, "wsRead": scope, "nbTeam": nbMis, "nbPersonal": nbMis, "carl": created, "bob": nbGone}},
-		{name: "create in an unknown notebook", method: "POST", req: fixed(base, contentBody(kind, unknownID, "new")),
-			want: map[string]string{"read": scope, "write": nbGone, "rw": nbGone, "ws": nbGone, "wsRead": scope, "nbTeam": nbMis, "nbPersonal": nbMis, "carl": nbGone, "bob": nbGone}},
-		{name: "create without the required text field (shape before access)", method: "POST", req: fixed(base, missingBody),
-			want: map[string]string{"read": scope, "write": missing, "rw": missing, "ws": missing, "wsRead": scope, "nbTeam": missing, "nbPersonal": missing, "carl": missing, "bob": missing}},
-		{name: "patch Ann's personal item", method: "PATCH", req: onPersonal(change),
-			want: map[string]string{"read": scope, "write": ok, "rw": ok, "ws": gone, "wsRead": scope, "nbTeam": gone, "nbPersonal": ok, "carl": gone, "bob": gone}},
-		{name: "patch the Team item", method: "PATCH", req: onTeam(change),
-			want: map[string]string{"read": scope, "write": ok, "rw": ok, "ws": ok, "wsRead": scope, "nbTeam": ok, "nbPersonal": gone, "carl": gone, "bob": ok}},
-		{name: "patch Carl's item", method: "PATCH", req: onCarls(change),
-			want: map[string]string{"read": scope, "write": gone, "rw": gone, "ws": gone, "wsRead": scope, "nbTeam": gone, "nbPersonal": gone, "carl": ok, "bob": gone}},
-		{name: "empty patch of Ann's personal item", method: "PATCH", req: onPersonal(map[string]any{}),
-			want: map[string]string{"read": scope, "write": ok, "rw": ok, "ws": gone, "wsRead": scope, "nbTeam": gone, "nbPersonal": ok, "carl": gone, "bob": gone}},
-		{name: "empty patch of Carl's item", method: "PATCH", req: onCarls(map[string]any{}),
-			want: map[string]string{"read": scope, "write": gone, "rw": gone, "ws": gone, "wsRead": scope, "nbTeam": gone, "nbPersonal": gone, "carl": ok, "bob": gone}},
-		{name: "patch Carl's item with a bad value (shape before access)", method: "PATCH", req: onCarls(badValue),
-			want: map[string]string{"read": scope, "write": bad, "rw": bad, "ws": bad, "wsRead": scope, "nbTeam": bad, "nbPersonal": bad, "carl": bad, "bob": bad}},
-		{name: "patch an unknown id", method: "PATCH", req: fixed(base+"/"+unknownID, change),
-			want: map[string]string{"read": scope, "write": gone, "rw": gone, "ws": gone, "wsRead": scope, "nbTeam": gone, "nbPersonal": gone, "carl": gone, "bob": gone}},
-		{name: "move a Team item to Ann's personal notebook", method: "PATCH", req: onFresh(w.annRW, w.teamNB, map[string]any{"notebookId": w.annNB}, movedTo(w.annNB)),
-			want: map[string]string{"read": scope, "write": ok, "rw": ok, "ws": wsMis, "wsRead": scope, "nbTeam": nbMis, "nbPersonal": gone, "carl": gone, "bob": nbGone}},
-		{name: "move a personal item to the Team notebook", method: "PATCH", req: onFresh(w.annRW, w.annNB, map[string]any{"notebookId": w.teamNB}, movedTo(w.teamNB)),
-			want: map[string]string{"read": scope, "write": ok, "rw": ok, "ws": gone, "wsRead": scope, "nbTeam": gone, "nbPersonal": nbMis, "carl": gone, "bob": gone}},
-		{name: "move the Team item to Carl's notebook", method: "PATCH", req: onTeam(map[string]any{"notebookId": w.carlNB}),
-			want: map[string]string{"read": scope, "write": nbGone, "rw": nbGone, "ws": nbGone, "wsRead": scope, "nbTeam": nbMis, "nbPersonal": gone, "carl": gone, "bob": nbGone}},
-		{name: "move the Team item to an unknown notebook", method: "PATCH", req: onTeam(map[string]any{"notebookId": unknownID}),
-			want: map[string]string{"read": scope, "write": nbGone, "rw": nbGone, "ws": nbGone, "wsRead": scope, "nbTeam": nbMis, "nbPersonal": gone, "carl": gone, "bob": nbGone}},
-		{name: "move the Team item to its own notebook", method: "PATCH", req: onTeam(map[string]any{"notebookId": w.teamNB}),
-			want: map[string]string{"read": scope, "write": ok, "rw": ok, "ws": ok, "wsRead": scope, "nbTeam": ok, "nbPersonal": gone, "carl": gone, "bob": ok}},
-		{name: "delete a Team item", method: "DELETE", req: onFresh(w.annRW, w.teamNB, nil, deleted),
-			want: map[string]string{"read": scope, "write": ok, "rw": ok, "ws": ok, "wsRead": scope, "nbTeam": ok, "nbPersonal": gone, "carl": gone, "bob": ok}},
-		{name: "delete a personal item", method: "DELETE", req: onFresh(w.annRW, w.annNB, nil, deleted),
-			want: map[string]string{"read": scope, "write": ok, "rw": ok, "ws": gone, "wsRead": scope, "nbTeam": gone, "nbPersonal": ok, "carl": gone, "bob": gone}},
-		{name: "delete Carl's item", method: "DELETE", req: onFresh(w.carlRW, w.carlNB, nil, nil),
-			want: map[string]string{"read": scope, "write": gone, "rw": gone, "ws": gone, "wsRead": scope, "nbTeam": gone, "nbPersonal": gone, "carl": ok, "bob": gone}},
-		{name: "delete an item already deleted", method: "DELETE", req: func(t *testing.T) matrixReq {
-			p := base + "/" + newContent(t, s, w.annRW, kind, w.teamNB, "doomed")
-			apitest.Must(t, s.Delete(t, w.annRW, p), http.StatusOK)
-			return matrixReq{path: p}
-		}, want: map[string]string{"read": scope, "write": gone, "rw": gone, "ws": gone, "wsRead": scope, "nbTeam": gone, "nbPersonal": gone, "carl": gone, "bob": gone}},
-	}
-}
-
-// TestContentListVisibility checks what each principal's GET /notes and GET /tasks return, with
-// and without archived=true: exactly the items of the notebooks it may reach.
-func TestContentListVisibility(t *testing.T) {
-	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
-		w := newWorld(t, s)
-		keys := matrixKeys(w)
-		bobNB := apitest.Must(t, s.Post(t, w.bobRW, "/notebooks", map[string]any{"name": "Bob personal"}), http.StatusCreated).Str(t, "id")
-		for _, kind := range []string{"note", "task"} {
-			t.Run(kind, func(t *testing.T) {
-				base := "/" + kind + "s"
-				mk := func(key, nb, name string, archived bool) string {
-					id := newContent(t, s, key, kind, nb, name)
-					if archived {
-						apitest.Must(t, patch(t, s, key, base+"/"+id, map[string]any{"archived": true}), http.StatusOK)
-					}
-					return id
-				}
-				// Created in this order, so every list is newest first: b, c, tA, t, pA, p.
-				p, pA := mk(w.annRW, w.annNB, "personal", false), mk(w.annRW, w.annNB, "personal archived", true)
-				tm, tA := mk(w.bobRW, w.teamNB, "team by Bob", false), mk(w.annRW, w.teamNB, "team archived", true)
-				c, b := mk(w.carlRW, w.carlNB, "Carl's", false), mk(w.bobRW, bobNB, "Bob's own", false)
-				deleted := mk(w.annRW, w.teamNB, "deleted", false)
-				apitest.Must(t, s.Delete(t, w.annRW, base+"/"+deleted), http.StatusOK)
-				for _, tc := range []struct {
-					col            string
-					live, archived []string
-				}{
-					{"read", []string{tm, p}, []string{tA, pA}},
-					{"rw", []string{tm, p}, []string{tA, pA}},
-					{"ws", []string{tm}, []string{tA}},
-					{"wsRead", []string{tm}, []string{tA}},
-					{"nbTeam", []string{tm}, []string{tA}},
-					{"nbPersonal", []string{p}, []string{pA}},
-					{"carl", []string{c}, nil},
-					{"bob", []string{b, tm}, []string{tA}},
-				} {
-					for query, want := range map[string][]string{"": tc.live, "?archived=false": tc.live, "?archived=true": tc.archived} {
-						got := listIDs(t, s, keys[tc.col], base+query+map[bool]string{true: "&", false: "?"}[query != ""]+"limit=100")
-						if !slices.Equal(got, want) && !(len(got) == 0 && len(want) == 0) {
-							t.Errorf("%s GET %s%s: got %v, want %v", tc.col, base, query, got, want)
-						}
-					}
-				}
-			})
-		}
-	})
-}
-
-// auditCount is the number of audit entries on one resource, read from the table itself (every
-// principal's view of the log is narrower than "all").
-func auditCount(t testing.TB, s *apitest.Server, resourceID string) int64 {
-	t.Helper()
-	var n int64
-	if err := s.DB.Table("audit_entries").Where("resource_id = ?", resourceID).Count(&n).Error; err != nil {
-		t.Fatal(err)
-	}
-	return n
-}
 
 // TestContentPatchWithoutFields: PATCH {} answers 200 with the item exactly as it was (updatedAt
 // included), writes nothing (no audit entry, no snapshot) and still needs access; a PATCH that
@@ -435,130 +183,6 @@ func TestContentDates(t *testing.T) {
 	})
 }
 
-// TestContentPaging: limit and cursor on GET /notes and GET /tasks. Pages walk the list newest
-// first without gaps; a cursor naming an item deleted or archived since still works; a cursor
-// naming no item of this list for this caller (unknown, malformed, another user's, another kind's,
-// outside a notebook key's notebook) is 400 naming "cursor"; archived=true lists only archived
-// items.
-func TestContentPaging(t *testing.T) {
-	apitest.ForEachDBWithClock(t, time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC), func(t *testing.T, s *apitest.Server, fake *clock.Fake) {
-		w := newWorld(t, s)
-		type fixture struct {
-			ids            []string // Ann's personal items, oldest first
-			team, carlItem string
-		}
-		items := map[string]*fixture{}
-		for _, kind := range []string{"note", "task"} {
-			f := &fixture{}
-			for i := 0; i < 7; i++ {
-				fake.Advance(time.Millisecond)
-				f.ids = append(f.ids, newContent(t, s, w.annRW, kind, w.annNB, "item "+strconv.Itoa(i)))
-			}
-			fake.Advance(time.Millisecond)
-			f.team = newContent(t, s, w.annRW, kind, w.teamNB, "team item")
-			f.carlItem = newContent(t, s, w.carlRW, kind, w.carlNB, "Carl's item")
-			items[kind] = f
-		}
-		for _, kind := range []string{"note", "task"} {
-			t.Run(kind, func(t *testing.T) {
-				base := "/" + kind + "s"
-				ids, teamItem, carlItem := items[kind].ids, items[kind].team, items[kind].carlItem
-				otherKind := items[map[string]string{"note": "task", "task": "note"}[kind]].ids[3]
-				rev := func(list []string) []string {
-					out := slices.Clone(list)
-					slices.Reverse(out)
-					return out
-				}
-				all := append([]string{teamItem}, rev(ids)...)
-
-				// Full walks with several page sizes.
-				for _, limit := range []int{1, 2, 3, 8, 100, 1000} {
-					if got := itemIDs(walk(t, s, w.annRW, base, limit)); !slices.Equal(got, all) {
-						t.Fatalf("walk with limit %d: %v, want %v", limit, got, all)
-					}
-				}
-				if got := listIDs(t, s, w.annRW, base); !slices.Equal(got, all) {
-					t.Fatalf("default page: %v", got)
-				}
-				page := func(key, query string) []string { return listIDs(t, s, key, base+"?"+query) }
-
-				// A cursor naming an item deleted or archived since keeps its place.
-				apitest.Must(t, s.Delete(t, w.annRW, base+"/"+ids[4]), http.StatusOK)
-				apitest.Must(t, patch(t, s, w.annRW, base+"/"+ids[2], map[string]any{"archived": true}), http.StatusOK)
-				if got, want := page(w.annRW, "cursor="+ids[4]), []string{ids[3], ids[1], ids[0]}; !slices.Equal(got, want) {
-					t.Fatalf("after the deleted cursor item: %v, want %v", got, want)
-				}
-				if got, want := page(w.annRW, "limit=1&cursor="+ids[2]), []string{ids[1]}; !slices.Equal(got, want) {
-					t.Fatalf("after the archived cursor item: %v, want %v", got, want)
-				}
-				// The same cursor with a notebook filter, and the filter's own items only.
-				if got, want := page(w.annRW, "notebookId="+w.annNB+"&cursor="+teamItem), []string{ids[6], ids[5], ids[3], ids[1], ids[0]}; !slices.Equal(got, want) {
-					t.Fatalf("filtered list after a cursor of another visible notebook: %v, want %v", got, want)
-				}
-				// archived=true lists only archived items, archived=false only live ones.
-				if got := page(w.annRW, "archived=true"); !slices.Equal(got, []string{ids[2]}) {
-					t.Fatalf("archived=true: %v", got)
-				}
-				if got := page(w.annRW, "archived=false"); slices.Contains(got, ids[2]) || slices.Contains(got, ids[4]) || len(got) != 6 {
-					t.Fatalf("archived=false: %v", got)
-				}
-				// The last page ends with nextCursor null.
-				r := apitest.Must(t, s.Get(t, w.annRW, base+"?cursor="+ids[1]), http.StatusOK)
-				if next, more := nextCursor(t, r); more || !slices.Equal(itemIDs(r.Data(t)), []string{ids[0]}) {
-					t.Fatalf("last page: %s (next %q)", r.Body, next)
-				}
-				// A cursor at the very last item: an empty page, not an error.
-				if got := page(w.annRW, "cursor="+ids[0]); len(got) != 0 {
-					t.Fatalf("after the oldest item: %v", got)
-				}
-
-				for _, tc := range []struct {
-					name, key, query string
-				}{
-					{"unknown id", w.annRW, "cursor=zzzzzzzzzzzzzzzzzzzzzzzz"},
-					{"malformed", w.annRW, "cursor=not-an-id"},
-					{"another user's item", w.annRW, "cursor=" + carlItem},
-					{"an item of the other kind", w.annRW, "cursor=" + otherKind},
-					{"an item outside the notebook key's notebook", w.annPersonalNB, "cursor=" + teamItem},
-					{"an item outside the workspace key's workspace", w.annTeam, "cursor=" + ids[3]},
-					{"a personal item for a member", w.bobRW, "cursor=" + ids[3]},
-					{"a NUL", w.annRW, "cursor=%00"},
-				} {
-					wantErr(t, s.Get(t, tc.key, base+"?"+tc.query), http.StatusBadRequest, "VALIDATION_ERROR", "cursor")
-				}
-				for _, q := range []string{"limit=0", "limit=-1", "limit=abc", "limit=1.5", "limit=", "limit=%00", "limit=1e2"} {
-					wantErr(t, s.Get(t, w.annRW, base+"?"+q), http.StatusBadRequest, "VALIDATION_ERROR", "limit")
-				}
-				for _, q := range []string{"archived=TRUE", "archived=1", "archived=yes", "archived="} {
-					wantErr(t, s.Get(t, w.annRW, base+"?"+q), http.StatusBadRequest, "VALIDATION_ERROR", "archived")
-				}
-				// An empty cursor is no cursor.
-				if got := page(w.annRW, "cursor="); len(got) != 6 {
-					t.Fatalf("cursor= : %v", got)
-				}
-			})
-		}
-		// Tasks: status and archived filters combine.
-		a := newContent(t, s, w.annRW, "task", w.annNB, "blocked and archived")
-		apitest.Must(t, patch(t, s, w.annRW, "/tasks/"+a, map[string]any{"status": "BLOCKED", "archived": true}), http.StatusOK)
-		b := newContent(t, s, w.annRW, "task", w.annNB, "blocked")
-		apitest.Must(t, patch(t, s, w.annRW, "/tasks/"+b, map[string]any{"status": "BLOCKED"}), http.StatusOK)
-		for query, want := range map[string][]string{
-			"status=BLOCKED":                        {b},
-			"status=BLOCKED&archived=true":          {a},
-			"status=DONE&archived=true":             nil,
-			"status=BLOCKED&notebookId=" + w.teamNB: nil,
-		} {
-			if got := listIDs(t, s, w.annRW, "/tasks?"+query); !slices.Equal(got, want) && len(got)+len(want) > 0 {
-				t.Errorf("GET /tasks?%s: %v, want %v", query, got, want)
-			}
-		}
-		for _, q := range []string{"status=done", "status=", "status=Blocked", "status=%00"} {
-			wantErr(t, s.Get(t, w.annRW, "/tasks?"+q), http.StatusBadRequest, "VALIDATION_ERROR", "status")
-		}
-	})
-}
-
 // TestContentErrorMessages: every 400 of the notes, tasks and suggest endpoints names the field or
 // query parameter at fault (CONTRACT.md section 1), with the right code: MISSING_FIELD for an
 // absent or null required field, INVALID_MARKDOWN (naming the field, the construct and its line)
@@ -662,56 +286,6 @@ func TestContentErrorMessages(t *testing.T) {
 	})
 }
 
-// TestContentSizes: note content, task notes and suggested content hold exactly 100,000 characters
-// (code points, whatever their UTF-8 length) and refuse 100,001; a task title 500 and a rationale
-// 2,000. What is accepted comes back whole.
-func TestContentSizes(t *testing.T) {
-	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
-		w := newWorld(t, s)
-		note := "/notes/" + newContent(t, s, w.annRW, "note", w.annNB, "short")
-		task := "/tasks/" + newContent(t, s, w.annRW, "task", w.annNB, "short")
-		for _, ch := range []string{"a", "é", "€", "😀"} {
-			exact, over := strings.Repeat(ch, 100_000), strings.Repeat(ch, 100_001)
-			for _, tc := range textWrites(w, note, task) {
-				t.Run(tc.name+" "+ch, func(t *testing.T) {
-					send := func(text string) apitest.Response { return tc.send(t, s, w, text) }
-					wantErr(t, send(over), http.StatusBadRequest, "VALIDATION_ERROR", tc.field)
-					r := send(exact)
-					if r.Status != http.StatusOK && r.Status != http.StatusCreated {
-						t.Fatalf("exactly 100,000 characters: %d %.300s", r.Status, r.Body)
-					}
-					field := tc.field
-					if strings.HasSuffix(tc.path, "/suggest") {
-						field = "suggestedContent"
-					}
-					if got := r.Str(t, field); got != exact {
-						t.Fatalf("%s came back with %d characters, not the 100,000 sent", field, utf8.RuneCountInString(got))
-					}
-				})
-			}
-		}
-		for _, tc := range []struct {
-			name      string
-			path      string
-			body      map[string]any
-			field     string
-			exact, ok int
-		}{
-			{"task title", "/tasks", map[string]any{"notebookId": w.annNB}, "title", 500, http.StatusCreated},
-			{"rationale", note + "/suggest", map[string]any{"content": "x"}, "rationale", 2000, http.StatusCreated},
-		} {
-			for _, ch := range []string{"a", "ü", "🦀"} {
-				tc.body[tc.field] = strings.Repeat(ch, tc.exact)
-				if got := apitest.Must(t, s.Post(t, w.annRW, tc.path, tc.body), tc.ok).Str(t, tc.field); got != tc.body[tc.field] {
-					t.Fatalf("%s of %d %q came back as %d characters", tc.name, tc.exact, ch, utf8.RuneCountInString(got))
-				}
-				tc.body[tc.field] = strings.Repeat(ch, tc.exact+1)
-				wantErr(t, s.Post(t, w.annRW, tc.path, tc.body), http.StatusBadRequest, "VALIDATION_ERROR", tc.field)
-			}
-		}
-	})
-}
-
 // TestContentNoServerError throws hostile but well-formed requests at the content endpoints: no
 // answer is a 500 (an error is a proper 4xx envelope), and everything stored reads back. Several
 // rows were 500s on PostgreSQL: a NUL in a task title or a rationale, a tag name over 200
@@ -802,4 +376,32 @@ func TestContentNoServerError(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestItemLimit: notes and tasks share a notebook's FOLIO_NOTEBOOK_ITEM_LIMIT; deletes free slots,
+// moves need a slot in the target, and concurrent creates never pass the limit.
+func TestItemLimit(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
+		w := newWorld(t, s)
+		note := createNote(t, s, w.annRW, w.annNB, "one")["id"].(string)
+		apitest.Must(t, s.Post(t, w.annRW, "/tasks", map[string]any{"title": "two", "notebookId": w.annNB}), http.StatusCreated)
+		apitest.Must(t, s.Post(t, w.annRW, "/tasks", map[string]any{"title": "three", "notebookId": w.annNB}), http.StatusCreated)
+		wantErr(t, s.Post(t, w.annRW, "/notes", map[string]any{"content": "four", "notebookId": w.annNB}), http.StatusForbidden, "ITEM_LIMIT_REACHED")
+		wantErr(t, s.Post(t, w.annRW, "/tasks", map[string]any{"title": "four", "notebookId": w.annNB}), http.StatusForbidden, "ITEM_LIMIT_REACHED")
+		// A move into the full notebook is refused too.
+		other := createNote(t, s, w.annRW, w.teamNB, "elsewhere")["id"].(string)
+		wantErr(t, patch(t, s, w.annRW, "/notes/"+other, map[string]any{"notebookId": w.annNB}), http.StatusForbidden, "ITEM_LIMIT_REACHED")
+		// Deleting frees a slot.
+		apitest.Must(t, s.Delete(t, w.annRW, "/notes/"+note), http.StatusOK)
+		apitest.Must(t, patch(t, s, w.annRW, "/notes/"+other, map[string]any{"notebookId": w.annNB}), http.StatusOK)
+
+		// Concurrent creates in an empty notebook: exactly the limit succeed.
+		nb := apitest.Must(t, s.Post(t, w.annRW, "/notebooks", map[string]any{"name": "race"}), http.StatusCreated).Str(t, "id")
+		created := race(t, "create", 12, func(int) int {
+			return s.Post(t, w.annRW, "/notes", map[string]any{"content": "race", "notebookId": nb}).Status
+		}, http.StatusCreated, http.StatusForbidden)
+		if created != 3 {
+			t.Fatalf("%d concurrent creates succeeded, want exactly the limit 3", created)
+		}
+	}, func(c *config.Config) { c.NotebookItemLimit = 3 })
 }

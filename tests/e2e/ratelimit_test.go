@@ -3,6 +3,7 @@ package e2e
 import (
 	"fmt"
 	"net/http"
+	"regexp"
 	"strconv"
 	"testing"
 	"time"
@@ -539,3 +540,70 @@ func forwardedFor(addr string, h map[string]string) apitest.Request {
 
 // bearer is the Authorization header of key k.
 func bearer(k string) map[string]string { return map[string]string{"Authorization": "Bearer " + k} }
+
+var (
+	rateLimitPolicyRE = regexp.MustCompile(`^"default";q=(\d+);w=60$`)
+	rateLimitRE       = regexp.MustCompile(`^"default";r=(\d+);t=(\d+)$`)
+)
+
+// ietfLimit returns q of RateLimit-Policy and r, t of RateLimit, failing when they are missing or
+// malformed.
+func ietfLimit(t *testing.T, r apitest.Response) (q, remaining, reset int) {
+	t.Helper()
+	p := rateLimitPolicyRE.FindStringSubmatch(r.Header.Get("RateLimit-Policy"))
+	l := rateLimitRE.FindStringSubmatch(r.Header.Get("RateLimit"))
+	if p == nil || l == nil {
+		t.Fatalf("%d response: RateLimit-Policy %q, RateLimit %q", r.Status, r.Header.Get("RateLimit-Policy"), r.Header.Get("RateLimit"))
+	}
+	atoi := func(s string) int { n, _ := strconv.Atoi(s); return n }
+	return atoi(p[1]), atoi(l[1]), atoi(l[2])
+}
+
+// TestRateLimitIETFHeaders walks the rolling window on a fake clock: RateLimit-Policy names the
+// limit and the 60 s window, RateLimit's r is X-RateLimit-Remaining and its t the seconds until the
+// oldest counted request leaves the window (X-RateLimit-Reset minus now), on accepted requests and
+// on the 429 alike; a request that does not authenticate carries neither.
+func TestRateLimitIETFHeaders(t *testing.T) {
+	t0 := time.Date(2031, 3, 1, 9, 0, 0, 0, time.UTC)
+	apitest.ForEachDBWithClock(t, t0, func(t *testing.T, s *apitest.Server, fake *clock.Fake) {
+		key := s.NewKey(t, s.NewUser(t, "Rita Limit"), auth.ScopeRead)
+		check := func(r apitest.Response, wantStatus, wantR, wantT int) {
+			t.Helper()
+			if r.Status != wantStatus {
+				t.Fatalf("status %d, want %d: %s", r.Status, wantStatus, r.Body)
+			}
+			q, rem, reset := ietfLimit(t, r)
+			if q != smallLimit || rem != wantR || reset != wantT {
+				t.Fatalf("q=%d r=%d t=%d, want q=%d r=%d t=%d", q, rem, reset, smallLimit, wantR, wantT)
+			}
+			_, xrem, xreset := limitHeaders(t, r)
+			if xrem != rem || xreset-fake.Now().Unix() != int64(reset) {
+				t.Fatalf("RateLimit r=%d t=%d disagrees with X-RateLimit-Remaining %d, X-RateLimit-Reset %d (now %d)", rem, reset, xrem, xreset, fake.Now().Unix())
+			}
+		}
+		check(s.Get(t, key, "/notebooks"), 200, 4, 60) // counted at t0: leaves at t0+60
+		fake.Set(t0.Add(10 * time.Second))
+		check(s.Get(t, key, "/notebooks"), 200, 3, 50) // the oldest still leaves at t0+60
+		fake.Set(t0.Add(20 * time.Second))
+		check(s.Get(t, key, "/notebooks"), 200, 2, 40)
+		check(s.Get(t, key, "/notebooks"), 200, 1, 40)
+		check(s.Get(t, key, "/notebooks"), 200, 0, 40)
+		fake.Set(t0.Add(45 * time.Second))
+		r := s.Get(t, key, "/notebooks")
+		checkLimited(t, r)
+		check(r, 429, 0, 15)
+		fake.Set(t0.Add(60 * time.Second)) // the first request leaves the window
+		check(s.Get(t, key, "/notebooks"), 200, 0, 10)
+		fake.Set(t0.Add(70 * time.Second))
+		check(s.Get(t, key, "/notebooks"), 200, 0, 10) // t0+10 left too: the oldest is at t0+20, 10 s to go
+
+		// Not authenticated: no rate-limit headers of either kind.
+		r = s.Get(t, "", "/notebooks")
+		apitest.CheckEnvelope(t, r, http.StatusUnauthorized, "UNAUTHENTICATED")
+		for _, h := range []string{"RateLimit", "RateLimit-Policy", "X-RateLimit-Limit"} {
+			if v := r.Header.Get(h); v != "" {
+				t.Fatalf("401 carries %s: %q", h, v)
+			}
+		}
+	}, apitest.RateLimit(smallLimit))
+}
