@@ -226,52 +226,50 @@ type rotationCheck struct {
 // is refused by A at once and by B within 5 seconds (B's key cache lives at most
 // FOLIO_KEY_CACHE_TTL), measured from the moment the revocation committed.
 func TestRevocationAcrossInstances(t *testing.T) {
-	for _, kind := range apitest.Databases {
-		t.Run(kind, func(t *testing.T) {
-			cfg := apitest.Config(t, kind)
-			a := apitest.StartWith(t, cfg)
-			b := apitest.StartWith(t, cfg) // same SQLite file or PostgreSQL URL
-			ann := a.NewUser(t, "Ann Cluster")
-			key := a.NewKey(t, ann, auth.ScopeReadWrite)
+	apitest.EachDB(t, func(t *testing.T, kind string) {
+		cfg := apitest.Config(t, kind)
+		a := apitest.StartWith(t, cfg)
+		b := apitest.StartWith(t, cfg) // same SQLite file or PostgreSQL URL
+		ann := a.NewUser(t, "Ann Cluster")
+		key := a.NewKey(t, ann, auth.ScopeReadWrite)
 
-			apitest.Must(t, a.Get(t, key, "/notebooks"), 200)
-			// The key has just been read by B, so B's cache holds it for its full TTL: the worst case.
-			apitest.Must(t, b.Get(t, key, "/notebooks"), 200)
-			apitest.Must(t, b.Get(t, key, "/notebooks"), 200) // accepted just before the revocation
-			if _, err := a.Accounts.RevokeKey(context.Background(), apitest.KeyPrefix(t, key)); err != nil {
-				t.Fatal(err)
+		apitest.Must(t, a.Get(t, key, "/notebooks"), 200)
+		// The key has just been read by B, so B's cache holds it for its full TTL: the worst case.
+		apitest.Must(t, b.Get(t, key, "/notebooks"), 200)
+		apitest.Must(t, b.Get(t, key, "/notebooks"), 200) // accepted just before the revocation
+		if _, err := a.Accounts.RevokeKey(context.Background(), apitest.KeyPrefix(t, key)); err != nil {
+			t.Fatal(err)
+		}
+		revoked := time.Now()
+		apitest.CheckEnvelope(t, a.Get(t, key, "/notebooks"), 401, "UNAUTHENTICATED")
+
+		var delay time.Duration
+		accepted := 0
+		for {
+			r := b.Get(t, key, "/notebooks")
+			if r.Status == http.StatusUnauthorized {
+				delay = time.Since(revoked)
+				apitest.CheckEnvelope(t, r, 401, "UNAUTHENTICATED")
+				break
 			}
-			revoked := time.Now()
+			apitest.Must(t, r, 200)
+			accepted++
+			if time.Since(revoked) > 5*time.Second {
+				t.Fatalf("instance B still accepts the key %v after its revocation on A", time.Since(revoked))
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		if delay > 5*time.Second {
+			t.Fatalf("instance B refused the key only %v after the revocation (limit 5s)", delay)
+		}
+		t.Logf("%s: instance B refused the revoked key %v after the revocation on A (%d requests accepted meanwhile; key cache TTL %v)",
+			kind, delay.Round(time.Millisecond), accepted, cfg.KeyCacheTTL)
+		// And from then on, always.
+		for range 3 {
+			apitest.CheckEnvelope(t, b.Get(t, key, "/notebooks"), 401, "UNAUTHENTICATED")
 			apitest.CheckEnvelope(t, a.Get(t, key, "/notebooks"), 401, "UNAUTHENTICATED")
-
-			var delay time.Duration
-			accepted := 0
-			for {
-				r := b.Get(t, key, "/notebooks")
-				if r.Status == http.StatusUnauthorized {
-					delay = time.Since(revoked)
-					apitest.CheckEnvelope(t, r, 401, "UNAUTHENTICATED")
-					break
-				}
-				apitest.Must(t, r, 200)
-				accepted++
-				if time.Since(revoked) > 5*time.Second {
-					t.Fatalf("instance B still accepts the key %v after its revocation on A", time.Since(revoked))
-				}
-				time.Sleep(20 * time.Millisecond)
-			}
-			if delay > 5*time.Second {
-				t.Fatalf("instance B refused the key only %v after the revocation (limit 5s)", delay)
-			}
-			t.Logf("%s: instance B refused the revoked key %v after the revocation on A (%d requests accepted meanwhile; key cache TTL %v)",
-				kind, delay.Round(time.Millisecond), accepted, cfg.KeyCacheTTL)
-			// And from then on, always.
-			for range 3 {
-				apitest.CheckEnvelope(t, b.Get(t, key, "/notebooks"), 401, "UNAUTHENTICATED")
-				apitest.CheckEnvelope(t, a.Get(t, key, "/notebooks"), 401, "UNAUTHENTICATED")
-			}
-		})
-	}
+		}
+	})
 }
 
 // TestKeyLastUsed: using a key records last_used_at (asynchronously, so it is polled for).

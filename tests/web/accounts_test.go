@@ -316,41 +316,37 @@ func TestSignInForm(t *testing.T) {
 // TestSignInRateLimit: failed sign-ins are limited per client address, in a budget of their own
 // (not the API's); over it even the right password is refused, with a clear message.
 func TestSignInRateLimit(t *testing.T) {
-	for _, kind := range apitest.Databases {
-		t.Run(kind, func(t *testing.T) {
-			fake := clock.NewFake(time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC))
-			s := apitest.StartFx(t, kind, []apitest.Option{apitest.AuthFailureLimit(3)}, apitest.FakeClock(fake))
-			a := newAccount("Ann Limited")
-			if _, err := s.Accounts.CreateUser(context.Background(), a.Email, a.Name, a.Password); err != nil {
-				t.Fatal(err)
-			}
-			b := newBrowser(t, s)
-			b.get("/signin")
-			wrong := url.Values{"email": {a.Email}, "password": {"wrong password"}}
-			right := url.Values{"email": {a.Email}, "password": {a.Password}}
-			for i := 0; i < 3; i++ {
-				want(t, b.submit("/signin", wrong), http.StatusUnauthorized, "The email address or password is wrong.")
-			}
-			p := b.submit("/signin", right)
-			want(t, p, http.StatusTooManyRequests, "Too many failed attempts from your network. Wait a minute, then try again.")
-			if p.Header.Get("Retry-After") != "60" || p.cookie(auth.SessionCookie) != nil {
-				t.Fatalf("429: Retry-After %q, session cookie %v", p.Header.Get("Retry-After"), p.cookie(auth.SessionCookie))
-			}
-			// The API is not locked by it: a valid key from this address is accepted, and a bad one
-			// still gets its 401 (failed API authentications have their own budget).
-			key := s.NewKey(t, apitest.User{ID: userID(t, s, a.Email)}, auth.ScopeRead)
-			apitest.Must(t, s.Get(t, key, "/notebooks"), 200)
-			unknown, _, _ := auth.NewKey()
-			apitest.CheckEnvelope(t, s.Get(t, unknown, "/notebooks"), 401, "UNAUTHENTICATED")
-			// The sign-up and password forms answer the same.
-			b2 := newBrowser(t, s)
-			b2.get("/signup")
-			want(t, b2.submit("/signup", newAccount("Late Comer").form()), http.StatusTooManyRequests, "Too many failed attempts")
+	apitest.ForEachDBWithClock(t, time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC), func(t *testing.T, s *apitest.Server, fake *clock.Fake) {
+		a := newAccount("Ann Limited")
+		if _, err := s.Accounts.CreateUser(context.Background(), a.Email, a.Name, a.Password); err != nil {
+			t.Fatal(err)
+		}
+		b := newBrowser(t, s)
+		b.get("/signin")
+		wrong := url.Values{"email": {a.Email}, "password": {"wrong password"}}
+		right := url.Values{"email": {a.Email}, "password": {a.Password}}
+		for i := 0; i < 3; i++ {
+			want(t, b.submit("/signin", wrong), http.StatusUnauthorized, "The email address or password is wrong.")
+		}
+		p := b.submit("/signin", right)
+		want(t, p, http.StatusTooManyRequests, "Too many failed attempts from your network. Wait a minute, then try again.")
+		if p.Header.Get("Retry-After") != "60" || p.cookie(auth.SessionCookie) != nil {
+			t.Fatalf("429: Retry-After %q, session cookie %v", p.Header.Get("Retry-After"), p.cookie(auth.SessionCookie))
+		}
+		// The API is not locked by it: a valid key from this address is accepted, and a bad one
+		// still gets its 401 (failed API authentications have their own budget).
+		key := s.NewKey(t, apitest.User{ID: userID(t, s, a.Email)}, auth.ScopeRead)
+		apitest.Must(t, s.Get(t, key, "/notebooks"), 200)
+		unknown, _, _ := auth.NewKey()
+		apitest.CheckEnvelope(t, s.Get(t, unknown, "/notebooks"), 401, "UNAUTHENTICATED")
+		// The sign-up and password forms answer the same.
+		b2 := newBrowser(t, s)
+		b2.get("/signup")
+		want(t, b2.submit("/signup", newAccount("Late Comer").form()), http.StatusTooManyRequests, "Too many failed attempts")
 
-			fake.Advance(61 * time.Second)
-			wantRedirect(t, b.submit("/signin", right), "/settings/keys")
-		})
-	}
+		fake.Advance(61 * time.Second)
+		wantRedirect(t, b.submit("/signin", right), "/settings/keys")
+	}, apitest.AuthFailureLimit(3))
 
 	t.Run("failed API authentications do not lock the sign-in form", func(t *testing.T) {
 		s := apitest.Start(t, "sqlite", apitest.AuthFailureLimit(2))
