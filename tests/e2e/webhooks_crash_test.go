@@ -18,11 +18,17 @@ import (
 // instances on the same database then deliver every event, and each event is answered 200
 // exactly once (no attempt is worked by both instances). On SQLite (two processes on one file)
 // and PostgreSQL.
+//
+// A job the killed instance was working is given back after FOLIO_WEBHOOK_RESCUE_AFTER, checked
+// by River's rescuer on the new leader, which is elected only once the dead one's lease has run
+// out (10 to 15 s after the kill) and looks first when it starts, then every 30 s. With the
+// default 30 s that first look is too early and the test waited for the second; 9 s (jobs cut
+// off at 6 s, far more than a loopback receiver needs) lets the first look take them over.
 func TestWebhooksSurviveKillAndDeliverOnce(t *testing.T) {
 	bin := testenv.FolioBinary(t)
 	apitest.EachDB(t, func(t *testing.T, kind string) {
 		env := []string{"FOLIO_WEBHOOK_ALLOW_INSECURE=true", "FOLIO_WEBHOOK_ALLOW_PRIVATE=true", "FOLIO_WEBHOOK_RETRY_BASE=300ms",
-			"FOLIO_RATE_LIMIT=100000", "FOLIO_LOG_LEVEL=warn"}
+			"FOLIO_WEBHOOK_RESCUE_AFTER=9s", "FOLIO_RATE_LIMIT=100000", "FOLIO_LOG_LEVEL=warn"}
 		if kind == "sqlite" {
 			env = append(env, "FOLIO_SQLITE_PATH="+filepath.Join(t.TempDir(), "folio.db"))
 		} else {
@@ -63,6 +69,7 @@ func TestWebhooksSurviveKillAndDeliverOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 		<-a.done
+		killed := time.Now()
 		mu.Lock()
 		failing = false
 		mu.Unlock()
@@ -78,6 +85,7 @@ func TestWebhooksSurviveKillAndDeliverOnce(t *testing.T) {
 			done := len(ok) == notes
 			mu.Unlock()
 			if done {
+				t.Logf("every event delivered %v after the kill", time.Since(killed).Round(100*time.Millisecond))
 				break
 			}
 			if time.Now().After(deadline) {
