@@ -23,7 +23,9 @@ import (
 
 // quietFor is how long a receiver must stay silent after the dispatch that would have reached it
 // (a live webhook of the same user, dispatched in the same transaction, has already been served).
-const quietFor = 3 * time.Second
+// A delivery that should not exist would be a job inserted with the served one and fetched with
+// it, or at the latest at River's next fetch 200 ms later: 1.5 s is several fetches of margin.
+const quietFor = 1500 * time.Millisecond
 
 // deliveredEvent returns the event of a delivery.
 func deliveredEvent(t *testing.T, d delivery) map[string]any {

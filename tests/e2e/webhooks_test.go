@@ -234,7 +234,8 @@ func TestWebhookRedirectNotFollowed(t *testing.T) {
 
 // TestWebhookDisabledAfterThreeDays: a webhook whose every attempt has failed for 3 days is
 // disabled (and gets nothing more); a success before that starts the count again. The service
-// clock is moved between attempts; the retries themselves are 2 s apart in real time.
+// clock is moved between attempts; the retries themselves are 1 s (then 2 s) apart in real time,
+// time enough to move the clock once the previous attempt is recorded.
 func TestWebhookDisabledAfterThreeDays(t *testing.T) {
 	apitest.ForEachDBWithClock(t, time.Date(2030, 1, 1, 9, 0, 0, 0, time.UTC), func(t *testing.T, s *apitest.Server, fake *clock.Fake) {
 		ann := s.NewUser(t, "Ann Failing")
@@ -280,7 +281,7 @@ func TestWebhookDisabledAfterThreeDays(t *testing.T) {
 		if len(rcv.got) != 5 {
 			t.Fatalf("a disabled webhook got %d deliveries, want 5", len(rcv.got))
 		}
-	}, localWebhooks, func(c *config.Config) { c.WebhookRetryBase = 2 * time.Second })
+	}, localWebhooks, func(c *config.Config) { c.WebhookRetryBase = time.Second })
 }
 
 // TestWebhookLimit: a user has at most 25 webhooks, counted over all their keys; the 26th is 403
