@@ -226,6 +226,8 @@ type rotationCheck struct {
 // is refused by A at once and by B within 5 seconds (B's key cache lives at most
 // FOLIO_KEY_CACHE_TTL), measured from the moment the revocation committed.
 func TestRevocationAcrossInstances(t *testing.T) {
+	// Parallel: it mostly waits (see "Parallel tests" in docs/testing.md).
+	t.Parallel()
 	apitest.EachDB(t, func(t *testing.T, kind string) {
 		cfg := apitest.Config(t, kind)
 		a := apitest.StartWith(t, cfg)

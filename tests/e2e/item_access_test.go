@@ -17,7 +17,11 @@ import (
 // body) is KEY_NOTEBOOK_MISMATCH / KEY_WORKSPACE_MISMATCH; an item fetched by its own id outside
 // the key's reach is the kind's 404; scope comes before the request's shape, the shape before
 // access.
-func TestContentAccessMatrix(t *testing.T) { runKindMatrices(t, contentMatrix) }
+func TestContentAccessMatrix(t *testing.T) {
+	// Parallel: no timing, no process-wide state (see "Parallel tests" in docs/testing.md).
+	t.Parallel()
+	runKindMatrices(t, contentMatrix)
+}
 
 func contentMatrix(s *apitest.Server, w *world, kind string) []matrixRow {
 	gone := "404 " + notFoundCode(kind)

@@ -292,6 +292,8 @@ func TestContentErrorMessages(t *testing.T) {
 // characters, a content with thousands of distinct tags (too many bind parameters on both
 // databases), a date whose UTC instant falls in the year 10000.
 func TestContentNoServerError(t *testing.T) {
+	// Parallel: no timing, no process-wide state (see "Parallel tests" in docs/testing.md).
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		w := newWorld(t, s)
 		note := "/notes/" + newContent(t, s, w.annRW, "note", w.teamNB, "target")

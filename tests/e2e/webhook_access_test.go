@@ -108,6 +108,8 @@ func wantWebhookState(t *testing.T, s *apitest.Server, key, id, status, reason s
 // rotation moves the webhook to the new key (deliveries continue, status active) until that key
 // is revoked in turn.
 func TestWebhookDiesWithItsKey(t *testing.T) {
+	// Parallel: it mostly waits (see "Parallel tests" in docs/testing.md).
+	t.Parallel()
 	start := time.Date(2031, 6, 1, 9, 0, 0, 0, time.UTC)
 	apitest.ForEachDBWithClock(t, start, func(t *testing.T, s *apitest.Server, fake *clock.Fake) {
 		// pastCache moves the clock beyond the key cache's lifetime, so that no instance may still
@@ -242,6 +244,8 @@ func TestWriteOnlyKeyCannotCreateWebhook(t *testing.T) {
 // notebook key what happened in it, Bob what Bob caused, Carl nothing. A webhook made by a key
 // that is then revoked gets nothing.
 func TestDeliveryMatrix(t *testing.T) {
+	// Parallel: it mostly waits (see "Parallel tests" in docs/testing.md).
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		w := newWorld(t, s)
 		keys := matrixKeys(w)
@@ -323,6 +327,8 @@ func TestDeliveryMatrix(t *testing.T) {
 // again once its webhook's key has been revoked (the access rule is asked at every attempt, not
 // only when the event was dispatched), while the same retry of a live key's webhook goes out.
 func TestEachAttemptAsksTheRule(t *testing.T) {
+	// Parallel: it mostly waits (see "Parallel tests" in docs/testing.md).
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		u := s.NewUser(t, "Rhea Retry")
 		doomed, live := s.NewKey(t, u, auth.ScopeReadWrite), s.NewKey(t, u, auth.ScopeReadWrite)

@@ -25,6 +25,8 @@ import (
 // default 30 s that first look is too early and the test waited for the second; 9 s (jobs cut
 // off at 6 s, far more than a loopback receiver needs) lets the first look take them over.
 func TestWebhooksSurviveKillAndDeliverOnce(t *testing.T) {
+	// Parallel: it mostly waits (see "Parallel tests" in docs/testing.md).
+	t.Parallel()
 	bin := testenv.FolioBinary(t)
 	apitest.EachDB(t, func(t *testing.T, kind string) {
 		env := []string{"FOLIO_WEBHOOK_ALLOW_INSECURE=true", "FOLIO_WEBHOOK_ALLOW_PRIVATE=true", "FOLIO_WEBHOOK_RETRY_BASE=300ms",

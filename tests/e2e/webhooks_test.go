@@ -237,6 +237,8 @@ func TestWebhookRedirectNotFollowed(t *testing.T) {
 // clock is moved between attempts; the retries themselves are 1 s (then 2 s) apart in real time,
 // time enough to move the clock once the previous attempt is recorded.
 func TestWebhookDisabledAfterThreeDays(t *testing.T) {
+	// Parallel: it mostly waits (see "Parallel tests" in docs/testing.md).
+	t.Parallel()
 	apitest.ForEachDBWithClock(t, time.Date(2030, 1, 1, 9, 0, 0, 0, time.UTC), func(t *testing.T, s *apitest.Server, fake *clock.Fake) {
 		ann := s.NewUser(t, "Ann Failing")
 		key := s.NewKey(t, ann, auth.ScopeReadWrite)
