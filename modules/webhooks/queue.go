@@ -98,7 +98,13 @@ func NewQueue(p QueueParams) (*Queue, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &deliverWorker{store: p.Store, rule: p.Rule, catalog: p.Catalog, client: p.Guard.Client(), clock: p.Clock, retry: retryPolicy{p.Config.WebhookRetryBase}, log: p.Logger.Named("webhooks")}
+	// FOLIO_WEBHOOK_RESCUE_AFTER (default 30 s, 3 × Timeout) gives back to the queue a job whose
+	// instance died while working it. River rescues a job only once its own timeout has passed, and
+	// refuses a rescue time shorter than that timeout: a job is cut off at two thirds of the rescue
+	// time, at most 2 × Timeout (20 s, as with the default).
+	rescueAfter := p.Config.WebhookRescueAfter
+	jobTimeout := min(2*Timeout, rescueAfter*2/3)
+	w := &deliverWorker{store: p.Store, rule: p.Rule, catalog: p.Catalog, client: p.Guard.Client(), clock: p.Clock, retry: retryPolicy{p.Config.WebhookRetryBase}, cutoff: jobTimeout, log: p.Logger.Named("webhooks")}
 	workers := river.NewWorkers()
 	river.AddWorker(workers, w)
 	cfg := &river.Config{
@@ -106,10 +112,10 @@ func NewQueue(p QueueParams) (*Queue, error) {
 		Workers:     workers,
 		RetryPolicy: w.retry,
 		MaxAttempts: MaxAttempts,
-		JobTimeout:  2 * Timeout,
+		JobTimeout:  jobTimeout,
 		// A job whose instance died while working it (kill -9) is given back to the queue after
 		// this, instead of River's default hour.
-		RescueStuckJobsAfter: 3 * Timeout,
+		RescueStuckJobsAfter: rescueAfter,
 		FetchPollInterval:    200 * time.Millisecond,
 		// River's own log lines are not folio's format; deliveries log what matters themselves.
 		Logger: slog.New(slog.DiscardHandler),
@@ -138,11 +144,13 @@ type deliverWorker struct {
 	client  *http.Client
 	clock   clock.Clock
 	retry   retryPolicy
+	cutoff  time.Duration // the job's timeout
 	log     *zap.Logger
 }
 
-// Timeout: River cancels a job's context after this; the HTTP client ends first.
-func (w *deliverWorker) Timeout(*river.Job[DeliverArgs]) time.Duration { return 2 * Timeout }
+// Timeout: River cancels a job's context after this; with the default settings the HTTP client
+// ends first.
+func (w *deliverWorker) Timeout(*river.Job[DeliverArgs]) time.Duration { return w.cutoff }
 
 // Work makes one attempt: POST of the payload, signed; a 2xx is success; anything else is an error,
 // which River retries after the retry policy's delay.

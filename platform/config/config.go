@@ -52,6 +52,7 @@ type Config struct {
 	WebhookAllowInsecure bool          // FOLIO_WEBHOOK_ALLOW_INSECURE
 	WebhookAllowPrivate  bool          // FOLIO_WEBHOOK_ALLOW_PRIVATE
 	WebhookRetryBase     time.Duration // FOLIO_WEBHOOK_RETRY_BASE: the first retry's delay; each next one doubles, up to 6h
+	WebhookRescueAfter   time.Duration // FOLIO_WEBHOOK_RESCUE_AFTER: when a delivery whose instance died is given back to the queue
 	LogLevel             string        // FOLIO_LOG_LEVEL
 	LogFormat            string        // FOLIO_LOG_FORMAT: json or console
 
@@ -87,8 +88,10 @@ func Default() Config {
 		ShutdownTimeout:   15 * time.Second,
 		DBConnectTimeout:  30 * time.Second,
 		WebhookRetryBase:  10 * time.Second,
-		LogLevel:          "info",
-		LogFormat:         "json",
+		// webhooks.Timeout × 3: a delivery cut off at 2 × Timeout is rescued 10 s later.
+		WebhookRescueAfter: 30 * time.Second,
+		LogLevel:           "info",
+		LogFormat:          "json",
 	}
 }
 
@@ -140,6 +143,7 @@ func Load(src Source) (Config, error) {
 	r.bool("FOLIO_WEBHOOK_ALLOW_INSECURE", &c.WebhookAllowInsecure)
 	r.bool("FOLIO_WEBHOOK_ALLOW_PRIVATE", &c.WebhookAllowPrivate)
 	r.positiveDur("FOLIO_WEBHOOK_RETRY_BASE", &c.WebhookRetryBase)
+	r.positiveDur("FOLIO_WEBHOOK_RESCUE_AFTER", &c.WebhookRescueAfter)
 	r.oneOf("FOLIO_LOG_LEVEL", &c.LogLevel, "debug", "info", "warn", "error")
 	r.oneOf("FOLIO_LOG_FORMAT", &c.LogFormat, "json", "console")
 	if r.err != nil {
@@ -174,6 +178,9 @@ func (c Config) Validate() error {
 	}
 	if c.KeyCacheTTL < 0 || c.KeyCacheTTL > 5*time.Second {
 		return fmt.Errorf("FOLIO_KEY_CACHE_TTL=%q: must be between 0s and 5s (a revocation must reach every instance within 5 seconds)", c.KeyCacheTTL)
+	}
+	if c.WebhookRescueAfter < time.Second {
+		return fmt.Errorf("FOLIO_WEBHOOK_RESCUE_AFTER=%q: must be at least 1s", c.WebhookRescueAfter)
 	}
 	for _, o := range c.CORSOrigins {
 		if err := validateOrigin(o); err != nil {

@@ -22,6 +22,9 @@ func TestDefaults(t *testing.T) {
 	if c.HTTPAddr != ":8080" || c.RateLimit != 100 || c.NotebookItemLimit != 10000 || c.SQLitePath != "./folio-data/folio.db" || c.Postgres() {
 		t.Fatalf("unexpected defaults: %+v", c)
 	}
+	if c.WebhookRescueAfter != 30*time.Second {
+		t.Fatalf("FOLIO_WEBHOOK_RESCUE_AFTER defaults to %v, want 30s", c.WebhookRescueAfter)
+	}
 }
 
 func TestOverridesAndErrors(t *testing.T) {
@@ -131,6 +134,7 @@ func TestErrorsNameVariableValueAndRule(t *testing.T) {
 		{map[string]string{"FOLIO_HTTP_ADDR": "8080"}, []string{`FOLIO_HTTP_ADDR="8080"`, "host:port"}, ""},
 		{map[string]string{"FOLIO_HTTP_ADDR": ":99999"}, []string{`FOLIO_HTTP_ADDR=":99999"`, "0 to 65535"}, ""},
 		{map[string]string{"FOLIO_KEY_CACHE_TTL": "10s"}, []string{`FOLIO_KEY_CACHE_TTL="10s"`, "between 0s and 5s"}, ""},
+		{map[string]string{"FOLIO_WEBHOOK_RESCUE_AFTER": "500ms"}, []string{`FOLIO_WEBHOOK_RESCUE_AFTER="500ms"`, "at least 1s"}, ""},
 		{map[string]string{"FOLIO_DATABASE_URL": "mysql://folio:hunter2@db/folio"}, []string{"FOLIO_DATABASE_URL", `"mysql://…"`, "postgres://"}, "hunter2"},
 		{map[string]string{"FOLIO_DATABASE_URL": "hunter2@db"}, []string{"FOLIO_DATABASE_URL", "not shown"}, "hunter2"},
 		{map[string]string{"FOLIO_REDIS_URL": "http://:hunter2@cache"}, []string{"FOLIO_REDIS_URL", "redis://"}, "hunter2"},

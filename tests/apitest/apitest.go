@@ -30,9 +30,6 @@ import (
 	"folio/tests/testenv"
 )
 
-// Databases are the databases every suite runs against.
-var Databases = []string{"sqlite", "postgres"}
-
 // Server is a running folio.
 type Server struct {
 	URL      string
@@ -48,11 +45,6 @@ type Server struct {
 
 // Option changes the configuration of a test server.
 type Option func(*config.Config)
-
-// ForEachDB runs fn as a subtest per database, each with a fresh server and database.
-func ForEachDB(t *testing.T, fn func(t *testing.T, s *Server), opts ...Option) {
-	EachDB(t, func(t *testing.T, kind string) { fn(t, Start(t, kind, opts...)) })
-}
 
 // Config returns the configuration a test server starts from: loopback on a free port, limits
 // raised so that only the tests about limits meet them, quiet logs.
@@ -325,4 +317,35 @@ func CheckEnvelope(t testing.TB, r Response, status int, code string) {
 	if env.Error.Message == "" || env.Error.RequestID == "" || env.Error.RequestID != r.Header.Get("X-Request-Id") {
 		t.Fatalf("malformed envelope (message, requestId = X-Request-Id): %s / header %q", r.Body, r.Header.Get("X-Request-Id"))
 	}
+}
+
+// StartFx starts a server on a fresh database of the given kind, like Start, with extra fx options
+// (for example FakeClock) added to the application graph.
+func StartFx(t testing.TB, kind string, opts []Option, extra ...fx.Option) *Server {
+	t.Helper()
+	c := Config(t, kind)
+	for _, o := range opts {
+		o(&c)
+	}
+	return StartWith(t, c, extra...)
+}
+
+// run starts a built application and stops it when the test ends.
+func run(t testing.TB, a *fx.App) {
+	t.Helper()
+	if err := a.Err(); err != nil {
+		t.Fatalf("build app: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := a.Start(ctx); err != nil {
+		t.Fatalf("start app: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := a.Stop(ctx); err != nil {
+			t.Logf("stop app: %v", err)
+		}
+	})
 }

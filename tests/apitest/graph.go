@@ -49,18 +49,6 @@ type Graph struct {
 	Suggestions *suggestions.Service
 }
 
-// ForEachGraph runs fn as a subtest per database, each with a fresh graph.
-func ForEachGraph(t *testing.T, fn func(t *testing.T, g *Graph), opts ...Option) {
-	EachDB(t, func(t *testing.T, kind string) { fn(t, NewGraph(t, kind, opts)) })
-}
-
-// EachDB runs fn as a subtest per database.
-func EachDB(t *testing.T, fn func(t *testing.T, kind string)) {
-	for _, kind := range Databases {
-		t.Run(kind, func(t *testing.T) { fn(t, kind) })
-	}
-}
-
 // NewGraph builds and starts the graph on a fresh database of the given kind; extra adds to the
 // graph (a value group member, say). It stops when the test ends.
 func NewGraph(t testing.TB, kind string, opts []Option, extra ...fx.Option) *Graph {

@@ -8,6 +8,9 @@ import (
 	"testing"
 
 	"go.uber.org/fx"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
 
 	"folio/platform"
 )
@@ -63,4 +66,13 @@ func StartLogged(t testing.TB, kind string, opts ...Option) (*Server, *Logs) {
 	}
 	logs := &Logs{}
 	return StartWith(t, c, fx.Replace(platform.LogOutput{WriteSyncer: logs})), logs
+}
+
+// ObserveLogs returns an fx option for StartFx or StartWith that copies every log entry of the
+// application, at every level whatever FOLIO_LOG_LEVEL says, to the returned observer.
+func ObserveLogs() (fx.Option, *observer.ObservedLogs) {
+	core, logs := observer.New(zapcore.DebugLevel)
+	return fx.Decorate(func(l *zap.Logger) *zap.Logger {
+		return l.WithOptions(zap.WrapCore(func(c zapcore.Core) zapcore.Core { return zapcore.NewTee(c, core) }))
+	}), logs
 }

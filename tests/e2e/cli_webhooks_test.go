@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"folio/tests/apitest"
 	"folio/tests/testenv"
 )
 
@@ -21,23 +22,21 @@ import (
 // with a message that says so.
 func TestCLIWebhooks(t *testing.T) {
 	bin := testenv.FolioBinary(t)
-	for _, kind := range []string{"sqlite", "postgres"} {
-		t.Run(kind, func(t *testing.T) {
-			env := []string{"FOLIO_SQLITE_PATH=" + filepath.Join(t.TempDir(), "folio.db")}
-			if kind == "postgres" {
-				env = []string{"FOLIO_DATABASE_URL=" + testenv.PostgresDB(t, func(url string) error {
-					_, stderr, err := runFolio(bin, []string{"FOLIO_DATABASE_URL=" + url}, "migrate")
-					if err != nil {
-						return fmt.Errorf("folio migrate: %v: %s", err, stderr)
-					}
-					return nil
-				})}
-			}
-			// The receiver is on loopback over http: allowed here as in local setups.
-			env = append(env, "FOLIO_WEBHOOK_ALLOW_INSECURE=true", "FOLIO_WEBHOOK_ALLOW_PRIVATE=true")
-			cliWebhooksScenario(t, bin, env)
-		})
-	}
+	apitest.EachDB(t, func(t *testing.T, kind string) {
+		env := []string{"FOLIO_SQLITE_PATH=" + filepath.Join(t.TempDir(), "folio.db")}
+		if kind == "postgres" {
+			env = []string{"FOLIO_DATABASE_URL=" + testenv.PostgresDB(t, func(url string) error {
+				_, stderr, err := runFolio(bin, []string{"FOLIO_DATABASE_URL=" + url}, "migrate")
+				if err != nil {
+					return fmt.Errorf("folio migrate: %v: %s", err, stderr)
+				}
+				return nil
+			})}
+		}
+		// The receiver is on loopback over http: allowed here as in local setups.
+		env = append(env, "FOLIO_WEBHOOK_ALLOW_INSECURE=true", "FOLIO_WEBHOOK_ALLOW_PRIVATE=true")
+		cliWebhooksScenario(t, bin, env)
+	})
 }
 
 func cliWebhooksScenario(t *testing.T, bin string, env []string) {

@@ -362,3 +362,139 @@ func TestEventsVisibility(t *testing.T) {
 		}
 	})
 }
+
+// TestFeedForgetsWhatIsGone (hole 3): an event's data is shown only to a principal who can read
+// its resource now; otherwise the event stays (id, type, createdAt, resourceType, resourceId)
+// with data null. Checked after a delete, a move out of the workspace and a member's removal,
+// for those who lost the resource and for those who still read it.
+func TestFeedForgetsWhatIsGone(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
+		ann, bob := s.NewUser(t, "Ann Owner"), s.NewUser(t, "Bob Latecomer")
+		annKey := s.NewKey(t, ann, auth.ScopeReadWrite)
+		ws := apitest.Must(t, s.Post(t, annKey, "/workspaces", map[string]any{"name": "Team"}), http.StatusCreated).Str(t, "id")
+		teamNB := apitest.Must(t, s.Post(t, annKey, "/notebooks", map[string]any{"name": "Team Notes", "workspaceId": ws}), http.StatusCreated).Str(t, "id")
+		personalNB := apitest.Must(t, s.Post(t, annKey, "/notebooks", map[string]any{"name": "Ann personal"}), http.StatusCreated).Str(t, "id")
+
+		// The words that must leave the feed with their notes.
+		const deletedWord, movedWord, keptWord, bobWord = "quokkadeleted", "quokkamoved", "quokkakept", "quokkabob"
+		post := func(key, nb, content string) apitest.Response {
+			t.Helper()
+			return apitest.Must(t, s.Post(t, key, "/notes", map[string]any{"content": content, "notebookId": nb}), http.StatusCreated)
+		}
+		n1 := post(annKey, teamNB, "Layoffs list "+deletedWord)
+		n2 := post(annKey, teamNB, "Salary review "+movedWord)
+		n3 := post(annKey, teamNB, "Offsite agenda "+keptWord)
+		id1, id2, id3 := n1.Str(t, "id"), n2.Str(t, "id"), n3.Str(t, "id")
+		apitest.Must(t, s.Delete(t, annKey, "/notes/"+id1), http.StatusOK)
+		movedBody := apitest.Must(t, patch(t, s, annKey, "/notes/"+id2, map[string]any{"notebookId": personalNB}), http.StatusOK)
+
+		apitest.Must(t, s.Post(t, annKey, "/workspaces/"+ws+"/members", map[string]any{"email": bob.Email}), http.StatusCreated)
+		bobWS := s.NewKey(t, bob, auth.ScopeReadWrite, apitest.KeyOpts{Workspace: ws})
+		bobAll := s.NewKey(t, bob, auth.ScopeReadWrite)
+		annWS := s.NewKey(t, ann, auth.ScopeReadWrite, apitest.KeyOpts{Workspace: ws})
+		// Bob cannot read N1 or N2 through the API (the feed must not tell more).
+		apitest.CheckEnvelope(t, s.Get(t, bobWS, "/notes/"+id1), http.StatusNotFound, "NOTE_NOT_FOUND")
+		apitest.CheckEnvelope(t, s.Get(t, bobWS, "/notes/"+id2), http.StatusNotFound, "NOTE_NOT_FOUND")
+		nb := post(bobAll, teamNB, "Bob's own "+bobWord)
+		idB := nb.Str(t, "id")
+
+		// byResource groups a feed's events by resource id.
+		byResource := func(events []map[string]any) map[string][]map[string]any {
+			out := map[string][]map[string]any{}
+			for _, e := range events {
+				id, _ := e["resourceId"].(string)
+				out[id] = append(out[id], e)
+			}
+			return out
+		}
+		// hidden checks that who sees the events of resource id (at least the types in want)
+		// with data null and the rest of the event kept. A delete's data is only the deleted id
+		// (no content): it stays for whoever still reads the notebook it was deleted from, and
+		// tombstone checks it.
+		hidden := func(who string, events map[string][]map[string]any, id string, want ...string) {
+			t.Helper()
+			seen := map[string]bool{}
+			for _, e := range events[id] {
+				seen[e["type"].(string)] = true
+				if e["type"] == "note.deleted" {
+					continue
+				}
+				for _, f := range []string{"id", "type", "createdAt", "resourceType", "resourceId"} {
+					if v, _ := e[f].(string); v == "" {
+						t.Errorf("%s: event %v of %s lost its %s", who, e["type"], id, f)
+					}
+				}
+				if data, present := e["data"]; !present || data != nil {
+					raw, _ := json.Marshal(data)
+					t.Errorf("%s: event %v %v of %s (no longer readable) has data %s, want null", who, e["type"], e["id"], id, raw)
+				}
+			}
+			for _, typ := range want {
+				if !seen[typ] {
+					t.Errorf("%s: the feed lost the %s event of %s (it must stay, with data null)", who, typ, id)
+				}
+			}
+		}
+		// shown checks that who sees the event of type typ of resource id with data equal to body.
+		shown := func(who string, events map[string][]map[string]any, id, typ string, body apitest.Response) {
+			t.Helper()
+			for _, e := range events[id] {
+				if e["type"] == typ {
+					sameJSON(t, who+": "+typ+" of "+id, body.Body, e["data"])
+					return
+				}
+			}
+			t.Errorf("%s: no %s event of %s in the feed", who, typ, id)
+		}
+		// tombstone checks that who, who still reads the notebook, sees the delete of id as {id}.
+		tombstone := func(who string, events map[string][]map[string]any, id string) {
+			t.Helper()
+			for _, e := range events[id] {
+				if e["type"] == "note.deleted" {
+					sameJSON(t, who+": note.deleted of "+id, []byte(`{"id":"`+id+`"}`), e["data"])
+					return
+				}
+			}
+			t.Errorf("%s: no note.deleted event of %s in the feed", who, id)
+		}
+		noWord := func(who string, events []map[string]any, words ...string) {
+			t.Helper()
+			raw, _ := json.Marshal(events)
+			for _, w := range words {
+				if strings.Contains(string(raw), w) {
+					t.Errorf("%s: the feed still carries %q, the content of a note it can no longer read", who, w)
+				}
+			}
+		}
+
+		// Bob, invited after the fact, with a key of the workspace.
+		bobFeed, _ := feed(t, s, bobWS, "", "")
+		bobEvents := byResource(bobFeed)
+		hidden("Bob's workspace key", bobEvents, id1, "note.created", "note.deleted")
+		tombstone("Bob's workspace key", bobEvents, id1)
+		hidden("Bob's workspace key", bobEvents, id2, "note.created")
+		shown("Bob's workspace key", bobEvents, id3, "note.created", n3)
+		shown("Bob's workspace key", bobEvents, idB, "note.created", nb)
+		noWord("Bob's workspace key", bobFeed, deletedWord, movedWord)
+
+		// Ann still reads N2 (in her personal notebook) and N3; nobody reads the deleted N1.
+		annFeed, _ := feed(t, s, annKey, "", "")
+		annEvents := byResource(annFeed)
+		hidden("Ann's key", annEvents, id1, "note.created", "note.deleted")
+		tombstone("Ann's key", annEvents, id1)
+		noWord("Ann's key", annFeed, deletedWord)
+		shown("Ann's key", annEvents, id2, "note.created", n2)
+		shown("Ann's key", annEvents, id2, "note.updated", movedBody)
+		shown("Ann's key", annEvents, id3, "note.created", n3)
+
+		// Bob leaves: his unrestricted key still lists the event he caused in the workspace, without
+		// the content; Ann, still a member, reads it.
+		apitest.Must(t, s.Delete(t, annKey, "/workspaces/"+ws+"/members/"+bob.ID), http.StatusOK)
+		apitest.CheckEnvelope(t, s.Get(t, bobAll, "/notes/"+idB), http.StatusNotFound, "NOTE_NOT_FOUND")
+		bobAfter, _ := feed(t, s, bobAll, "", "")
+		hidden("Bob's key after his removal", byResource(bobAfter), idB, "note.created")
+		noWord("Bob's key after his removal", bobAfter, bobWord)
+		annWSFeed, _ := feed(t, s, annWS, "", "")
+		shown("Ann's workspace key", byResource(annWSFeed), idB, "note.created", nb)
+	})
+}

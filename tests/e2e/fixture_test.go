@@ -62,3 +62,12 @@ func newWorld(t *testing.T, s *apitest.Server) *world {
 	}
 	return w
 }
+
+// ownWorld is one user with a read-write key and a personal notebook.
+func ownWorld(t *testing.T, s *apitest.Server) (key, notebook string) {
+	t.Helper()
+	u := s.NewUser(t, "Etta")
+	key = s.NewKey(t, u, 3)
+	notebook = apitest.Must(t, s.Post(t, key, "/notebooks", map[string]any{"name": "Mine"}), http.StatusCreated).Str(t, "id")
+	return key, notebook
+}

@@ -13,6 +13,7 @@ import (
 	"go.uber.org/fx"
 	"go.uber.org/zap"
 
+	"folio/platform/auth"
 	"folio/platform/clock"
 	"folio/platform/idempotency"
 	"folio/tests/apitest"
@@ -343,5 +344,91 @@ func TestIdempotencyLease(t *testing.T) {
 			t.Fatalf("%d notes written, want 1", got)
 		}
 		wantReplay(t, withKey(t, s, key, http.MethodPost, "/notes", "slow", body), retry)
+	})
+}
+
+// TestReplayStaysWithItsCredential (hole 4): an Idempotency-Key belongs to the credential that
+// sent it. Another key or the session of the same user repeating the same method, path, body and
+// key gets the answer its own request deserves, never the stored one; the same credential's
+// retry still replays.
+func TestReplayStaysWithItsCredential(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
+		u := s.NewUser(t, "Rita Replay")
+		k1 := s.NewKey(t, u, auth.ScopeReadWrite)
+		nb1 := apitest.Must(t, s.Post(t, k1, "/notebooks", map[string]any{"name": "One"}), http.StatusCreated).Str(t, "id")
+		nb2 := apitest.Must(t, s.Post(t, k1, "/notebooks", map[string]any{"name": "Two"}), http.StatusCreated).Str(t, "id")
+		k2 := s.NewKey(t, u, auth.ScopeReadWrite, apitest.KeyOpts{Notebook: nb2})
+		k3 := s.NewKey(t, u, auth.ScopeReadWrite)
+		sess := s.OpenSession(t, u)
+		bySession := func(method, path, idem string, body any) apitest.Response {
+			h := apitest.SessionHeader(sess.Token, sess.CSRFToken)
+			h["Idempotency-Key"] = idem
+			return s.Do(t, apitest.Request{Method: method, Path: path, Body: body, Header: h})
+		}
+
+		t.Run("a note", func(t *testing.T) {
+			body := map[string]any{"content": "Board memo, only in notebook one", "notebookId": nb1}
+			first := apitest.Must(t, withKey(t, s, k1, http.MethodPost, "/notes", "X-note", body), http.StatusCreated)
+			noteID := first.Str(t, "id")
+			wantReplay(t, withKey(t, s, k1, http.MethodPost, "/notes", "X-note", body), first)
+			// K2 may not use notebook one: its own request is refused, the stored note is not its answer.
+			apitest.CheckEnvelope(t, s.Get(t, k2, "/notes/"+noteID), http.StatusNotFound, "NOTE_NOT_FOUND")
+			r := withKey(t, s, k2, http.MethodPost, "/notes", "X-note", body)
+			if r.Header.Get("Idempotent-Replayed") != "" || strings.Contains(string(r.Body), noteID) {
+				t.Fatalf("a notebook key repeating another key's Idempotency-Key got the stored answer: %d %s (Idempotent-Replayed %q)", r.Status, r.Body, r.Header.Get("Idempotent-Replayed"))
+			}
+			apitest.CheckEnvelope(t, r, http.StatusForbidden, "KEY_NOTEBOOK_MISMATCH")
+		})
+
+		t.Run("a webhook", func(t *testing.T) {
+			body := map[string]any{"url": "https://93.184.216.34/hook", "events": noDeliveries}
+			first := apitest.Must(t, withKey(t, s, k1, http.MethodPost, "/webhooks", "Y-hook", body), http.StatusCreated)
+			id, secret := first.Str(t, "id"), first.Str(t, "secret")
+			wantReplay(t, withKey(t, s, k1, http.MethodPost, "/webhooks", "Y-hook", body), first)
+			others := map[string]func() apitest.Response{
+				"another key of the user": func() apitest.Response {
+					return withKey(t, s, k3, http.MethodPost, "/webhooks", "Y-hook", body)
+				},
+				"the user's session": func() apitest.Response { return bySession(http.MethodPost, "/webhooks", "Y-hook", body) },
+				"a notebook key of the user": func() apitest.Response {
+					return withKey(t, s, k2, http.MethodPost, "/webhooks", "Y-hook", body)
+				},
+			}
+			for _, who := range []string{"another key of the user", "the user's session", "a notebook key of the user"} {
+				r := others[who]()
+				if r.Header.Get("Idempotent-Replayed") != "" || strings.Contains(string(r.Body), secret) || strings.Contains(string(r.Body), id) {
+					t.Errorf("%s repeating another key's Idempotency-Key got the stored answer (K1's webhook and secret): %d %s (Idempotent-Replayed %q)", who, r.Status, r.Body, r.Header.Get("Idempotent-Replayed"))
+					continue
+				}
+				// Its own webhook, with its own secret.
+				if r.Status != http.StatusCreated || r.Str(t, "secret") == "" {
+					t.Errorf("%s: %d %s, want 201 and a webhook of its own", who, r.Status, r.Body)
+				}
+			}
+		})
+
+		// The same credential's replay follows the access rule at the time of the retry: once the
+		// credential can no longer read what the stored answer shows, the retry gets the 404 a
+		// read would get, not the stored content. A delete's answer shows nothing and still replays.
+		t.Run("a replay after the credential lost the note", func(t *testing.T) {
+			owner := s.NewUser(t, "Olga Owner")
+			ownerKey := s.NewKey(t, owner, auth.ScopeReadWrite)
+			ws := apitest.Must(t, s.Post(t, ownerKey, "/workspaces", map[string]any{"name": "Board"}), http.StatusCreated).Str(t, "id")
+			nb := apitest.Must(t, s.Post(t, ownerKey, "/notebooks", map[string]any{"name": "Board notes", "workspaceId": ws}), http.StatusCreated).Str(t, "id")
+			apitest.Must(t, s.Post(t, ownerKey, "/workspaces/"+ws+"/members", map[string]any{"email": u.Email}), http.StatusCreated)
+			id := apitest.Must(t, s.Post(t, ownerKey, "/notes", map[string]any{"content": "Board minutes quokkareplay", "notebookId": nb}), http.StatusCreated).Str(t, "id")
+			gone := apitest.Must(t, s.Post(t, ownerKey, "/notes", map[string]any{"content": "to delete", "notebookId": nb}), http.StatusCreated).Str(t, "id")
+			body := map[string]any{"archived": true}
+			first := apitest.Must(t, withKey(t, s, k1, http.MethodPatch, "/notes/"+id, "Z-patch", body), http.StatusOK)
+			wantReplay(t, withKey(t, s, k1, http.MethodPatch, "/notes/"+id, "Z-patch", body), first)
+			del := apitest.Must(t, withKey(t, s, k1, http.MethodDelete, "/notes/"+gone, "Z-delete", nil), http.StatusOK)
+			apitest.Must(t, s.Delete(t, ownerKey, "/workspaces/"+ws+"/members/"+u.ID), http.StatusOK)
+			r := withKey(t, s, k1, http.MethodPatch, "/notes/"+id, "Z-patch", body)
+			if r.Header.Get("Idempotent-Replayed") != "" || strings.Contains(string(r.Body), "quokkareplay") {
+				t.Fatalf("a replay showed a note its credential can no longer read: %d %s", r.Status, r.Body)
+			}
+			apitest.CheckEnvelope(t, r, http.StatusNotFound, "NOTE_NOT_FOUND")
+			wantReplay(t, withKey(t, s, k1, http.MethodDelete, "/notes/"+gone, "Z-delete", nil), del)
+		})
 	})
 }

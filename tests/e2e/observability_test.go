@@ -312,3 +312,26 @@ func TestTraces(t *testing.T) {
 		}
 	})
 }
+
+// TestHealth checks that the health endpoints answer without authentication.
+func TestHealth(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
+		for _, tc := range []struct {
+			path, status string
+			header       map[string]string
+		}{
+			{"//healthz", "ok", nil},
+			{"//readyz", "ready", nil},
+			{"//healthz", "ok", map[string]string{"Authorization": "Bearer garbage"}},
+			{"//readyz", "ready", map[string]string{"Authorization": "Bearer garbage"}},
+		} {
+			r := apitest.Must(t, s.Do(t, apitest.Request{Method: "GET", Path: tc.path, Header: tc.header}), http.StatusOK)
+			if got := r.Str(t, "status"); got != tc.status {
+				t.Fatalf("%s: status field %q, want %q", tc.path, got, tc.status)
+			}
+			if !strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") {
+				t.Fatalf("%s: Content-Type %q", tc.path, r.Header.Get("Content-Type"))
+			}
+		}
+	})
+}

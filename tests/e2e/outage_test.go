@@ -115,6 +115,8 @@ func TestDatabaseOutage(t *testing.T) {
 // Retry-After, not 500; reads go on meanwhile (WAL), and writes work again once the lock is gone.
 // It waits the busy timeout once.
 func TestDatabaseBusySQLite(t *testing.T) {
+	// Parallel: it mostly waits (see "Parallel tests" in docs/testing.md).
+	t.Parallel()
 	s := apitest.Start(t, "sqlite")
 	u := s.NewUser(t, "Lars Locked")
 	key := s.NewKey(t, u, auth.ScopeReadWrite)

@@ -3,6 +3,7 @@ package e2e
 import (
 	"fmt"
 	"net/http"
+	"regexp"
 	"strconv"
 	"testing"
 	"time"
@@ -150,187 +151,179 @@ func TestRateLimit(t *testing.T) {
 // interval ever holds more than the limit, a slot frees exactly when the oldest accepted request
 // leaves the window, and rejected requests are not counted.
 func TestRateLimitWindow(t *testing.T) {
-	for _, kind := range apitest.Databases {
-		t.Run(kind, func(t *testing.T) {
-			t0 := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
-			fake := clock.NewFake(t0)
-			s := apitest.StartFx(t, kind, []apitest.Option{apitest.RateLimit(smallLimit)}, apitest.FakeClock(fake))
-			u := s.NewUser(t, "Walt Window")
-			key := s.NewKey(t, u, auth.ScopeRead)
+	t0 := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	apitest.ForEachDBWithClock(t, t0, func(t *testing.T, s *apitest.Server, fake *clock.Fake) {
+		u := s.NewUser(t, "Walt Window")
+		key := s.NewKey(t, u, auth.ScopeRead)
 
-			var accepted, rejected []time.Duration // offsets from t0
-			at := func(d time.Duration) { fake.Set(t0.Add(d)) }
-			send := func() apitest.Response {
-				t.Helper()
-				r := s.Get(t, key, "/notebooks")
-				off := fake.Now().Sub(t0)
-				switch r.Status {
-				case 200:
-					accepted = append(accepted, off)
-				case 429:
-					checkLimited(t, r)
-					rejected = append(rejected, off)
-				default:
-					t.Fatalf("status %d at t0+%v: %s", r.Status, off, r.Body)
-				}
-				return r
-			}
-			// expect sends n requests that must be accepted, then one that must be rejected whose
-			// X-RateLimit-Reset is t0+resetAt (when the oldest counted request leaves).
-			expect := func(d time.Duration, n int, resetAt time.Duration) {
-				t.Helper()
-				at(d)
-				for i := range n {
-					if r := send(); r.Status != 200 {
-						t.Fatalf("t0+%v: request %d of %d refused: %s", d, i+1, n, r.Body)
-					}
-				}
-				r := send()
-				if r.Status != 429 {
-					t.Fatalf("t0+%v: request %d accepted, want 429 (accepted so far at %v)", d, n+1, accepted)
-				}
-				if _, _, reset := limitHeaders(t, r); reset != t0.Add(resetAt).Unix() {
-					t.Fatalf("t0+%v: X-RateLimit-Reset = t0%+ds, want t0+%v", d, reset-t0.Unix(), resetAt)
-				}
-			}
-
-			// The limiter runs on the replaced clock: its Reset is computed from the fake t0.
-			at(0)
-			r := send()
-			if _, _, reset := limitHeaders(t, r); reset != t0.Add(time.Minute).Unix() {
-				t.Fatalf("X-RateLimit-Reset = %d, want the fake clock's t0+60s = %d: the limiter does not use the replaced clock", reset, t0.Add(time.Minute).Unix())
-			}
-			at(time.Second)
-			send()
-			expect(59*time.Second, 3, 60*time.Second) // 5 in the window now
-			for range 10 {                            // rejected ones do not count
-				send()
-			}
-			expect(60*time.Second-time.Nanosecond, 0, 60*time.Second) // the t=0 request is still inside
-			expect(60*time.Second, 1, 61*time.Second)                 // it has left: exactly one slot
-			expect(61*time.Second-time.Nanosecond, 0, 61*time.Second)
-			expect(61*time.Second, 1, 119*time.Second)
-			expect(90*time.Second, 0, 119*time.Second)
-			expect(119*time.Second-time.Nanosecond, 0, 119*time.Second)
-			expect(119*time.Second, 3, 120*time.Second) // the three of t=59s leave together
-			expect(120*time.Second, 1, 121*time.Second)
-			expect(121*time.Second, 1, 179*time.Second)
-			expect(1000*time.Second, smallLimit, 1060*time.Second) // after a quiet spell: the limit, not more
-
-			// No 60-second window ever held more than the limit, and every refusal happened with
-			// a full window: slots freed exactly when the oldest request left.
-			inWindow := func(end time.Duration) int {
-				n := 0
-				for _, a := range accepted {
-					if a > end-time.Minute && a <= end {
-						n++
-					}
-				}
-				return n
-			}
-			for _, a := range accepted {
-				if n := inWindow(a); n > smallLimit {
-					t.Fatalf("the window ending at t0+%v holds %d accepted requests (limit %d)", a, n, smallLimit)
-				}
-			}
-			for _, r := range rejected {
-				if n := inWindow(r); n != smallLimit {
-					t.Fatalf("refused at t0+%v although the window held only %d accepted requests", r, n)
-				}
-			}
-			t.Logf("%d accepted, %d refused over %v of fake time", len(accepted), len(rejected), fake.Now().Sub(t0))
-
-			// A burst at the end of one minute is not forgiven at the start of the next (as a
-			// fixed per-minute window would): five at t=59s hold the limit until t=119s.
-			other := s.NewKey(t, s.NewUser(t, "Bea Burst"), auth.ScopeRead)
-			base := 2 * time.Hour
-			burst := func(d time.Duration, accepted int) {
-				t.Helper()
-				at(base + d)
-				for i := range accepted {
-					checkAcceptedAt(t, s.Get(t, other, "/notebooks"), smallLimit-1-i, fake.Now())
-				}
-				r := s.Get(t, other, "/notebooks")
+		var accepted, rejected []time.Duration // offsets from t0
+		at := func(d time.Duration) { fake.Set(t0.Add(d)) }
+		send := func() apitest.Response {
+			t.Helper()
+			r := s.Get(t, key, "/notebooks")
+			off := fake.Now().Sub(t0)
+			switch r.Status {
+			case 200:
+				accepted = append(accepted, off)
+			case 429:
 				checkLimited(t, r)
-				if _, _, reset := limitHeaders(t, r); reset != t0.Add(base+119*time.Second).Unix() {
-					t.Fatalf("t=%v: X-RateLimit-Reset = base%+ds, want base+119s", d, reset-t0.Add(base).Unix())
+				rejected = append(rejected, off)
+			default:
+				t.Fatalf("status %d at t0+%v: %s", r.Status, off, r.Body)
+			}
+			return r
+		}
+		// expect sends n requests that must be accepted, then one that must be rejected whose
+		// X-RateLimit-Reset is t0+resetAt (when the oldest counted request leaves).
+		expect := func(d time.Duration, n int, resetAt time.Duration) {
+			t.Helper()
+			at(d)
+			for i := range n {
+				if r := send(); r.Status != 200 {
+					t.Fatalf("t0+%v: request %d of %d refused: %s", d, i+1, n, r.Body)
 				}
 			}
-			burst(59*time.Second, smallLimit)
-			burst(60*time.Second+time.Millisecond, 0)
-			burst(90*time.Second, 0)
-			burst(119*time.Second-time.Millisecond, 0)
-			at(base + 119*time.Second)
-			for i := range smallLimit {
+			r := send()
+			if r.Status != 429 {
+				t.Fatalf("t0+%v: request %d accepted, want 429 (accepted so far at %v)", d, n+1, accepted)
+			}
+			if _, _, reset := limitHeaders(t, r); reset != t0.Add(resetAt).Unix() {
+				t.Fatalf("t0+%v: X-RateLimit-Reset = t0%+ds, want t0+%v", d, reset-t0.Unix(), resetAt)
+			}
+		}
+
+		// The limiter runs on the replaced clock: its Reset is computed from the fake t0.
+		at(0)
+		r := send()
+		if _, _, reset := limitHeaders(t, r); reset != t0.Add(time.Minute).Unix() {
+			t.Fatalf("X-RateLimit-Reset = %d, want the fake clock's t0+60s = %d: the limiter does not use the replaced clock", reset, t0.Add(time.Minute).Unix())
+		}
+		at(time.Second)
+		send()
+		expect(59*time.Second, 3, 60*time.Second) // 5 in the window now
+		for range 10 {                            // rejected ones do not count
+			send()
+		}
+		expect(60*time.Second-time.Nanosecond, 0, 60*time.Second) // the t=0 request is still inside
+		expect(60*time.Second, 1, 61*time.Second)                 // it has left: exactly one slot
+		expect(61*time.Second-time.Nanosecond, 0, 61*time.Second)
+		expect(61*time.Second, 1, 119*time.Second)
+		expect(90*time.Second, 0, 119*time.Second)
+		expect(119*time.Second-time.Nanosecond, 0, 119*time.Second)
+		expect(119*time.Second, 3, 120*time.Second) // the three of t=59s leave together
+		expect(120*time.Second, 1, 121*time.Second)
+		expect(121*time.Second, 1, 179*time.Second)
+		expect(1000*time.Second, smallLimit, 1060*time.Second) // after a quiet spell: the limit, not more
+
+		// No 60-second window ever held more than the limit, and every refusal happened with
+		// a full window: slots freed exactly when the oldest request left.
+		inWindow := func(end time.Duration) int {
+			n := 0
+			for _, a := range accepted {
+				if a > end-time.Minute && a <= end {
+					n++
+				}
+			}
+			return n
+		}
+		for _, a := range accepted {
+			if n := inWindow(a); n > smallLimit {
+				t.Fatalf("the window ending at t0+%v holds %d accepted requests (limit %d)", a, n, smallLimit)
+			}
+		}
+		for _, r := range rejected {
+			if n := inWindow(r); n != smallLimit {
+				t.Fatalf("refused at t0+%v although the window held only %d accepted requests", r, n)
+			}
+		}
+		t.Logf("%d accepted, %d refused over %v of fake time", len(accepted), len(rejected), fake.Now().Sub(t0))
+
+		// A burst at the end of one minute is not forgiven at the start of the next (as a
+		// fixed per-minute window would): five at t=59s hold the limit until t=119s.
+		other := s.NewKey(t, s.NewUser(t, "Bea Burst"), auth.ScopeRead)
+		base := 2 * time.Hour
+		burst := func(d time.Duration, accepted int) {
+			t.Helper()
+			at(base + d)
+			for i := range accepted {
 				checkAcceptedAt(t, s.Get(t, other, "/notebooks"), smallLimit-1-i, fake.Now())
 			}
-			checkLimited(t, s.Get(t, other, "/notebooks"))
-		})
-	}
+			r := s.Get(t, other, "/notebooks")
+			checkLimited(t, r)
+			if _, _, reset := limitHeaders(t, r); reset != t0.Add(base+119*time.Second).Unix() {
+				t.Fatalf("t=%v: X-RateLimit-Reset = base%+ds, want base+119s", d, reset-t0.Add(base).Unix())
+			}
+		}
+		burst(59*time.Second, smallLimit)
+		burst(60*time.Second+time.Millisecond, 0)
+		burst(90*time.Second, 0)
+		burst(119*time.Second-time.Millisecond, 0)
+		at(base + 119*time.Second)
+		for i := range smallLimit {
+			checkAcceptedAt(t, s.Get(t, other, "/notebooks"), smallLimit-1-i, fake.Now())
+		}
+		checkLimited(t, s.Get(t, other, "/notebooks"))
+	}, apitest.RateLimit(smallLimit))
 }
 
 // TestAuthFailureLimit: after FOLIO_AUTH_FAILURE_LIMIT failed authentications an address gets 429
 // for every further request that fails to authenticate, until the failures leave the window; a
 // valid key or session is still accepted. Requests without any credentials are not failures.
 func TestAuthFailureLimit(t *testing.T) {
-	for _, kind := range apitest.Databases {
-		t.Run(kind, func(t *testing.T) {
-			fake := clock.NewFake(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
-			trustLoopback := func(c *config.Config) { c.TrustedProxies = []string{"127.0.0.1/32"} }
-			s := apitest.StartFx(t, kind, []apitest.Option{apitest.AuthFailureLimit(3), trustLoopback}, apitest.FakeClock(fake))
-			u := s.NewUser(t, "Gus Guess")
-			valid := s.NewKey(t, u, auth.ScopeRead)
-			sess := s.OpenSession(t, u)
-			unknown, _, _ := auth.NewKey()
-			_, otherSecret, _ := auth.NewKey()
-			wrongSecret := "svc_live_" + apitest.KeyPrefix(t, valid) + "_" + otherSecret
+	trustLoopback := func(c *config.Config) { c.TrustedProxies = []string{"127.0.0.1/32"} }
+	apitest.ForEachDBWithClock(t, time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC), func(t *testing.T, s *apitest.Server, fake *clock.Fake) {
+		u := s.NewUser(t, "Gus Guess")
+		valid := s.NewKey(t, u, auth.ScopeRead)
+		sess := s.OpenSession(t, u)
+		unknown, _, _ := auth.NewKey()
+		_, otherSecret, _ := auth.NewKey()
+		wrongSecret := "svc_live_" + apitest.KeyPrefix(t, valid) + "_" + otherSecret
 
-			const guesser, neighbour = "203.0.113.7", "203.0.113.8"
-			steps := []struct {
-				name   string
-				req    apitest.Request
-				status int
-			}{
-				{"no credentials (not a failure)", forwardedFor(guesser, nil), 401},
-				{"no credentials (not a failure)", forwardedFor(guesser, nil), 401},
-				{"no credentials (not a failure)", forwardedFor(guesser, nil), 401},
-				{"no credentials (not a failure)", forwardedFor(guesser, nil), 401},
-				{"failure 1: unknown key", forwardedFor(guesser, bearer(unknown)), 401},
-				{"failure 2: right prefix, wrong secret", forwardedFor(guesser, bearer(wrongSecret)), 401},
-				{"valid key between failures (not a failure, not blocked)", forwardedFor(guesser, bearer(valid)), 200},
-				{"no credentials again (not a failure)", forwardedFor(guesser, nil), 401},
-				{"failure 3: unknown session cookie", forwardedFor(guesser, apitest.SessionHeader("guessed-token", "")), 401},
-				{"over the limit: a valid key is accepted", forwardedFor(guesser, bearer(valid)), 200},
-				{"over the limit: a valid session is accepted", forwardedFor(guesser, apitest.SessionHeader(sess.Token, "")), 200},
-				{"over the limit: a wrong secret gets 429", forwardedFor(guesser, bearer(wrongSecret)), 429},
-				{"over the limit: an unknown key gets 429", forwardedFor(guesser, bearer(unknown)), 429},
-				{"over the limit: an unknown session gets 429", forwardedFor(guesser, apitest.SessionHeader("guessed-again", "")), 429},
-				{"over the limit: a malformed header gets 429", forwardedFor(guesser, map[string]string{"Authorization": "Basic x"}), 429},
-				{"over the limit: no credentials is still 401", forwardedFor(guesser, nil), 401},
-				{"another address is not blocked", forwardedFor(neighbour, bearer(valid)), 200},
-				{"another address gets its own 401s", forwardedFor(neighbour, bearer(unknown)), 401},
+		const guesser, neighbour = "203.0.113.7", "203.0.113.8"
+		steps := []struct {
+			name   string
+			req    apitest.Request
+			status int
+		}{
+			{"no credentials (not a failure)", forwardedFor(guesser, nil), 401},
+			{"no credentials (not a failure)", forwardedFor(guesser, nil), 401},
+			{"no credentials (not a failure)", forwardedFor(guesser, nil), 401},
+			{"no credentials (not a failure)", forwardedFor(guesser, nil), 401},
+			{"failure 1: unknown key", forwardedFor(guesser, bearer(unknown)), 401},
+			{"failure 2: right prefix, wrong secret", forwardedFor(guesser, bearer(wrongSecret)), 401},
+			{"valid key between failures (not a failure, not blocked)", forwardedFor(guesser, bearer(valid)), 200},
+			{"no credentials again (not a failure)", forwardedFor(guesser, nil), 401},
+			{"failure 3: unknown session cookie", forwardedFor(guesser, apitest.SessionHeader("guessed-token", "")), 401},
+			{"over the limit: a valid key is accepted", forwardedFor(guesser, bearer(valid)), 200},
+			{"over the limit: a valid session is accepted", forwardedFor(guesser, apitest.SessionHeader(sess.Token, "")), 200},
+			{"over the limit: a wrong secret gets 429", forwardedFor(guesser, bearer(wrongSecret)), 429},
+			{"over the limit: an unknown key gets 429", forwardedFor(guesser, bearer(unknown)), 429},
+			{"over the limit: an unknown session gets 429", forwardedFor(guesser, apitest.SessionHeader("guessed-again", "")), 429},
+			{"over the limit: a malformed header gets 429", forwardedFor(guesser, map[string]string{"Authorization": "Basic x"}), 429},
+			{"over the limit: no credentials is still 401", forwardedFor(guesser, nil), 401},
+			{"another address is not blocked", forwardedFor(neighbour, bearer(valid)), 200},
+			{"another address gets its own 401s", forwardedFor(neighbour, bearer(unknown)), 401},
+		}
+		for i, st := range steps {
+			r := s.Do(t, st.req)
+			switch st.status {
+			case 429:
+				checkLimited(t, r)
+			case 401:
+				apitest.CheckEnvelope(t, r, 401, "UNAUTHENTICATED")
+			default:
+				apitest.Must(t, r, st.status)
 			}
-			for i, st := range steps {
-				r := s.Do(t, st.req)
-				switch st.status {
-				case 429:
-					checkLimited(t, r)
-				case 401:
-					apitest.CheckEnvelope(t, r, 401, "UNAUTHENTICATED")
-				default:
-					apitest.Must(t, r, st.status)
-				}
-				if t.Failed() {
-					t.Fatalf("step %d (%s)", i+1, st.name)
-				}
+			if t.Failed() {
+				t.Fatalf("step %d (%s)", i+1, st.name)
 			}
-			// Refused attempts are not counted either: the block ends when the three failures leave.
-			fake.Advance(time.Minute - time.Nanosecond)
-			checkLimited(t, s.Do(t, forwardedFor(guesser, bearer(wrongSecret))))
-			fake.Advance(time.Nanosecond)
-			apitest.CheckEnvelope(t, s.Do(t, forwardedFor(guesser, bearer(wrongSecret))), 401, "UNAUTHENTICATED")
-		})
-	}
+		}
+		// Refused attempts are not counted either: the block ends when the three failures leave.
+		fake.Advance(time.Minute - time.Nanosecond)
+		checkLimited(t, s.Do(t, forwardedFor(guesser, bearer(wrongSecret))))
+		fake.Advance(time.Nanosecond)
+		apitest.CheckEnvelope(t, s.Do(t, forwardedFor(guesser, bearer(wrongSecret))), 401, "UNAUTHENTICATED")
+	}, apitest.AuthFailureLimit(3), trustLoopback)
 
 	t.Run("X-Forwarded-For is not believed from an untrusted peer", func(t *testing.T) {
 		s := apitest.Start(t, "sqlite", apitest.AuthFailureLimit(3)) // FOLIO_TRUSTED_PROXIES unset
@@ -357,45 +350,43 @@ func TestAuthFailureLimit(t *testing.T) {
 // limit, repeating a bad key costs no database lookup, and the operator is told (once per minute
 // per peer, not per request) which setting is missing.
 func TestAuthFailureLimitBehindProxy(t *testing.T) {
-	for _, kind := range apitest.Databases {
-		t.Run(kind, func(t *testing.T) {
-			observe, logs := apitest.ObserveLogs()
-			s := apitest.StartFx(t, kind, []apitest.Option{apitest.AuthFailureLimit(20)}, observe)
-			u := s.NewUser(t, "Pia Proxied")
-			valid := s.NewKey(t, u, auth.ScopeRead)
-			sess := s.OpenSession(t, u)
-			const guesser, victim = "203.0.113.66", "198.51.100.10"
+	apitest.EachDB(t, func(t *testing.T, kind string) {
+		observe, logs := apitest.ObserveLogs()
+		s := apitest.StartFx(t, kind, []apitest.Option{apitest.AuthFailureLimit(20)}, observe)
+		u := s.NewUser(t, "Pia Proxied")
+		valid := s.NewKey(t, u, auth.ScopeRead)
+		sess := s.OpenSession(t, u)
+		const guesser, victim = "203.0.113.66", "198.51.100.10"
 
-			for i := range 25 {
-				bad, _, _ := auth.NewKey()
-				r := s.Do(t, forwardedFor(guesser, bearer(bad)))
-				if i < 20 {
-					apitest.CheckEnvelope(t, r, 401, "UNAUTHENTICATED")
-				} else {
-					checkLimited(t, r)
-				}
-			}
-			apitest.Must(t, s.Do(t, forwardedFor(victim, bearer(valid))), 200)
-			apitest.Must(t, s.Do(t, forwardedFor(victim, apitest.SessionHeader(sess.Token, ""))), 200)
-			apitest.Must(t, s.Do(t, apitest.Request{Method: "GET", Path: "/notebooks", Key: valid}), 200) // no header at all
-			// Guessing stays limited for this address.
+		for i := range 25 {
 			bad, _, _ := auth.NewKey()
-			checkLimited(t, s.Do(t, forwardedFor(guesser, bearer(bad))))
-			checkLimited(t, s.Do(t, forwardedFor(victim, bearer(bad))))
-			// The same bad key again is answered from the negative cache: no database lookup.
-			if n := s.SQLReads(func() { checkLimited(t, s.Do(t, forwardedFor(guesser, bearer(bad)))) }); n != 0 {
-				t.Errorf("a repeated unknown key cost %d database reads, want 0", n)
+			r := s.Do(t, forwardedFor(guesser, bearer(bad)))
+			if i < 20 {
+				apitest.CheckEnvelope(t, r, 401, "UNAUTHENTICATED")
+			} else {
+				checkLimited(t, r)
 			}
+		}
+		apitest.Must(t, s.Do(t, forwardedFor(victim, bearer(valid))), 200)
+		apitest.Must(t, s.Do(t, forwardedFor(victim, apitest.SessionHeader(sess.Token, ""))), 200)
+		apitest.Must(t, s.Do(t, apitest.Request{Method: "GET", Path: "/notebooks", Key: valid}), 200) // no header at all
+		// Guessing stays limited for this address.
+		bad, _, _ := auth.NewKey()
+		checkLimited(t, s.Do(t, forwardedFor(guesser, bearer(bad))))
+		checkLimited(t, s.Do(t, forwardedFor(victim, bearer(bad))))
+		// The same bad key again is answered from the negative cache: no database lookup.
+		if n := s.SQLReads(func() { checkLimited(t, s.Do(t, forwardedFor(guesser, bearer(bad)))) }); n != 0 {
+			t.Errorf("a repeated unknown key cost %d database reads, want 0", n)
+		}
 
-			warned := logs.FilterMessageSnippet("FOLIO_TRUSTED_PROXIES").All()
-			if len(warned) != 1 || warned[0].Level != zap.WarnLevel {
-				t.Fatalf("%d warnings naming FOLIO_TRUSTED_PROXIES over 30 proxied requests, want exactly 1 (throttled): %v", len(warned), warned)
-			}
-			if peer := warned[0].ContextMap()["peer"]; peer != "127.0.0.1" {
-				t.Errorf("warning names peer %v, want 127.0.0.1", peer)
-			}
-		})
-	}
+		warned := logs.FilterMessageSnippet("FOLIO_TRUSTED_PROXIES").All()
+		if len(warned) != 1 || warned[0].Level != zap.WarnLevel {
+			t.Fatalf("%d warnings naming FOLIO_TRUSTED_PROXIES over 30 proxied requests, want exactly 1 (throttled): %v", len(warned), warned)
+		}
+		if peer := warned[0].ContextMap()["peer"]; peer != "127.0.0.1" {
+			t.Errorf("warning names peer %v, want 127.0.0.1", peer)
+		}
+	})
 
 	t.Run("no warning for a trusted proxy or without the header", func(t *testing.T) {
 		warnings := func(logs *observer.ObservedLogs) int {
@@ -426,34 +417,32 @@ func TestAuthFailureLimitBehindProxy(t *testing.T) {
 
 // TestRateLimitRedisShared: two instances sharing one Redis (and one database) enforce one limit.
 func TestRateLimitRedisShared(t *testing.T) {
-	for _, kind := range apitest.Databases {
-		t.Run(kind, func(t *testing.T) {
-			cfg := apitest.Config(t, kind)
-			cfg.RateLimit = smallLimit
-			cfg.RedisURL = testenv.RedisURL(t) // keys are per user id, and user ids are unique
-			a, b := apitest.StartWith(t, cfg), apitest.StartWith(t, cfg)
-			u, other := a.NewUser(t, "Rhea Redis"), a.NewUser(t, "Otto Other")
-			key := a.NewKey(t, u, auth.ScopeRead)
-			sess := a.OpenSession(t, u)
-			otherKey := a.NewKey(t, other, auth.ScopeRead)
-			bySession := apitest.Request{Method: "GET", Path: "/notebooks", Header: apitest.SessionHeader(sess.Token, "")}
-			byKey := apitest.Request{Method: "GET", Path: "/notebooks", Key: key}
+	apitest.EachDB(t, func(t *testing.T, kind string) {
+		cfg := apitest.Config(t, kind)
+		cfg.RateLimit = smallLimit
+		cfg.RedisURL = testenv.RedisURL(t) // keys are per user id, and user ids are unique
+		a, b := apitest.StartWith(t, cfg), apitest.StartWith(t, cfg)
+		u, other := a.NewUser(t, "Rhea Redis"), a.NewUser(t, "Otto Other")
+		key := a.NewKey(t, u, auth.ScopeRead)
+		sess := a.OpenSession(t, u)
+		otherKey := a.NewKey(t, other, auth.ScopeRead)
+		bySession := apitest.Request{Method: "GET", Path: "/notebooks", Header: apitest.SessionHeader(sess.Token, "")}
+		byKey := apitest.Request{Method: "GET", Path: "/notebooks", Key: key}
 
-			seq := []struct {
-				s   *apitest.Server
-				req apitest.Request
-			}{{a, byKey}, {b, byKey}, {a, bySession}, {b, bySession}, {b, byKey}}
-			for i, step := range seq {
-				checkAccepted(t, step.s.Do(t, step.req), 200, smallLimit-1-i)
-			}
-			for _, srv := range []*apitest.Server{a, b} {
-				checkLimited(t, srv.Do(t, byKey))
-				checkLimited(t, srv.Do(t, bySession))
-			}
-			checkAccepted(t, b.Get(t, otherKey, "/notebooks"), 200, smallLimit-1)
-			checkAccepted(t, a.Get(t, otherKey, "/notebooks"), 200, smallLimit-2)
-		})
-	}
+		seq := []struct {
+			s   *apitest.Server
+			req apitest.Request
+		}{{a, byKey}, {b, byKey}, {a, bySession}, {b, bySession}, {b, byKey}}
+		for i, step := range seq {
+			checkAccepted(t, step.s.Do(t, step.req), 200, smallLimit-1-i)
+		}
+		for _, srv := range []*apitest.Server{a, b} {
+			checkLimited(t, srv.Do(t, byKey))
+			checkLimited(t, srv.Do(t, bySession))
+		}
+		checkAccepted(t, b.Get(t, otherKey, "/notebooks"), 200, smallLimit-1)
+		checkAccepted(t, a.Get(t, otherKey, "/notebooks"), 200, smallLimit-2)
+	})
 }
 
 // TestRateLimitRedisUnreachable: with Redis refusing connections, or accepting them and never
@@ -465,8 +454,8 @@ func TestRateLimitRedisUnreachable(t *testing.T) {
 		{"connection refused", "redis://127.0.0.1:1/0"},
 		{"never answers", "redis://" + silent + "/0"},
 	} {
-		for _, kind := range apitest.Databases {
-			t.Run(redisCase.name+"/"+kind, func(t *testing.T) {
+		t.Run(redisCase.name, func(t *testing.T) {
+			apitest.EachDB(t, func(t *testing.T, kind string) {
 				cfg := apitest.Config(t, kind)
 				cfg.RateLimit, cfg.AuthFailureLimit = smallLimit, 3
 				cfg.RedisURL = redisCase.url
@@ -523,7 +512,7 @@ func TestRateLimitRedisUnreachable(t *testing.T) {
 					}
 				}
 			})
-		}
+		})
 	}
 }
 
@@ -539,3 +528,70 @@ func forwardedFor(addr string, h map[string]string) apitest.Request {
 
 // bearer is the Authorization header of key k.
 func bearer(k string) map[string]string { return map[string]string{"Authorization": "Bearer " + k} }
+
+var (
+	rateLimitPolicyRE = regexp.MustCompile(`^"default";q=(\d+);w=60$`)
+	rateLimitRE       = regexp.MustCompile(`^"default";r=(\d+);t=(\d+)$`)
+)
+
+// ietfLimit returns q of RateLimit-Policy and r, t of RateLimit, failing when they are missing or
+// malformed.
+func ietfLimit(t *testing.T, r apitest.Response) (q, remaining, reset int) {
+	t.Helper()
+	p := rateLimitPolicyRE.FindStringSubmatch(r.Header.Get("RateLimit-Policy"))
+	l := rateLimitRE.FindStringSubmatch(r.Header.Get("RateLimit"))
+	if p == nil || l == nil {
+		t.Fatalf("%d response: RateLimit-Policy %q, RateLimit %q", r.Status, r.Header.Get("RateLimit-Policy"), r.Header.Get("RateLimit"))
+	}
+	atoi := func(s string) int { n, _ := strconv.Atoi(s); return n }
+	return atoi(p[1]), atoi(l[1]), atoi(l[2])
+}
+
+// TestRateLimitIETFHeaders walks the rolling window on a fake clock: RateLimit-Policy names the
+// limit and the 60 s window, RateLimit's r is X-RateLimit-Remaining and its t the seconds until the
+// oldest counted request leaves the window (X-RateLimit-Reset minus now), on accepted requests and
+// on the 429 alike; a request that does not authenticate carries neither.
+func TestRateLimitIETFHeaders(t *testing.T) {
+	t0 := time.Date(2031, 3, 1, 9, 0, 0, 0, time.UTC)
+	apitest.ForEachDBWithClock(t, t0, func(t *testing.T, s *apitest.Server, fake *clock.Fake) {
+		key := s.NewKey(t, s.NewUser(t, "Rita Limit"), auth.ScopeRead)
+		check := func(r apitest.Response, wantStatus, wantR, wantT int) {
+			t.Helper()
+			if r.Status != wantStatus {
+				t.Fatalf("status %d, want %d: %s", r.Status, wantStatus, r.Body)
+			}
+			q, rem, reset := ietfLimit(t, r)
+			if q != smallLimit || rem != wantR || reset != wantT {
+				t.Fatalf("q=%d r=%d t=%d, want q=%d r=%d t=%d", q, rem, reset, smallLimit, wantR, wantT)
+			}
+			_, xrem, xreset := limitHeaders(t, r)
+			if xrem != rem || xreset-fake.Now().Unix() != int64(reset) {
+				t.Fatalf("RateLimit r=%d t=%d disagrees with X-RateLimit-Remaining %d, X-RateLimit-Reset %d (now %d)", rem, reset, xrem, xreset, fake.Now().Unix())
+			}
+		}
+		check(s.Get(t, key, "/notebooks"), 200, 4, 60) // counted at t0: leaves at t0+60
+		fake.Set(t0.Add(10 * time.Second))
+		check(s.Get(t, key, "/notebooks"), 200, 3, 50) // the oldest still leaves at t0+60
+		fake.Set(t0.Add(20 * time.Second))
+		check(s.Get(t, key, "/notebooks"), 200, 2, 40)
+		check(s.Get(t, key, "/notebooks"), 200, 1, 40)
+		check(s.Get(t, key, "/notebooks"), 200, 0, 40)
+		fake.Set(t0.Add(45 * time.Second))
+		r := s.Get(t, key, "/notebooks")
+		checkLimited(t, r)
+		check(r, 429, 0, 15)
+		fake.Set(t0.Add(60 * time.Second)) // the first request leaves the window
+		check(s.Get(t, key, "/notebooks"), 200, 0, 10)
+		fake.Set(t0.Add(70 * time.Second))
+		check(s.Get(t, key, "/notebooks"), 200, 0, 10) // t0+10 left too: the oldest is at t0+20, 10 s to go
+
+		// Not authenticated: no rate-limit headers of either kind.
+		r = s.Get(t, "", "/notebooks")
+		apitest.CheckEnvelope(t, r, http.StatusUnauthorized, "UNAUTHENTICATED")
+		for _, h := range []string{"RateLimit", "RateLimit-Policy", "X-RateLimit-Limit"} {
+			if v := r.Header.Get(h); v != "" {
+				t.Fatalf("401 carries %s: %q", h, v)
+			}
+		}
+	}, apitest.RateLimit(smallLimit))
+}

@@ -31,74 +31,72 @@ func TestInstancesStartTogether(t *testing.T) {
 	}
 	want := migrationIDs(t, []string{"FOLIO_SQLITE_PATH=" + refPath})
 
-	for _, kind := range []string{"sqlite", "postgres"} {
-		t.Run(kind, func(t *testing.T) {
-			var env []string
-			if kind == "sqlite" {
-				env = []string{"FOLIO_SQLITE_PATH=" + filepath.Join(t.TempDir(), "data", "folio.db")}
-			} else {
-				env = []string{"FOLIO_DATABASE_URL=" + testenv.EmptyPostgresDB(t)}
-			}
-			env = append(env, "FOLIO_LOG_LEVEL=warn")
+	apitest.EachDB(t, func(t *testing.T, kind string) {
+		var env []string
+		if kind == "sqlite" {
+			env = []string{"FOLIO_SQLITE_PATH=" + filepath.Join(t.TempDir(), "data", "folio.db")}
+		} else {
+			env = []string{"FOLIO_DATABASE_URL=" + testenv.EmptyPostgresDB(t)}
+		}
+		env = append(env, "FOLIO_LOG_LEVEL=warn")
 
-			type proc struct {
-				cmd     *exec.Cmd
-				url     string
-				stderr  apitest.Logs
-				done    chan struct{}
-				waitErr error
+		type proc struct {
+			cmd     *exec.Cmd
+			url     string
+			stderr  apitest.Logs
+			done    chan struct{}
+			waitErr error
+		}
+		var procs []*proc
+		for i := range servers + migrates {
+			p := &proc{done: make(chan struct{})}
+			args, penv := []string{"migrate"}, env
+			if i < servers {
+				addr := testenv.FreeAddr(t)
+				p.url = "http://" + addr
+				args, penv = []string{"serve"}, append(append([]string(nil), env...), "FOLIO_HTTP_ADDR="+addr)
 			}
-			var procs []*proc
-			for i := range servers + migrates {
-				p := &proc{done: make(chan struct{})}
-				args, penv := []string{"migrate"}, env
-				if i < servers {
-					addr := testenv.FreeAddr(t)
-					p.url = "http://" + addr
-					args, penv = []string{"serve"}, append(append([]string(nil), env...), "FOLIO_HTTP_ADDR="+addr)
-				}
-				p.cmd = exec.Command(bin, args...)
-				p.cmd.Env = testenv.FolioEnv(penv)
-				p.cmd.Dir = t.TempDir()
-				p.cmd.Stderr = &p.stderr
-				procs = append(procs, p)
-			}
-			// Start them all before waiting for any.
-			for _, p := range procs {
-				testenv.StartProcess(t, p.cmd, p.done, &p.waitErr)
-			}
-			var wg sync.WaitGroup
-			errs := make([]string, len(procs))
-			for i, p := range procs {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					if p.url == "" {
-						<-p.done
-						if p.waitErr != nil {
-							errs[i] = fmt.Sprintf("folio migrate: %v\n%s", p.waitErr, p.stderr.String())
-						}
-						return
+			p.cmd = exec.Command(bin, args...)
+			p.cmd.Env = testenv.FolioEnv(penv)
+			p.cmd.Dir = t.TempDir()
+			p.cmd.Stderr = &p.stderr
+			procs = append(procs, p)
+		}
+		// Start them all before waiting for any.
+		for _, p := range procs {
+			testenv.StartProcess(t, p.cmd, p.done, &p.waitErr)
+		}
+		var wg sync.WaitGroup
+		errs := make([]string, len(procs))
+		for i, p := range procs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if p.url == "" {
+					<-p.done
+					if p.waitErr != nil {
+						errs[i] = fmt.Sprintf("folio migrate: %v\n%s", p.waitErr, p.stderr.String())
 					}
-					errs[i] = testenv.WaitReady(p.url, p.done, func() string { return fmt.Sprintf("%v\n%s", p.waitErr, p.stderr.String()) })
-				}()
-			}
-			wg.Wait()
-			failed := 0
-			for _, e := range errs {
-				if e != "" {
-					failed++
-					t.Error(e)
+					return
 				}
+				errs[i] = testenv.WaitReady(p.url, p.done, func() string { return fmt.Sprintf("%v\n%s", p.waitErr, p.stderr.String()) })
+			}()
+		}
+		wg.Wait()
+		failed := 0
+		for _, e := range errs {
+			if e != "" {
+				failed++
+				t.Error(e)
 			}
-			if failed > 0 {
-				t.Fatalf("%d of %d processes started together failed", failed, len(procs))
-			}
-			if got := migrationIDs(t, env); got != want {
-				t.Fatalf("migrations recorded:\n%s\nwant (one process alone):\n%s", got, want)
-			}
-		})
-	}
+		}
+		if failed > 0 {
+			t.Fatalf("%d of %d processes started together failed", failed, len(procs))
+		}
+		if got := migrationIDs(t, env); got != want {
+			t.Fatalf("migrations recorded:\n%s\nwant (one process alone):\n%s", got, want)
+		}
+	})
 }
 
 // migrationIDs lists the migrations table's ids, one a line, in order, through the database the

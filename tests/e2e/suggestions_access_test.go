@@ -15,7 +15,11 @@ import (
 // an item outside the caller's reach is the kind's 404 on suggest and list, and its suggestions
 // are 404 SUGGESTION_NOT_FOUND on approve and reject, before any 409. A refused request changes
 // neither the item nor its suggestions.
-func TestSuggestionAccessMatrix(t *testing.T) { runKindMatrices(t, suggestionMatrix) }
+func TestSuggestionAccessMatrix(t *testing.T) {
+	// Parallel: no timing, no process-wide state (see "Parallel tests" in docs/testing.md).
+	t.Parallel()
+	runKindMatrices(t, suggestionMatrix)
+}
 
 func suggestionMatrix(s *apitest.Server, w *world, kind string) []matrixRow {
 	gone := "404 " + notFoundCode(kind)

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"folio/platform/config"
 	"folio/tests/apitest"
 )
 
@@ -81,32 +80,4 @@ func TestTaskValidation(t *testing.T) {
 			})
 		}
 	})
-}
-
-// TestItemLimit: notes and tasks share a notebook's FOLIO_NOTEBOOK_ITEM_LIMIT; deletes free slots,
-// moves need a slot in the target, and concurrent creates never pass the limit.
-func TestItemLimit(t *testing.T) {
-	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
-		w := newWorld(t, s)
-		note := createNote(t, s, w.annRW, w.annNB, "one")["id"].(string)
-		apitest.Must(t, s.Post(t, w.annRW, "/tasks", map[string]any{"title": "two", "notebookId": w.annNB}), http.StatusCreated)
-		apitest.Must(t, s.Post(t, w.annRW, "/tasks", map[string]any{"title": "three", "notebookId": w.annNB}), http.StatusCreated)
-		wantErr(t, s.Post(t, w.annRW, "/notes", map[string]any{"content": "four", "notebookId": w.annNB}), http.StatusForbidden, "ITEM_LIMIT_REACHED")
-		wantErr(t, s.Post(t, w.annRW, "/tasks", map[string]any{"title": "four", "notebookId": w.annNB}), http.StatusForbidden, "ITEM_LIMIT_REACHED")
-		// A move into the full notebook is refused too.
-		other := createNote(t, s, w.annRW, w.teamNB, "elsewhere")["id"].(string)
-		wantErr(t, patch(t, s, w.annRW, "/notes/"+other, map[string]any{"notebookId": w.annNB}), http.StatusForbidden, "ITEM_LIMIT_REACHED")
-		// Deleting frees a slot.
-		apitest.Must(t, s.Delete(t, w.annRW, "/notes/"+note), http.StatusOK)
-		apitest.Must(t, patch(t, s, w.annRW, "/notes/"+other, map[string]any{"notebookId": w.annNB}), http.StatusOK)
-
-		// Concurrent creates in an empty notebook: exactly the limit succeed.
-		nb := apitest.Must(t, s.Post(t, w.annRW, "/notebooks", map[string]any{"name": "race"}), http.StatusCreated).Str(t, "id")
-		created := race(t, "create", 12, func(int) int {
-			return s.Post(t, w.annRW, "/notes", map[string]any{"content": "race", "notebookId": nb}).Status
-		}, http.StatusCreated, http.StatusForbidden)
-		if created != 3 {
-			t.Fatalf("%d concurrent creates succeeded, want exactly the limit 3", created)
-		}
-	}, func(c *config.Config) { c.NotebookItemLimit = 3 })
 }

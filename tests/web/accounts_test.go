@@ -15,6 +15,10 @@ import (
 	"folio/tests/apitest"
 )
 
+// The account pages: sign-up, sign-in (and its failure budget), sign-out, passwords set by the
+// operator or changed by the user, the session cookie's flags, settings that need a session; and
+// the security headers every page of the UI carries.
+
 // TestSecurityHeaders checks every page of the UI: a Content-Security-Policy without inline script
 // (and markup that needs none: no inline script, style attribute or event handler), no framing, no
 // referrer, no sniffing, no caching; and the assets the pages load.
@@ -312,41 +316,37 @@ func TestSignInForm(t *testing.T) {
 // TestSignInRateLimit: failed sign-ins are limited per client address, in a budget of their own
 // (not the API's); over it even the right password is refused, with a clear message.
 func TestSignInRateLimit(t *testing.T) {
-	for _, kind := range apitest.Databases {
-		t.Run(kind, func(t *testing.T) {
-			fake := clock.NewFake(time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC))
-			s := apitest.StartFx(t, kind, []apitest.Option{apitest.AuthFailureLimit(3)}, apitest.FakeClock(fake))
-			a := newAccount("Ann Limited")
-			if _, err := s.Accounts.CreateUser(context.Background(), a.Email, a.Name, a.Password); err != nil {
-				t.Fatal(err)
-			}
-			b := newBrowser(t, s)
-			b.get("/signin")
-			wrong := url.Values{"email": {a.Email}, "password": {"wrong password"}}
-			right := url.Values{"email": {a.Email}, "password": {a.Password}}
-			for i := 0; i < 3; i++ {
-				want(t, b.submit("/signin", wrong), http.StatusUnauthorized, "The email address or password is wrong.")
-			}
-			p := b.submit("/signin", right)
-			want(t, p, http.StatusTooManyRequests, "Too many failed attempts from your network. Wait a minute, then try again.")
-			if p.Header.Get("Retry-After") != "60" || p.cookie(auth.SessionCookie) != nil {
-				t.Fatalf("429: Retry-After %q, session cookie %v", p.Header.Get("Retry-After"), p.cookie(auth.SessionCookie))
-			}
-			// The API is not locked by it: a valid key from this address is accepted, and a bad one
-			// still gets its 401 (failed API authentications have their own budget).
-			key := s.NewKey(t, apitest.User{ID: userID(t, s, a.Email)}, auth.ScopeRead)
-			apitest.Must(t, s.Get(t, key, "/notebooks"), 200)
-			unknown, _, _ := auth.NewKey()
-			apitest.CheckEnvelope(t, s.Get(t, unknown, "/notebooks"), 401, "UNAUTHENTICATED")
-			// The sign-up and password forms answer the same.
-			b2 := newBrowser(t, s)
-			b2.get("/signup")
-			want(t, b2.submit("/signup", newAccount("Late Comer").form()), http.StatusTooManyRequests, "Too many failed attempts")
+	apitest.ForEachDBWithClock(t, time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC), func(t *testing.T, s *apitest.Server, fake *clock.Fake) {
+		a := newAccount("Ann Limited")
+		if _, err := s.Accounts.CreateUser(context.Background(), a.Email, a.Name, a.Password); err != nil {
+			t.Fatal(err)
+		}
+		b := newBrowser(t, s)
+		b.get("/signin")
+		wrong := url.Values{"email": {a.Email}, "password": {"wrong password"}}
+		right := url.Values{"email": {a.Email}, "password": {a.Password}}
+		for i := 0; i < 3; i++ {
+			want(t, b.submit("/signin", wrong), http.StatusUnauthorized, "The email address or password is wrong.")
+		}
+		p := b.submit("/signin", right)
+		want(t, p, http.StatusTooManyRequests, "Too many failed attempts from your network. Wait a minute, then try again.")
+		if p.Header.Get("Retry-After") != "60" || p.cookie(auth.SessionCookie) != nil {
+			t.Fatalf("429: Retry-After %q, session cookie %v", p.Header.Get("Retry-After"), p.cookie(auth.SessionCookie))
+		}
+		// The API is not locked by it: a valid key from this address is accepted, and a bad one
+		// still gets its 401 (failed API authentications have their own budget).
+		key := s.NewKey(t, apitest.User{ID: userID(t, s, a.Email)}, auth.ScopeRead)
+		apitest.Must(t, s.Get(t, key, "/notebooks"), 200)
+		unknown, _, _ := auth.NewKey()
+		apitest.CheckEnvelope(t, s.Get(t, unknown, "/notebooks"), 401, "UNAUTHENTICATED")
+		// The sign-up and password forms answer the same.
+		b2 := newBrowser(t, s)
+		b2.get("/signup")
+		want(t, b2.submit("/signup", newAccount("Late Comer").form()), http.StatusTooManyRequests, "Too many failed attempts")
 
-			fake.Advance(61 * time.Second)
-			wantRedirect(t, b.submit("/signin", right), "/settings/keys")
-		})
-	}
+		fake.Advance(61 * time.Second)
+		wantRedirect(t, b.submit("/signin", right), "/settings/keys")
+	}, apitest.AuthFailureLimit(3))
 
 	t.Run("failed API authentications do not lock the sign-in form", func(t *testing.T) {
 		s := apitest.Start(t, "sqlite", apitest.AuthFailureLimit(2))
@@ -505,5 +505,108 @@ func TestOperatorSetsPassword(t *testing.T) {
 		}
 		apitest.CheckEnvelope(t, s.Do(t, apitest.Request{Method: "GET", Path: "/notebooks", Header: apitest.SessionHeader(token, "")}), 401, "UNAUTHENTICATED")
 		signIn(t, newBrowser(t, s), a)
+	})
+}
+
+// TestCookieFlags: the session cookie (and the sign-in form's token cookie) are HttpOnly and
+// SameSite=Lax; Secure follows FOLIO_COOKIE_SECURE, and with auto, TLS as seen directly or as
+// reported by a trusted proxy only.
+func TestCookieFlags(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		mode    string
+		proxies []string
+		header  []string
+		secure  bool
+	}{
+		{"auto over plain HTTP", "auto", nil, nil, false},
+		{"auto, X-Forwarded-Proto from an untrusted peer", "auto", nil, []string{"X-Forwarded-Proto", "https"}, false},
+		{"auto, X-Forwarded-Proto https from a trusted proxy", "auto", []string{"127.0.0.1/32"}, []string{"X-Forwarded-Proto", "https"}, true},
+		{"auto, a trusted proxy given as an address", "auto", []string{"127.0.0.1"}, []string{"X-Forwarded-Proto", "HTTPS, http"}, true},
+		{"auto, X-Forwarded-Proto http from a trusted proxy", "auto", []string{"127.0.0.1/32"}, []string{"X-Forwarded-Proto", "http"}, false},
+		{"true", "true", nil, nil, true},
+		{"false, even behind a trusted TLS proxy", "false", []string{"127.0.0.1/32"}, []string{"X-Forwarded-Proto", "https"}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := apitest.Start(t, "sqlite", func(c *config.Config) { c.CookieSecure = tc.mode; c.TrustedProxies = tc.proxies })
+			b := newBrowser(t, s)
+			a := newAccount("Ann Cookie")
+			req, _ := http.NewRequest("GET", s.URL+"/signup", nil)
+			for i := 0; i+1 < len(tc.header); i += 2 {
+				req.Header.Set(tc.header[i], tc.header[i+1])
+			}
+			first := b.do(req)
+			f := a.form()
+			f.Set("csrf_token", b.token)
+			p := b.post("/signup", f, tc.header...)
+			wantRedirect(t, p, "/settings/keys?welcome=1")
+			for name, c := range map[string]*http.Cookie{"session": p.cookie(auth.SessionCookie), "form token": first.cookie("folio_csrf")} {
+				if c == nil {
+					t.Fatalf("no %s cookie", name)
+				}
+				if !c.HttpOnly || c.SameSite != http.SameSiteLaxMode || c.Path != "/" || c.Secure != tc.secure {
+					t.Fatalf("%s cookie: HttpOnly %v, SameSite %v, Path %q, Secure %v; want HttpOnly, Lax, /, Secure %v",
+						name, c.HttpOnly, c.SameSite, c.Path, c.Secure, tc.secure)
+				}
+			}
+		})
+	}
+}
+
+// TestChangePassword: every validation error, CSRF, a wrong current password; a change ends every
+// session (this browser gets a new one), and only the new password signs in.
+func TestChangePassword(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
+		b := newBrowser(t, s)
+		a := signUp(t, b, "Ann Password")
+		elsewhere := newBrowser(t, s)
+		signIn(t, elsewhere, a)
+		const next = "a brand new passphrase"
+		long := strings.Repeat("p", 257)
+		want(t, b.get("/settings/account"), http.StatusOK, "Change password", a.Email, `for="current"`, `for="new"`, `for="confirm"`)
+
+		for _, tc := range []struct {
+			name    string
+			form    url.Values
+			status  int
+			message string
+		}{
+			{"no current password", url.Values{"new": {next}, "confirm": {next}}, 400, "Enter your current password."},
+			{"no new password", url.Values{"current": {a.Password}}, 400, "Choose a new password."},
+			{"new password too short", url.Values{"current": {a.Password}, "new": {"short"}, "confirm": {"short"}}, 400, "Use at least 8 characters for your password."},
+			{"new password too long", url.Values{"current": {a.Password}, "new": {long}, "confirm": {long}}, 400, "Use at most 256 characters for your password."},
+			{"passwords differ", url.Values{"current": {a.Password}, "new": {next}, "confirm": {next + "!"}}, 400, "The two passwords don't match."},
+			{"wrong current password", url.Values{"current": {"not it at all"}, "new": {next}, "confirm": {next}}, 400, "That is not your current password."},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				want(t, b.submit("/settings/account/password", tc.form), tc.status, tc.message)
+			})
+		}
+		t.Run("CSRF", func(t *testing.T) {
+			f := url.Values{"current": {a.Password}, "new": {next}, "confirm": {next}}
+			want(t, b.post("/settings/account/password", f), http.StatusForbidden, "This form has expired")
+			f.Set("csrf_token", elsewhere.token)
+			want(t, b.post("/settings/account/password", f), http.StatusForbidden)
+		})
+		// Nothing above changed the password or ended a session.
+		want(t, elsewhere.get("/settings/keys"), http.StatusOK)
+		oldToken := b.sessionCookie()
+
+		p := b.submit("/settings/account/password", url.Values{"current": {a.Password}, "new": {next}, "confirm": {next}})
+		wantRedirect(t, p, "/settings/account?changed=1")
+		if c := p.cookie(auth.SessionCookie); c == nil || c.Value == oldToken || !c.HttpOnly {
+			t.Fatalf("no new session cookie: %+v", c)
+		}
+		want(t, b.get("/settings/account?changed=1"), http.StatusOK, "Your password was changed.")
+		wantRedirect(t, elsewhere.get("/settings/keys"), "/signin")
+		apitest.CheckEnvelope(t, elsewhere.api("GET", "/notebooks", ""), 401, "UNAUTHENTICATED")
+		apitest.CheckEnvelope(t, s.Do(t, apitest.Request{Method: "GET", Path: "/notebooks", Header: apitest.SessionHeader(oldToken, "")}), 401, "UNAUTHENTICATED")
+		apitest.Must(t, b.api("GET", "/notebooks", ""), 200)
+
+		fresh := newBrowser(t, s)
+		fresh.get("/signin")
+		want(t, fresh.submit("/signin", url.Values{"email": {a.Email}, "password": {a.Password}}), http.StatusUnauthorized)
+		a.Password = next
+		signIn(t, fresh, a)
 	})
 }

@@ -3,8 +3,6 @@ package e2e
 import (
 	"encoding/json"
 	"net/http"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,12 +13,19 @@ import (
 	"folio/tests/apitest"
 )
 
-// One access rule, checked at every use (CONTRACT.md section 20, issue 28): regression tests for
-// the four holes found from outside. Each runs over HTTP on both databases.
+// The access rule as webhooks meet it (CONTRACT.md section 20): a webhook holds the key that made
+// it and asks the rule again for every dispatch and every attempt, so it dies with its key, follows
+// a member out of a workspace, needs read and write scope to be made, and delivers to each
+// credential exactly what that credential's feed shows. Each runs over HTTP on both databases. The
+// rule's other carriers are tested with their subjects: the feed in events_test.go
+// (TestFeedForgetsWhatIsGone), idempotent replays in idempotency_test.go
+// (TestReplayStaysWithItsCredential).
 
 // quietFor is how long a receiver must stay silent after the dispatch that would have reached it
 // (a live webhook of the same user, dispatched in the same transaction, has already been served).
-const quietFor = 3 * time.Second
+// A delivery that should not exist would be a job inserted with the served one and fetched with
+// it, or at the latest at River's next fetch 200 ms later: 1.5 s is several fetches of margin.
+const quietFor = 1500 * time.Millisecond
 
 // deliveredEvent returns the event of a delivery.
 func deliveredEvent(t *testing.T, d delivery) map[string]any {
@@ -103,6 +108,8 @@ func wantWebhookState(t *testing.T, s *apitest.Server, key, id, status, reason s
 // rotation moves the webhook to the new key (deliveries continue, status active) until that key
 // is revoked in turn.
 func TestWebhookDiesWithItsKey(t *testing.T) {
+	// Parallel: it mostly waits (see "Parallel tests" in docs/testing.md).
+	t.Parallel()
 	start := time.Date(2031, 6, 1, 9, 0, 0, 0, time.UTC)
 	apitest.ForEachDBWithClock(t, start, func(t *testing.T, s *apitest.Server, fake *clock.Fake) {
 		// pastCache moves the clock beyond the key cache's lifetime, so that no instance may still
@@ -229,228 +236,6 @@ func TestWriteOnlyKeyCannotCreateWebhook(t *testing.T) {
 	})
 }
 
-// TestFeedForgetsWhatIsGone (hole 3): an event's data is shown only to a principal who can read
-// its resource now; otherwise the event stays (id, type, createdAt, resourceType, resourceId)
-// with data null. Checked after a delete, a move out of the workspace and a member's removal,
-// for those who lost the resource and for those who still read it.
-func TestFeedForgetsWhatIsGone(t *testing.T) {
-	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
-		ann, bob := s.NewUser(t, "Ann Owner"), s.NewUser(t, "Bob Latecomer")
-		annKey := s.NewKey(t, ann, auth.ScopeReadWrite)
-		ws := apitest.Must(t, s.Post(t, annKey, "/workspaces", map[string]any{"name": "Team"}), http.StatusCreated).Str(t, "id")
-		teamNB := apitest.Must(t, s.Post(t, annKey, "/notebooks", map[string]any{"name": "Team Notes", "workspaceId": ws}), http.StatusCreated).Str(t, "id")
-		personalNB := apitest.Must(t, s.Post(t, annKey, "/notebooks", map[string]any{"name": "Ann personal"}), http.StatusCreated).Str(t, "id")
-
-		// The words that must leave the feed with their notes.
-		const deletedWord, movedWord, keptWord, bobWord = "quokkadeleted", "quokkamoved", "quokkakept", "quokkabob"
-		post := func(key, nb, content string) apitest.Response {
-			t.Helper()
-			return apitest.Must(t, s.Post(t, key, "/notes", map[string]any{"content": content, "notebookId": nb}), http.StatusCreated)
-		}
-		n1 := post(annKey, teamNB, "Layoffs list "+deletedWord)
-		n2 := post(annKey, teamNB, "Salary review "+movedWord)
-		n3 := post(annKey, teamNB, "Offsite agenda "+keptWord)
-		id1, id2, id3 := n1.Str(t, "id"), n2.Str(t, "id"), n3.Str(t, "id")
-		apitest.Must(t, s.Delete(t, annKey, "/notes/"+id1), http.StatusOK)
-		movedBody := apitest.Must(t, patch(t, s, annKey, "/notes/"+id2, map[string]any{"notebookId": personalNB}), http.StatusOK)
-
-		apitest.Must(t, s.Post(t, annKey, "/workspaces/"+ws+"/members", map[string]any{"email": bob.Email}), http.StatusCreated)
-		bobWS := s.NewKey(t, bob, auth.ScopeReadWrite, apitest.KeyOpts{Workspace: ws})
-		bobAll := s.NewKey(t, bob, auth.ScopeReadWrite)
-		annWS := s.NewKey(t, ann, auth.ScopeReadWrite, apitest.KeyOpts{Workspace: ws})
-		// Bob cannot read N1 or N2 through the API (the feed must not tell more).
-		apitest.CheckEnvelope(t, s.Get(t, bobWS, "/notes/"+id1), http.StatusNotFound, "NOTE_NOT_FOUND")
-		apitest.CheckEnvelope(t, s.Get(t, bobWS, "/notes/"+id2), http.StatusNotFound, "NOTE_NOT_FOUND")
-		nb := post(bobAll, teamNB, "Bob's own "+bobWord)
-		idB := nb.Str(t, "id")
-
-		// byResource groups a feed's events by resource id.
-		byResource := func(events []map[string]any) map[string][]map[string]any {
-			out := map[string][]map[string]any{}
-			for _, e := range events {
-				id, _ := e["resourceId"].(string)
-				out[id] = append(out[id], e)
-			}
-			return out
-		}
-		// hidden checks that who sees the events of resource id (at least the types in want)
-		// with data null and the rest of the event kept. A delete's data is only the deleted id
-		// (no content): it stays for whoever still reads the notebook it was deleted from, and
-		// tombstone checks it.
-		hidden := func(who string, events map[string][]map[string]any, id string, want ...string) {
-			t.Helper()
-			seen := map[string]bool{}
-			for _, e := range events[id] {
-				seen[e["type"].(string)] = true
-				if e["type"] == "note.deleted" {
-					continue
-				}
-				for _, f := range []string{"id", "type", "createdAt", "resourceType", "resourceId"} {
-					if v, _ := e[f].(string); v == "" {
-						t.Errorf("%s: event %v of %s lost its %s", who, e["type"], id, f)
-					}
-				}
-				if data, present := e["data"]; !present || data != nil {
-					raw, _ := json.Marshal(data)
-					t.Errorf("%s: event %v %v of %s (no longer readable) has data %s, want null", who, e["type"], e["id"], id, raw)
-				}
-			}
-			for _, typ := range want {
-				if !seen[typ] {
-					t.Errorf("%s: the feed lost the %s event of %s (it must stay, with data null)", who, typ, id)
-				}
-			}
-		}
-		// shown checks that who sees the event of type typ of resource id with data equal to body.
-		shown := func(who string, events map[string][]map[string]any, id, typ string, body apitest.Response) {
-			t.Helper()
-			for _, e := range events[id] {
-				if e["type"] == typ {
-					sameJSON(t, who+": "+typ+" of "+id, body.Body, e["data"])
-					return
-				}
-			}
-			t.Errorf("%s: no %s event of %s in the feed", who, typ, id)
-		}
-		// tombstone checks that who, who still reads the notebook, sees the delete of id as {id}.
-		tombstone := func(who string, events map[string][]map[string]any, id string) {
-			t.Helper()
-			for _, e := range events[id] {
-				if e["type"] == "note.deleted" {
-					sameJSON(t, who+": note.deleted of "+id, []byte(`{"id":"`+id+`"}`), e["data"])
-					return
-				}
-			}
-			t.Errorf("%s: no note.deleted event of %s in the feed", who, id)
-		}
-		noWord := func(who string, events []map[string]any, words ...string) {
-			t.Helper()
-			raw, _ := json.Marshal(events)
-			for _, w := range words {
-				if strings.Contains(string(raw), w) {
-					t.Errorf("%s: the feed still carries %q, the content of a note it can no longer read", who, w)
-				}
-			}
-		}
-
-		// Bob, invited after the fact, with a key of the workspace.
-		bobFeed, _ := feed(t, s, bobWS, "", "")
-		bobEvents := byResource(bobFeed)
-		hidden("Bob's workspace key", bobEvents, id1, "note.created", "note.deleted")
-		tombstone("Bob's workspace key", bobEvents, id1)
-		hidden("Bob's workspace key", bobEvents, id2, "note.created")
-		shown("Bob's workspace key", bobEvents, id3, "note.created", n3)
-		shown("Bob's workspace key", bobEvents, idB, "note.created", nb)
-		noWord("Bob's workspace key", bobFeed, deletedWord, movedWord)
-
-		// Ann still reads N2 (in her personal notebook) and N3; nobody reads the deleted N1.
-		annFeed, _ := feed(t, s, annKey, "", "")
-		annEvents := byResource(annFeed)
-		hidden("Ann's key", annEvents, id1, "note.created", "note.deleted")
-		tombstone("Ann's key", annEvents, id1)
-		noWord("Ann's key", annFeed, deletedWord)
-		shown("Ann's key", annEvents, id2, "note.created", n2)
-		shown("Ann's key", annEvents, id2, "note.updated", movedBody)
-		shown("Ann's key", annEvents, id3, "note.created", n3)
-
-		// Bob leaves: his unrestricted key still lists the event he caused in the workspace, without
-		// the content; Ann, still a member, reads it.
-		apitest.Must(t, s.Delete(t, annKey, "/workspaces/"+ws+"/members/"+bob.ID), http.StatusOK)
-		apitest.CheckEnvelope(t, s.Get(t, bobAll, "/notes/"+idB), http.StatusNotFound, "NOTE_NOT_FOUND")
-		bobAfter, _ := feed(t, s, bobAll, "", "")
-		hidden("Bob's key after his removal", byResource(bobAfter), idB, "note.created")
-		noWord("Bob's key after his removal", bobAfter, bobWord)
-		annWSFeed, _ := feed(t, s, annWS, "", "")
-		shown("Ann's workspace key", byResource(annWSFeed), idB, "note.created", nb)
-	})
-}
-
-// TestReplayStaysWithItsCredential (hole 4): an Idempotency-Key belongs to the credential that
-// sent it. Another key or the session of the same user repeating the same method, path, body and
-// key gets the answer its own request deserves, never the stored one; the same credential's
-// retry still replays.
-func TestReplayStaysWithItsCredential(t *testing.T) {
-	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
-		u := s.NewUser(t, "Rita Replay")
-		k1 := s.NewKey(t, u, auth.ScopeReadWrite)
-		nb1 := apitest.Must(t, s.Post(t, k1, "/notebooks", map[string]any{"name": "One"}), http.StatusCreated).Str(t, "id")
-		nb2 := apitest.Must(t, s.Post(t, k1, "/notebooks", map[string]any{"name": "Two"}), http.StatusCreated).Str(t, "id")
-		k2 := s.NewKey(t, u, auth.ScopeReadWrite, apitest.KeyOpts{Notebook: nb2})
-		k3 := s.NewKey(t, u, auth.ScopeReadWrite)
-		sess := s.OpenSession(t, u)
-		bySession := func(method, path, idem string, body any) apitest.Response {
-			h := apitest.SessionHeader(sess.Token, sess.CSRFToken)
-			h["Idempotency-Key"] = idem
-			return s.Do(t, apitest.Request{Method: method, Path: path, Body: body, Header: h})
-		}
-
-		t.Run("a note", func(t *testing.T) {
-			body := map[string]any{"content": "Board memo, only in notebook one", "notebookId": nb1}
-			first := apitest.Must(t, withKey(t, s, k1, http.MethodPost, "/notes", "X-note", body), http.StatusCreated)
-			noteID := first.Str(t, "id")
-			wantReplay(t, withKey(t, s, k1, http.MethodPost, "/notes", "X-note", body), first)
-			// K2 may not use notebook one: its own request is refused, the stored note is not its answer.
-			apitest.CheckEnvelope(t, s.Get(t, k2, "/notes/"+noteID), http.StatusNotFound, "NOTE_NOT_FOUND")
-			r := withKey(t, s, k2, http.MethodPost, "/notes", "X-note", body)
-			if r.Header.Get("Idempotent-Replayed") != "" || strings.Contains(string(r.Body), noteID) {
-				t.Fatalf("a notebook key repeating another key's Idempotency-Key got the stored answer: %d %s (Idempotent-Replayed %q)", r.Status, r.Body, r.Header.Get("Idempotent-Replayed"))
-			}
-			apitest.CheckEnvelope(t, r, http.StatusForbidden, "KEY_NOTEBOOK_MISMATCH")
-		})
-
-		t.Run("a webhook", func(t *testing.T) {
-			body := map[string]any{"url": "https://93.184.216.34/hook", "events": noDeliveries}
-			first := apitest.Must(t, withKey(t, s, k1, http.MethodPost, "/webhooks", "Y-hook", body), http.StatusCreated)
-			id, secret := first.Str(t, "id"), first.Str(t, "secret")
-			wantReplay(t, withKey(t, s, k1, http.MethodPost, "/webhooks", "Y-hook", body), first)
-			others := map[string]func() apitest.Response{
-				"another key of the user": func() apitest.Response {
-					return withKey(t, s, k3, http.MethodPost, "/webhooks", "Y-hook", body)
-				},
-				"the user's session": func() apitest.Response { return bySession(http.MethodPost, "/webhooks", "Y-hook", body) },
-				"a notebook key of the user": func() apitest.Response {
-					return withKey(t, s, k2, http.MethodPost, "/webhooks", "Y-hook", body)
-				},
-			}
-			for _, who := range []string{"another key of the user", "the user's session", "a notebook key of the user"} {
-				r := others[who]()
-				if r.Header.Get("Idempotent-Replayed") != "" || strings.Contains(string(r.Body), secret) || strings.Contains(string(r.Body), id) {
-					t.Errorf("%s repeating another key's Idempotency-Key got the stored answer (K1's webhook and secret): %d %s (Idempotent-Replayed %q)", who, r.Status, r.Body, r.Header.Get("Idempotent-Replayed"))
-					continue
-				}
-				// Its own webhook, with its own secret.
-				if r.Status != http.StatusCreated || r.Str(t, "secret") == "" {
-					t.Errorf("%s: %d %s, want 201 and a webhook of its own", who, r.Status, r.Body)
-				}
-			}
-		})
-
-		// The same credential's replay follows the access rule at the time of the retry: once the
-		// credential can no longer read what the stored answer shows, the retry gets the 404 a
-		// read would get, not the stored content. A delete's answer shows nothing and still replays.
-		t.Run("a replay after the credential lost the note", func(t *testing.T) {
-			owner := s.NewUser(t, "Olga Owner")
-			ownerKey := s.NewKey(t, owner, auth.ScopeReadWrite)
-			ws := apitest.Must(t, s.Post(t, ownerKey, "/workspaces", map[string]any{"name": "Board"}), http.StatusCreated).Str(t, "id")
-			nb := apitest.Must(t, s.Post(t, ownerKey, "/notebooks", map[string]any{"name": "Board notes", "workspaceId": ws}), http.StatusCreated).Str(t, "id")
-			apitest.Must(t, s.Post(t, ownerKey, "/workspaces/"+ws+"/members", map[string]any{"email": u.Email}), http.StatusCreated)
-			id := apitest.Must(t, s.Post(t, ownerKey, "/notes", map[string]any{"content": "Board minutes quokkareplay", "notebookId": nb}), http.StatusCreated).Str(t, "id")
-			gone := apitest.Must(t, s.Post(t, ownerKey, "/notes", map[string]any{"content": "to delete", "notebookId": nb}), http.StatusCreated).Str(t, "id")
-			body := map[string]any{"archived": true}
-			first := apitest.Must(t, withKey(t, s, k1, http.MethodPatch, "/notes/"+id, "Z-patch", body), http.StatusOK)
-			wantReplay(t, withKey(t, s, k1, http.MethodPatch, "/notes/"+id, "Z-patch", body), first)
-			del := apitest.Must(t, withKey(t, s, k1, http.MethodDelete, "/notes/"+gone, "Z-delete", nil), http.StatusOK)
-			apitest.Must(t, s.Delete(t, ownerKey, "/workspaces/"+ws+"/members/"+u.ID), http.StatusOK)
-			r := withKey(t, s, k1, http.MethodPatch, "/notes/"+id, "Z-patch", body)
-			if r.Header.Get("Idempotent-Replayed") != "" || strings.Contains(string(r.Body), "quokkareplay") {
-				t.Fatalf("a replay showed a note its credential can no longer read: %d %s", r.Status, r.Body)
-			}
-			apitest.CheckEnvelope(t, r, http.StatusNotFound, "NOTE_NOT_FOUND")
-			wantReplay(t, withKey(t, s, k1, http.MethodDelete, "/notes/"+gone, "Z-delete", nil), del)
-		})
-	})
-}
-
 // TestDeliveryMatrix is the access matrix of webhook deliveries: every principal of the fixture
 // world that may create a webhook makes one (a write-only or read-only key may not), then Ann and
 // Bob write in Ann's personal notebook and in the Team workspace, and each receiver must get
@@ -459,6 +244,8 @@ func TestReplayStaysWithItsCredential(t *testing.T) {
 // notebook key what happened in it, Bob what Bob caused, Carl nothing. A webhook made by a key
 // that is then revoked gets nothing.
 func TestDeliveryMatrix(t *testing.T) {
+	// Parallel: it mostly waits (see "Parallel tests" in docs/testing.md).
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		w := newWorld(t, s)
 		keys := matrixKeys(w)
@@ -540,6 +327,8 @@ func TestDeliveryMatrix(t *testing.T) {
 // again once its webhook's key has been revoked (the access rule is asked at every attempt, not
 // only when the event was dispatched), while the same retry of a live key's webhook goes out.
 func TestEachAttemptAsksTheRule(t *testing.T) {
+	// Parallel: it mostly waits (see "Parallel tests" in docs/testing.md).
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		u := s.NewUser(t, "Rhea Retry")
 		doomed, live := s.NewKey(t, u, auth.ScopeReadWrite), s.NewKey(t, u, auth.ScopeReadWrite)
@@ -569,37 +358,35 @@ func TestEachAttemptAsksTheRule(t *testing.T) {
 	}, localWebhooks, func(c *config.Config) { c.WebhookRetryBase = 2 * time.Second })
 }
 
-// TestWebhookLimit: a user has at most 25 webhooks, counted over all their keys; the 26th is 403
-// WEBHOOK_LIMIT_REACHED and creates nothing, also when many are created at once.
-func TestWebhookLimit(t *testing.T) {
+// TestWebhookStopsWhenMemberLeaves: a webhook made by a workspace-scoped key receives that
+// workspace's events only while its user is a member, as the key itself works only then.
+func TestWebhookStopsWhenMemberLeaves(t *testing.T) {
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
-		u := s.NewUser(t, "Lena Limit")
-		k1, k2 := s.NewKey(t, u, auth.ScopeReadWrite), s.NewKey(t, u, auth.ScopeReadWrite)
-		body := map[string]any{"url": "https://93.184.216.34/hook", "events": noDeliveries}
-		var wg sync.WaitGroup
-		statuses := make([]int, 30)
-		for i := range statuses {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				key := k1
-				if i%2 == 1 {
-					key = k2
-				}
-				statuses[i] = s.Post(t, key, "/webhooks", body).Status
-			}()
+		ann, bob := s.NewUser(t, "Ann Owner"), s.NewUser(t, "Bob Member")
+		annKey := s.NewKey(t, ann, auth.ScopeReadWrite)
+		ws := apitest.Must(t, s.Post(t, annKey, "/workspaces", map[string]any{"name": "Team"}), http.StatusCreated).Str(t, "id")
+		apitest.Must(t, s.Post(t, annKey, "/workspaces/"+ws+"/members", map[string]any{"email": bob.Email}), http.StatusCreated)
+		bobKey := s.NewKey(t, bob, auth.ScopeReadWrite, apitest.KeyOpts{Workspace: ws})
+		bobRcv, annRcv := newReceiver(t), newReceiver(t)
+		hook := map[string]any{"events": []string{"note.created"}}
+		hook["url"] = bobRcv.URL + "/bob"
+		apitest.Must(t, s.Post(t, bobKey, "/webhooks", hook), http.StatusCreated)
+		hook["url"] = annRcv.URL + "/ann"
+		apitest.Must(t, s.Post(t, annKey, "/webhooks", hook), http.StatusCreated)
+
+		nb := apitest.Must(t, s.Post(t, annKey, "/notebooks", map[string]any{"name": "Shared", "workspaceId": ws}), http.StatusCreated).Str(t, "id")
+		apitest.Must(t, s.Post(t, annKey, "/notes", map[string]any{"content": "while Bob is a member", "notebookId": nb}), http.StatusCreated)
+		bobRcv.wait(t, 1)
+		annRcv.wait(t, 1)
+
+		apitest.Must(t, s.Delete(t, annKey, "/workspaces/"+ws+"/members/"+bob.ID), http.StatusOK)
+		apitest.Must(t, s.Post(t, annKey, "/notes", map[string]any{"content": "after Bob left", "notebookId": nb}), http.StatusCreated)
+		annRcv.wait(t, 2) // dispatched together with what Bob's webhook would have got
+		time.Sleep(500 * time.Millisecond)
+		bobRcv.mu.Lock()
+		defer bobRcv.mu.Unlock()
+		if len(bobRcv.got) != 1 {
+			t.Fatalf("Bob's webhook got %d deliveries, want only the one from before he left: %s", len(bobRcv.got), bobRcv.got[len(bobRcv.got)-1].body)
 		}
-		wg.Wait()
-		counts := map[int]int{}
-		for _, st := range statuses {
-			counts[st]++
-		}
-		if counts[http.StatusCreated] != 25 || counts[http.StatusForbidden] != 5 {
-			t.Fatalf("30 concurrent creates: %v, want 25 created and 5 refused", counts)
-		}
-		apitest.CheckEnvelope(t, s.Post(t, k1, "/webhooks", body), http.StatusForbidden, "WEBHOOK_LIMIT_REACHED")
-		if n := len(apitest.Must(t, s.Get(t, k1, "/webhooks?limit=100"), http.StatusOK).Data(t)); n != 25 {
-			t.Fatalf("%d webhooks listed, want 25", n)
-		}
-	})
+	}, localWebhooks)
 }

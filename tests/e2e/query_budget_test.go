@@ -167,3 +167,42 @@ func keyID(t *testing.T, s *apitest.Server, u apitest.User, raw string) string {
 	t.Fatal("key not found")
 	return ""
 }
+
+// TestContentQueryBudget: once authentication is cached, GET /notes/:id and a list of 20 notes
+// with their tags run a constant number of SQL reads (at most 3), whatever the page size and the
+// number of tags.
+func TestContentQueryBudget(t *testing.T) {
+	apitest.ForEachDBWithClock(t, time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC), func(t *testing.T, s *apitest.Server, fake *clock.Fake) {
+		ann := s.NewUser(t, "Ann Budget")
+		key := s.NewKey(t, ann, auth.ScopeReadWrite)
+		nb := apitest.Must(t, s.Post(t, key, "/notebooks", map[string]any{"name": "budget"}), http.StatusCreated).Str(t, "id")
+		var few, many string
+		for i := 0; i < 40; i++ {
+			fake.Advance(time.Millisecond)
+			few = createNote(t, s, key, nb, fmt.Sprintf("note %d #a%d #b%d @c%d", i, i, i, i))["id"].(string)
+		}
+		body := ""
+		for i := 0; i < 30; i++ {
+			body += fmt.Sprintf(" #tag%d @person%d", i, i)
+		}
+		many = createNote(t, s, key, nb, body)["id"].(string)
+		apitest.Must(t, s.Get(t, key, "/notes"), http.StatusOK) // warm the key cache
+		apitest.Must(t, suggest(t, s, key, "note", few, "pending one"), http.StatusCreated)
+		for _, tc := range []struct {
+			name, path string
+			max        int64
+		}{
+			{"one note, 3 tags, with a pending suggestion", "/notes/" + few, 3},
+			{"one note, 60 tags", "/notes/" + many, 3},
+			{"list of 20", "/notes?limit=20", 2},
+			{"list of 40", "/notes?limit=40", 2},
+			{"list of 20 in one notebook", "/notes?limit=20&notebookId=" + nb, 3},
+		} {
+			n := s.SQLReads(func() { apitest.Must(t, s.Get(t, key, tc.path), http.StatusOK) })
+			if n > tc.max {
+				t.Errorf("%s: %d SQL reads, want at most %d", tc.name, n, tc.max)
+			}
+			t.Logf("%s: %d SQL reads", tc.name, n)
+		}
+	})
+}
