@@ -2,7 +2,8 @@
 // a check that tests run: app/TestFloors on the repository, and tests/plugin on a module that
 // lives outside modules/.
 //
-// The rule: platform/ imports no module and no front end; a module imports no front end and no
+// The rule: nothing under app/, modules/ or platform/ imports tests/ or cmd/; platform/ imports
+// no module and no front end; a module imports no front end and no
 // composition root, and another module only if that one is part of the kernel (which itself
 // imports no domain module); a front end (app/<name>) imports no other front end and not the
 // composition root.
@@ -47,6 +48,8 @@ func Of(dir string) Floor {
 // Forbidden says why an import from one floor to another breaks the rule, or "".
 func Forbidden(from, to Floor) string {
 	switch {
+	case from.Level != "other" && to.Level == "other" && (strings.HasPrefix(to.Name, "tests") || strings.HasPrefix(to.Name, "cmd")):
+		return "the product's code imports no test helper and no command"
 	case from.Level == "platform" && to.Level != "platform" && to.Level != "other":
 		return "platform/ is infrastructure and knows no module or front end"
 	case from.Level == "module" && (to.Level == "app" || to.Level == "frontend"):
