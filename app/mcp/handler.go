@@ -17,7 +17,8 @@ const Path = "/mcp"
 
 // Handler serves POST /mcp.
 type Handler struct {
-	guard *auth.Guard
+	guard   *auth.Guard
+	origins httpx.CORSOrigins
 	// servers holds one MCP server per scope (read, write, read+write), each with exactly the
 	// tools that scope may call: a tool a key may not use is not listed for it, and calling it is
 	// the protocol's "unknown tool" error.
@@ -29,6 +30,7 @@ type Handler struct {
 type HandlerParams struct {
 	fx.In
 	Guard       *auth.Guard
+	Origins     httpx.CORSOrigins
 	Notes       Notes
 	NoteViewer  NoteViewer
 	Tasks       Tasks
@@ -47,7 +49,7 @@ type HandlerParams struct {
 // (JSONResponse), which proxies and the response compression pass as they are.
 func NewHandler(p HandlerParams) *Handler {
 	t := &tools{notes: p.Notes, viewer: p.NoteViewer, tasks: p.Tasks, notebooks: p.Notebooks, suggestions: p.Suggestions, history: p.History}
-	h := &Handler{guard: p.Guard, servers: map[int]*sdk.Server{}}
+	h := &Handler{guard: p.Guard, origins: p.Origins, servers: map[int]*sdk.Server{}}
 	for _, scope := range []int{auth.ScopeRead, auth.ScopeWrite, auth.ScopeReadWrite} {
 		h.servers[scope] = t.server(scope)
 	}
@@ -64,13 +66,13 @@ func NewHandler(p HandlerParams) *Handler {
 	return h
 }
 
-// Register implements httpx.Routes: POST /mcp behind the key guard. The engine's middleware runs
+// Register implements httpx.Routes: POST /mcp behind the Origin check and the key guard. The engine's middleware runs
 // first as for every route (request id, access log, recovery, header and body limits); then the
 // guard authenticates the key, counts a failure against the client's address and the request
 // against the user's rate limit, the API's budget. GET and DELETE, which a stateless server does
 // not offer, are the engine's 405 METHOD_NOT_ALLOWED (Allow: POST) before any authentication.
 func (h *Handler) Register(r httpx.Router) {
-	r.Public.POST(Path, h.guard.KeyMiddleware(), h.serve)
+	r.Public.POST(Path, checkOrigin(h.origins), h.guard.KeyMiddleware(), h.serve)
 }
 
 func (h *Handler) serve(c *gin.Context) {

@@ -414,6 +414,9 @@ func errorResponse(status int, codes []string) map[string]any {
 	if status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable {
 		headers["Retry-After"] = ref("headers", "Retry-After")
 	}
+	if status == http.StatusUnauthorized {
+		headers["WWW-Authenticate"] = ref("headers", "WWW-Authenticate")
+	}
 	return map[string]any{
 		"description": http.StatusText(status) + ": " + strings.Join(codes, ", ") + ".",
 		"headers":     headers,

@@ -165,6 +165,7 @@ func (g *Guard) KeyMiddleware() gin.HandlerFunc {
 	return func(c *gin.Context) {
 		if c.GetHeader("Authorization") == "" {
 			g.authFailed(FailureMissing)
+			challenge(c, errKeyRequired)
 			httpx.Fail(c, errKeyRequired)
 			return
 		}
@@ -187,6 +188,7 @@ var errKeyRequired = apierr.ErrUnauthenticated.WithMessage("this endpoint takes 
 func (g *Guard) admit(c *gin.Context) (*Principal, bool) {
 	p, err := g.authenticate(c)
 	if err != nil {
+		challenge(c, err)
 		httpx.Fail(c, err)
 		return nil, false
 	}
@@ -196,6 +198,21 @@ func (g *Guard) admit(c *gin.Context) (*Principal, bool) {
 		return nil, false
 	}
 	return p, true
+}
+
+// challenge adds RFC 9110's challenge to a 401 (CONTRACT.md section 25), on /api/v1 and /mcp
+// alike: `Bearer realm="folio"`, with `error="invalid_token"` (RFC 6750) when a credential (an
+// Authorization header or the session cookie) was sent and refused. MCP clients read a bare 401
+// as "start OAuth"; the challenge says a bearer token is what is wanted.
+func challenge(c *gin.Context, err error) {
+	if apierr.From(err).Status != http.StatusUnauthorized {
+		return
+	}
+	v := `Bearer realm="folio"`
+	if cookie, cerr := c.Cookie(SessionCookie); c.GetHeader("Authorization") != "" || (cerr == nil && cookie != "") {
+		v += `, error="invalid_token"`
+	}
+	c.Header("WWW-Authenticate", v)
 }
 
 func requiredScope(method string) int {

@@ -1,0 +1,53 @@
+package mcp
+
+import (
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+
+	"folio/platform/apierr"
+	"folio/platform/httpx"
+)
+
+// errOrigin refuses a browser page of another site (CONTRACT.md section 25; the MCP Streamable
+// HTTP transport: a server MUST answer 403 to an Origin it does not accept).
+var errOrigin = apierr.New(http.StatusForbidden, "ORIGIN_NOT_ALLOWED",
+	"requests to /mcp from this Origin are not allowed; add the origin to FOLIO_CORS_ORIGINS to allow a browser page there")
+
+// checkOrigin runs before authentication: a request without Origin (every non-browser client)
+// passes, and so does one from a loopback host, from the server's own origin (the Origin's host
+// is the request's Host), or from an origin listed in FOLIO_CORS_ORIGINS. Anything else, "null"
+// included, is 403 ORIGIN_NOT_ALLOWED.
+func checkOrigin(allowed httpx.CORSOrigins) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		origin, sent := c.Request.Header["Origin"]
+		if !sent || originAllowed(origin[0], c.Request.Host, allowed) {
+			c.Next()
+			return
+		}
+		httpx.Fail(c, errOrigin)
+	}
+}
+
+func originAllowed(origin, host string, allowed httpx.CORSOrigins) bool {
+	if slices.Contains(allowed, origin) {
+		return true
+	}
+	u, err := url.Parse(origin)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Path != "" {
+		return false // "null", a file: page, anything that is not an origin
+	}
+	if strings.EqualFold(u.Host, host) {
+		return true
+	}
+	name := u.Hostname()
+	if strings.EqualFold(name, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(name)
+	return ip != nil && ip.IsLoopback()
+}
