@@ -67,7 +67,15 @@ func recovered[T any](cl caller, fn func() (T, error)) (out T, err error) {
 // and the note resources when it may read.
 func (t *tools) server(scope int) *sdk.Server {
 	s := sdk.NewServer(&sdk.Implementation{Name: "folio", Title: "folio notes and tasks", Version: version()},
-		&sdk.ServerOptions{Instructions: instructions})
+		&sdk.ServerOptions{
+			Instructions: instructions,
+			// Only what folio implements (CONTRACT.md section 25): tools and resources, with no
+			// list-changed notifications (a stateless server never sends one) and no logging.
+			Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}, Resources: &sdk.ResourceCapabilities{}},
+			// Results depend on the key (its scope decides the tool list) and notes are private:
+			// never "public", the SDK's default, which lets an intermediary share them.
+			SetCacheable: func(_ context.Context, _ sdk.Request, c *sdk.Cacheable) { c.CacheScope = "private" },
+		})
 	p := auth.Principal{Scope: scope}
 	for _, sp := range t.specs() {
 		if p.Can(sp.scope) {
