@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"strconv"
 	"strings"
 
@@ -168,11 +169,14 @@ func (t *tools) specs() []spec {
 		tool(auth.ScopeWrite, &sdk.Tool{
 			Name:  "update_task",
 			Title: "Update a task's status, priority or dates",
-			Description: "Change a task's status, priority or dates. An argument left out keeps its value; an empty string " +
-				"clears a date. A task's notes cannot be changed here: propose new notes with propose_task_change.",
+			Description: "Change a task's status, priority or dates. An argument left out keeps its value; null or an empty " +
+				"string clears a date. A task's notes cannot be changed here: propose new notes with propose_task_change.",
 			InputSchema: inputSchema[updateTaskInput](func(props map[string]*jsonschema.Schema) {
 				oneOf(props["status"], tasks.Statuses)
 				oneOf(props["priority"], tasks.Priorities)
+				props["dueAt"] = dateArgSchema("the new due date (a date, YYYY-MM-DD, or an RFC 3339 date-time); null or an empty string clears it; omit to keep it")
+				props["targetAt"] = dateArgSchema("the new target date; null or an empty string clears it; omit to keep it")
+				props["followUpAt"] = dateArgSchema("the new follow-up date; null or an empty string clears it; omit to keep it")
 			}),
 			Annotations: &sdk.ToolAnnotations{IdempotentHint: true, OpenWorldHint: boolPtr(false)},
 		}, t.updateTask),
@@ -218,13 +222,32 @@ func given(s string) httpx.Optional[string] {
 	return httpx.Optional[string]{Present: s != "", Value: s}
 }
 
-// orNull is an optional date argument of update_task: absent keeps the date, "" clears it, as
-// null does in the API's PATCH.
-func orNull(s *string) httpx.Optional[string] {
-	if s == nil {
-		return httpx.Optional[string]{}
+// dateArg is a date argument of update_task, read as the API's PATCH reads the field: absent
+// keeps the date, null clears it (CONTRACT.md section 25), and so does "" (as before).
+type dateArg struct {
+	present, null bool
+	value         string
+}
+
+// UnmarshalJSON records that the argument was given, and whether as null (encoding/json calls it
+// with null for a value type).
+func (d *dateArg) UnmarshalJSON(b []byte) error {
+	d.present = true
+	if string(b) == "null" {
+		d.null = true
+		return nil
 	}
-	return httpx.Optional[string]{Present: true, Null: *s == "", Value: *s}
+	return json.Unmarshal(b, &d.value)
+}
+
+// optional is the argument as the PATCH request's field.
+func (d dateArg) optional() httpx.Optional[string] {
+	return httpx.Optional[string]{Present: d.present, Null: d.null || d.value == "", Value: d.value}
+}
+
+// dateArgSchema is a date argument's schema: a string or null.
+func dateArgSchema(description string) *jsonschema.Schema {
+	return &jsonschema.Schema{Types: []string{"null", "string"}, Description: description}
 }
 
 // flag is a boolean argument as the API's query parameter: false is absent (the default).
@@ -361,9 +384,9 @@ type updateTaskInput struct {
 	ID         string  `json:"id" jsonschema:"the task's id"`
 	Status     string  `json:"status,omitempty" jsonschema:"the new status; omit to keep it"`
 	Priority   string  `json:"priority,omitempty" jsonschema:"the new priority; omit to keep it"`
-	DueAt      *string `json:"dueAt,omitempty" jsonschema:"the new due date (a date, YYYY-MM-DD, or an RFC 3339 date-time); an empty string clears it; omit to keep it"`
-	TargetAt   *string `json:"targetAt,omitempty" jsonschema:"the new target date; an empty string clears it; omit to keep it"`
-	FollowUpAt *string `json:"followUpAt,omitempty" jsonschema:"the new follow-up date; an empty string clears it; omit to keep it"`
+	DueAt      dateArg `json:"dueAt,omitzero"`
+	TargetAt   dateArg `json:"targetAt,omitzero"`
+	FollowUpAt dateArg `json:"followUpAt,omitzero"`
 }
 
 // updateTask is PATCH /tasks/:id without If-Match: an assistant changes a task's fields as a PATCH
@@ -371,7 +394,7 @@ type updateTaskInput struct {
 func (t *tools) updateTask(ctx context.Context, p *auth.Principal, in updateTaskInput) (tasks.Response, error) {
 	var req tasks.PatchRequest
 	req.Status, req.Priority = given(in.Status), given(in.Priority)
-	req.DueAt, req.TargetAt, req.FollowUpAt = orNull(in.DueAt), orNull(in.TargetAt), orNull(in.FollowUpAt)
+	req.DueAt, req.TargetAt, req.FollowUpAt = in.DueAt.optional(), in.TargetAt.optional(), in.FollowUpAt.optional()
 	v, err := t.tasks.UpdateFrom(ctx, p, in.ID, req, etag.IfMatch{})
 	if err != nil {
 		return tasks.Response{}, err

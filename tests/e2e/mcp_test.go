@@ -398,6 +398,15 @@ func TestMCPTools(t *testing.T) {
 		if updated["status"] != "IN_PROGRESS" || updated["priority"] != "HIGH" || updated["dueAt"] != "2026-04-02T00:00:00.000Z" || updated["targetAt"] != nil || updated["notes"] != "agenda for @dana" {
 			t.Fatalf("update_task %v", updated)
 		}
+		// null clears a date as PATCH's null does (CONTRACT.md section 25); an absent date is kept.
+		cleared := c.mustCall(t, "update_task", map[string]any{"id": taskID, "dueAt": nil})
+		if cleared["dueAt"] != nil || cleared["status"] != "IN_PROGRESS" {
+			t.Fatalf("update_task with dueAt null %v", cleared)
+		}
+		c.mustCall(t, "update_task", map[string]any{"id": taskID, "dueAt": "2026-04-02", "priority": "LOW"})
+		if kept := c.mustCall(t, "update_task", map[string]any{"id": taskID, "priority": "HIGH"}); kept["dueAt"] != "2026-04-02T00:00:00.000Z" {
+			t.Fatalf("update_task without dueAt dropped it: %v", kept)
+		}
 		sameAsAPI(t, "list_tasks DONE", c.mustCall(t, "list_tasks", map[string]any{"status": "DONE"}), s.Get(t, w.annRW, "/tasks?status=DONE"))
 
 		// Proposals: the note does not change until the owner approves over the API.
