@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"context"
-	"encoding/json"
 	"strconv"
 	"strings"
 
@@ -222,27 +221,11 @@ func given(s string) httpx.Optional[string] {
 	return httpx.Optional[string]{Present: s != "", Value: s}
 }
 
-// dateArg is a date argument of update_task, read as the API's PATCH reads the field: absent
-// keeps the date, null clears it (CONTRACT.md section 25), and so does "" (as before).
-type dateArg struct {
-	present, null bool
-	value         string
-}
-
-// UnmarshalJSON records that the argument was given, and whether as null (encoding/json calls it
-// with null for a value type).
-func (d *dateArg) UnmarshalJSON(b []byte) error {
-	d.present = true
-	if string(b) == "null" {
-		d.null = true
-		return nil
-	}
-	return json.Unmarshal(b, &d.value)
-}
-
-// optional is the argument as the PATCH request's field.
-func (d dateArg) optional() httpx.Optional[string] {
-	return httpx.Optional[string]{Present: d.present, Null: d.null || d.value == "", Value: d.value}
+// clearing is a date argument of update_task as the PATCH request's field: absent keeps the
+// date, null clears it (CONTRACT.md section 25), and so does "" (as before).
+func clearing(o httpx.Optional[string]) httpx.Optional[string] {
+	o.Null = o.Null || (o.Present && o.Value == "")
+	return o
 }
 
 // dateArgSchema is a date argument's schema: a string or null.
@@ -381,12 +364,12 @@ func (t *tools) createTask(ctx context.Context, p *auth.Principal, in createTask
 }
 
 type updateTaskInput struct {
-	ID         string  `json:"id" jsonschema:"the task's id"`
-	Status     string  `json:"status,omitempty" jsonschema:"the new status; omit to keep it"`
-	Priority   string  `json:"priority,omitempty" jsonschema:"the new priority; omit to keep it"`
-	DueAt      dateArg `json:"dueAt,omitzero"`
-	TargetAt   dateArg `json:"targetAt,omitzero"`
-	FollowUpAt dateArg `json:"followUpAt,omitzero"`
+	ID         string                 `json:"id" jsonschema:"the task's id"`
+	Status     string                 `json:"status,omitempty" jsonschema:"the new status; omit to keep it"`
+	Priority   string                 `json:"priority,omitempty" jsonschema:"the new priority; omit to keep it"`
+	DueAt      httpx.Optional[string] `json:"dueAt,omitzero"`
+	TargetAt   httpx.Optional[string] `json:"targetAt,omitzero"`
+	FollowUpAt httpx.Optional[string] `json:"followUpAt,omitzero"`
 }
 
 // updateTask is PATCH /tasks/:id without If-Match: an assistant changes a task's fields as a PATCH
@@ -394,7 +377,7 @@ type updateTaskInput struct {
 func (t *tools) updateTask(ctx context.Context, p *auth.Principal, in updateTaskInput) (tasks.Response, error) {
 	var req tasks.PatchRequest
 	req.Status, req.Priority = given(in.Status), given(in.Priority)
-	req.DueAt, req.TargetAt, req.FollowUpAt = in.DueAt.optional(), in.TargetAt.optional(), in.FollowUpAt.optional()
+	req.DueAt, req.TargetAt, req.FollowUpAt = clearing(in.DueAt), clearing(in.TargetAt), clearing(in.FollowUpAt)
 	v, err := t.tasks.UpdateFrom(ctx, p, in.ID, req, etag.IfMatch{})
 	if err != nil {
 		return tasks.Response{}, err

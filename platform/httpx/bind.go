@@ -27,7 +27,19 @@ type Optional[T any] struct {
 }
 
 func (o *Optional[T]) setPresent(null bool) { o.Present, o.Null = true, null }
-func (o *Optional[T]) valuePtr() any        { return &o.Value }
+
+// UnmarshalJSON reads an Optional outside Bind (an MCP tool's arguments) by the same rule:
+// present, null, or a value (encoding/json calls it with null for a value type, and not at all
+// for an absent field). Bind itself decodes into valuePtr.
+func (o *Optional[T]) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		o.setPresent(true)
+		return nil
+	}
+	o.setPresent(false)
+	return json.Unmarshal(b, &o.Value)
+}
+func (o *Optional[T]) valuePtr() any { return &o.Value }
 
 type optional interface {
 	setPresent(null bool)
