@@ -11,6 +11,7 @@ import (
 
 	"folio/platform/apierr"
 	"folio/platform/auth"
+	"folio/platform/httpx"
 )
 
 // instructions tell the model what the server is for and the one rule of its writes.
@@ -45,7 +46,15 @@ func tool[In, Out any](scope int, t *sdk.Tool, run func(ctx context.Context, p *
 			if err != nil {
 				return nil, zero, cl.toolError(err)
 			}
-			return nil, out, nil
+			// The text is the API's body for the same request, byte for byte (httpx.Marshal: the
+			// fields in the API's order, <, > and & as they are); the SDK would write it with its
+			// own encoder, keys sorted and every ">" of a callout as \u003e. The structured
+			// content stays the SDK's, checked against the output schema.
+			body, err := httpx.Marshal(out)
+			if err != nil {
+				return nil, zero, cl.toolError(err)
+			}
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: string(body)}}}, out, nil
 		})
 	}}
 }

@@ -253,6 +253,10 @@ func (s *Server) Do(t testing.TB, r Request) Response {
 		req.Header.Set("Content-Type", "application/json")
 	}
 	for k, v := range r.Header {
+		if http.CanonicalHeaderKey(k) == "Host" { // net/http sends req.Host, never a Host header
+			req.Host = v
+			continue
+		}
 		req.Header.Set(k, v)
 	}
 	resp, err := s.client.Do(req)

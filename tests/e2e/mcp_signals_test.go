@@ -48,3 +48,41 @@ func TestMCPCapabilitiesAndCaching(t *testing.T) {
 		}
 	})
 }
+
+// TestMCPTextIsTheAPIBody: a tool's text content is the API's JSON body for the same request,
+// byte for byte: the fields in the API's order, and a callout's ">" (and "<", "&") as they are,
+// never \u003e (CONTRACT.md section 25).
+func TestMCPTextIsTheAPIBody(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
+		w := newWorld(t, s)
+		c := mcpConnect(t, s, w.annRW)
+		content := "Hiring plan for @dana & #team <draft>\n\n> **Decision:** hire two engineers\n\n> **Why:** the roadmap"
+		note := apitest.Must(t, s.Post(t, w.annRW, "/notes", map[string]any{"notebookId": w.annNB, "content": content, "targetAt": "2026-12-01"}), http.StatusCreated).Str(t, "id")
+		task := apitest.Must(t, s.Post(t, w.annRW, "/tasks", map[string]any{"notebookId": w.annNB, "title": "Offer <letters> & calls", "notes": "> **Why:** budget"}), http.StatusCreated).Str(t, "id")
+		apitest.Must(t, s.Post(t, w.annRW, "/notes/"+note+"/suggest", map[string]any{"content": content + "\n\n> **Decision:** and a designer"}), http.StatusCreated)
+		apitest.Must(t, s.Do(t, apitest.Request{Method: "PATCH", Key: w.annRW, Path: "/tasks/" + task, Body: map[string]any{"notes": "> **Why:** budget & time"}}), http.StatusOK)
+
+		same := func(what string, o mcpOutcome, api apitest.Response) {
+			t.Helper()
+			if o.code != "ok" {
+				t.Fatalf("%s: %s %s %v", what, o.code, o.text, o.err)
+			}
+			api = apitest.Must(t, api, http.StatusOK)
+			if o.text != string(api.Body) {
+				t.Errorf("%s: the tool's text\n %s\nthe API's body\n %s", what, o.text, api.Body)
+			}
+			if strings.Contains(o.text, `\u003e`) || strings.Contains(o.text, `\u0026`) || strings.Contains(o.text, `\u003c`) {
+				t.Errorf("%s: escaped characters in %s", what, o.text)
+			}
+		}
+		same("get_note", c.call(t, "get_note", map[string]any{"id": note}), s.Get(t, w.annRW, "/notes/"+note))
+		same("search_notes", c.call(t, "search_notes", map[string]any{"notebookId": w.annNB}), s.Get(t, w.annRW, "/notes?notebookId="+w.annNB))
+		same("list_notebooks", c.call(t, "list_notebooks", map[string]any{}), s.Get(t, w.annRW, "/notebooks"))
+		same("list_tasks", c.call(t, "list_tasks", map[string]any{"notebookId": w.annNB}), s.Get(t, w.annRW, "/tasks?notebookId="+w.annNB))
+		same("list_suggestions", c.call(t, "list_suggestions", map[string]any{}), s.Get(t, w.annRW, "/suggestions"))
+		same("get_history", c.call(t, "get_history", map[string]any{"itemKind": "task", "id": task}), s.Get(t, w.annRW, "/tasks/"+task+"/versions"))
+		same("update_task", c.call(t, "update_task", map[string]any{"id": task, "priority": "HIGH"}), s.Get(t, w.annRW, "/tasks/"+task))
+		created := c.call(t, "create_task", map[string]any{"notebookId": w.annNB, "title": "Ask <legal> & HR", "notes": "> **Decision:** yes"})
+		same("create_task", created, s.Get(t, w.annRW, "/tasks/"+created.out.(map[string]any)["id"].(string)))
+	})
+}

@@ -179,7 +179,7 @@ func (c *mcpConn) call(t *testing.T, name string, args map[string]any) mcpOutcom
 	if err := json.Unmarshal([]byte(text), &fromText); err != nil || !reflect.DeepEqual(out, fromText) {
 		t.Errorf("%s: text content %s differs from the structured content %s", name, text, raw)
 	}
-	return mcpOutcome{code: "ok", out: out}
+	return mcpOutcome{code: "ok", out: out, text: text}
 }
 
 // mustCall calls a tool that must succeed and returns its output object.
