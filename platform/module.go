@@ -53,6 +53,7 @@ var Module = fx.Module("platform",
 		},
 		func(c config.Config) httpx.TrustedProxies { return c.TrustedProxies },
 		func(c config.Config) httpx.CORSOrigins { return c.CORSOrigins },
+		func(c config.Config) apidoc.Facts { return apidoc.Facts{RateLimit: c.RateLimit} },
 		httpx.AsRoutes(newHealth),
 		// The OpenAPI document, assembled once at start from the modules' parts and served as is.
 		apidoc.New,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime/debug"
+	"slices"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -35,6 +36,9 @@ type spec struct {
 // HTTP request; its error, whatever it is, reaches the model as the API's error envelope
 // (caller.toolError).
 func tool[In, Out any](scope int, t *sdk.Tool, run func(ctx context.Context, p *auth.Principal, in In) (Out, error)) spec {
+	if t.OutputSchema == nil {
+		t.OutputSchema = outputSchema[Out]()
+	}
 	return spec{scope: scope, add: func(s *sdk.Server) {
 		sdk.AddTool(s, t, func(ctx context.Context, _ *sdk.CallToolRequest, in In) (*sdk.CallToolResult, Out, error) {
 			var zero Out
@@ -116,6 +120,36 @@ func inputSchema[In any](patch func(props map[string]*jsonschema.Schema)) *jsons
 	}
 	patch(s.Properties)
 	return s
+}
+
+// outputSchema is Out's schema as the SDK would infer it, without the nullable union Go's nil
+// slices give every list ("type": ["null", "array"]): the API never sends null for a list (an
+// empty one is [], which the contract suites hold every response to, and the SDK checks each
+// result against this schema), so a client is not told to expect one. What can be null (a date,
+// a cursor, a pending suggestion) stays nullable.
+func outputSchema[Out any]() *jsonschema.Schema {
+	s, err := jsonschema.For[Out](nil)
+	if err != nil {
+		panic(err) // a programming error in an output type, found by every test that starts the app
+	}
+	listsNeverNull(s)
+	return s
+}
+
+func listsNeverNull(s *jsonschema.Schema) {
+	if s == nil {
+		return
+	}
+	if slices.Equal(s.Types, []string{"null", "array"}) {
+		s.Types, s.Type = nil, "array"
+	}
+	listsNeverNull(s.Items)
+	for _, sub := range s.Properties {
+		listsNeverNull(sub)
+	}
+	for _, sub := range s.Defs {
+		listsNeverNull(sub)
+	}
 }
 
 // atLeastOne bounds an integer property below by 1.

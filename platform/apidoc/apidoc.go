@@ -59,11 +59,19 @@ type Document struct {
 type Params struct {
 	fx.In
 	Parts []Part `group:"openapi"`
+	Facts Facts
+}
+
+// Facts are what the document states from the server's configuration rather than as written
+// (platform/module.go provides them from config.Config): a client generated from it reads the
+// limits this server applies.
+type Facts struct {
+	RateLimit int // FOLIO_RATE_LIMIT: accepted requests per user in any rolling 60 seconds
 }
 
 // New assembles the base fragment and every module's part.
 func New(p Params) (*Document, error) {
-	raw, err := Assemble(p.Parts)
+	raw, err := Assemble(p.Parts, p.Facts)
 	if err != nil {
 		return nil, err
 	}
@@ -92,10 +100,13 @@ func (d *Document) Register(r httpx.Router) {
 
 // Assemble merges the base fragment with parts into one JSON document. Parts are merged in name
 // order (value-group order is random) so the output is the same on every start.
-func Assemble(parts []Part) ([]byte, error) {
+func Assemble(parts []Part, facts Facts) ([]byte, error) {
 	var doc map[string]any
 	if err := yaml.Unmarshal(baseYAML, &doc); err != nil {
 		return nil, fmt.Errorf("openapi base: %w", err)
+	}
+	if err := state(doc, facts); err != nil {
+		return nil, err
 	}
 	parts = slices.Clone(parts)
 	sort.Slice(parts, func(i, j int) bool { return parts[i].Name < parts[j].Name })
@@ -116,6 +127,23 @@ func Assemble(parts []Part) ([]byte, error) {
 		return nil, fmt.Errorf("openapi: %w", err)
 	}
 	return raw, nil
+}
+
+// rateLimitMark is where base.yaml's info.description states the rate limit.
+const rateLimitMark = "{{FOLIO_RATE_LIMIT}}"
+
+// state writes facts into the base fragment: the rate limit in info.description.
+func state(doc map[string]any, facts Facts) error {
+	info, err := Node(doc, "info")
+	if err != nil {
+		return fmt.Errorf("openapi base: %w", err)
+	}
+	desc, _ := info["description"].(string)
+	if !strings.Contains(desc, rateLimitMark) || facts.RateLimit < 1 {
+		return fmt.Errorf("openapi base: info.description must state the rate limit (%s) and the limit must be set, got %d", rateLimitMark, facts.RateLimit)
+	}
+	info["description"] = strings.ReplaceAll(desc, rateLimitMark, strconv.Itoa(facts.RateLimit))
+	return nil
 }
 
 // merge adds a fragment's paths, components and tags to doc; any name defined twice is an error.

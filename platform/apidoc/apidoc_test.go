@@ -23,7 +23,7 @@ func TestAssembleExpandsErrors(t *testing.T) {
 	// The part declares its own code's status; the shared codes come from the base.
 	frag := strings.Replace(part, "THING_NOT_FOUND_IS_UNKNOWN", "THING_NOT_FOUND", 1)
 	frag = strings.Replace(frag, "    get:", "    post:", 1) + "x-folio-errors:\n  statuses:\n    THING_NOT_FOUND: 404\n"
-	raw, err := apidoc.Assemble([]apidoc.Part{{Name: "things", YAML: []byte(frag)}})
+	raw, err := apidoc.Assemble([]apidoc.Part{{Name: "things", YAML: []byte(frag)}}, apidoc.Facts{RateLimit: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +74,7 @@ func TestAssembleRefusesWhatItCannotMerge(t *testing.T) {
 		},
 		"a part's shared list": {{Name: "a", YAML: []byte("x-folio-errors:\n  everyOperation: [THING_GONE]\n")}},
 	} {
-		if _, err := apidoc.Assemble(parts); err == nil {
+		if _, err := apidoc.Assemble(parts, apidoc.Facts{RateLimit: 100}); err == nil {
 			t.Errorf("%s: assembled", name)
 		}
 	}

@@ -3,6 +3,7 @@ package e2e
 import (
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -84,5 +85,52 @@ func TestMCPTextIsTheAPIBody(t *testing.T) {
 		same("update_task", c.call(t, "update_task", map[string]any{"id": task, "priority": "HIGH"}), s.Get(t, w.annRW, "/tasks/"+task))
 		created := c.call(t, "create_task", map[string]any{"notebookId": w.annNB, "title": "Ask <legal> & HR", "notes": "> **Decision:** yes"})
 		same("create_task", created, s.Get(t, w.annRW, "/tasks/"+created.out.(map[string]any)["id"].(string)))
+	})
+}
+
+// TestMCPSchemasNullOnlyWhereNull: a tool's schemas allow null only where the API sends (or, for
+// update_task's dates, takes) null: a date, a cursor, a workspace, a version's key, a pending
+// suggestion. A list is never null, so no schema says "null or array" (CONTRACT.md section 25:
+// nullable unions the API never needs trip strict schema checkers and some models).
+func TestMCPSchemasNullOnlyWhereNull(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
+		key := s.NewKey(t, s.NewUser(t, "Schema Reader"), 3)
+		h := map[string]string{"Accept": "application/json, text/event-stream", "Authorization": "Bearer " + key}
+		r := s.Do(t, apitest.Request{Method: "POST", Path: "//mcp", Header: h, Body: `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`})
+		var list struct {
+			Result struct {
+				Tools []struct {
+					Name         string         `json:"name"`
+					InputSchema  map[string]any `json:"inputSchema"`
+					OutputSchema map[string]any `json:"outputSchema"`
+				} `json:"tools"`
+			} `json:"result"`
+		}
+		if err := json.Unmarshal(r.Body, &list); err != nil || len(list.Result.Tools) != 11 {
+			t.Fatalf("tools/list: %d %.300s", r.Status, r.Body)
+		}
+		nullable := map[string]bool{"targetAt": true, "followUpAt": true, "dueAt": true, "nextCursor": true,
+			"workspaceId": true, "apiKeyName": true, "apiKeyPrefix": true, "pendingSuggestion": true}
+		var walk func(tool, path string, s map[string]any)
+		walk = func(tool, path string, s map[string]any) {
+			if types, ok := s["type"].([]any); ok && slices.Contains(types, any("null")) {
+				name := path[strings.LastIndex(path, ".")+1:]
+				if !nullable[name] {
+					t.Errorf("%s: %s is %v, but the API never sends null there", tool, path, types)
+				}
+			}
+			if props, ok := s["properties"].(map[string]any); ok {
+				for name, p := range props {
+					walk(tool, path+"."+name, p.(map[string]any))
+				}
+			}
+			if items, ok := s["items"].(map[string]any); ok {
+				walk(tool, path+"[]", items)
+			}
+		}
+		for _, tool := range list.Result.Tools {
+			walk(tool.Name, "input", tool.InputSchema)
+			walk(tool.Name, "output", tool.OutputSchema)
+		}
 	})
 }
