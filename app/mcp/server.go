@@ -119,37 +119,53 @@ func inputSchema[In any](patch func(props map[string]*jsonschema.Schema)) *jsons
 		panic(err) // a programming error in an input type, found by every test that starts the app
 	}
 	patch(s.Properties)
+	portable(s)
 	return s
 }
 
-// outputSchema is Out's schema as the SDK would infer it, without the nullable union Go's nil
-// slices give every list ("type": ["null", "array"]): the API never sends null for a list (an
-// empty one is [], which the contract suites hold every response to, and the SDK checks each
-// result against this schema), so a client is not told to expect one. What can be null (a date,
-// a cursor, a pending suggestion) stays nullable.
+// outputSchema is Out's schema as the SDK would infer it, made portable (see portable).
 func outputSchema[Out any]() *jsonschema.Schema {
 	s, err := jsonschema.For[Out](nil)
 	if err != nil {
 		panic(err) // a programming error in an output type, found by every test that starts the app
 	}
-	listsNeverNull(s)
+	portable(s)
 	return s
 }
 
-func listsNeverNull(s *jsonschema.Schema) {
+// portable rewrites the nullable unions the SDK's inference writes as a type array, which
+// clients that map tool schemas onto a one-type dialect (Gemini's function declarations) reject
+// or drop (the MCP inspector's --strict check flags each):
+//   - a list is never null: Go's nil slices made every one ["null", "array"], but the API always
+//     sends [] (the contract suites hold every response to that, and the SDK checks each result
+//     against this schema), so it is "array";
+//   - what can be null (a date, a cursor, a pending suggestion) becomes
+//     {"anyOf": [{"type": "null"}, {"type": X, ...}]}, its description kept on the outside.
+func portable(s *jsonschema.Schema) {
 	if s == nil {
 		return
 	}
-	if slices.Equal(s.Types, []string{"null", "array"}) {
-		s.Types, s.Type = nil, "array"
-	}
-	listsNeverNull(s.Items)
+	portable(s.Items)
 	for _, sub := range s.Properties {
-		listsNeverNull(sub)
+		portable(sub)
 	}
 	for _, sub := range s.Defs {
-		listsNeverNull(sub)
+		portable(sub)
 	}
+	if len(s.Types) != 2 || !slices.Contains(s.Types, "null") {
+		return
+	}
+	other := s.Types[0]
+	if other == "null" {
+		other = s.Types[1]
+	}
+	if other == "array" {
+		s.Types, s.Type = nil, "array"
+		return
+	}
+	branch := *s
+	branch.Types, branch.Type, branch.Description = nil, other, ""
+	*s = jsonschema.Schema{Description: s.Description, AnyOf: []*jsonschema.Schema{{Type: "null"}, &branch}}
 }
 
 // atLeastOne bounds an integer property below by 1.

@@ -3,7 +3,6 @@ package e2e
 import (
 	"encoding/json"
 	"net/http"
-	"slices"
 	"strings"
 	"testing"
 
@@ -90,8 +89,9 @@ func TestMCPTextIsTheAPIBody(t *testing.T) {
 
 // TestMCPSchemasNullOnlyWhereNull: a tool's schemas allow null only where the API sends (or, for
 // update_task's dates, takes) null: a date, a cursor, a workspace, a version's key, a pending
-// suggestion. A list is never null, so no schema says "null or array" (CONTRACT.md section 25:
-// nullable unions the API never needs trip strict schema checkers and some models).
+// suggestion; a list is never null. And no schema has a type array: a nullable field is
+// anyOf null and its type (CONTRACT.md section 25: the unions trip strict schema checkers, such
+// as the MCP inspector's --strict, and clients that map schemas onto a one-type dialect).
 func TestMCPSchemasNullOnlyWhereNull(t *testing.T) {
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		key := s.NewKey(t, s.NewUser(t, "Schema Reader"), 3)
@@ -113,11 +113,15 @@ func TestMCPSchemasNullOnlyWhereNull(t *testing.T) {
 			"workspaceId": true, "apiKeyName": true, "apiKeyPrefix": true, "pendingSuggestion": true}
 		var walk func(tool, path string, s map[string]any)
 		walk = func(tool, path string, s map[string]any) {
-			if types, ok := s["type"].([]any); ok && slices.Contains(types, any("null")) {
-				name := path[strings.LastIndex(path, ".")+1:]
-				if !nullable[name] {
-					t.Errorf("%s: %s is %v, but the API never sends null there", tool, path, types)
+			if types, ok := s["type"].([]any); ok {
+				t.Errorf("%s: %s has a type array %v (write a nullable field as anyOf)", tool, path, types)
+			}
+			branches, _ := s["anyOf"].([]any)
+			for _, b := range branches {
+				if b.(map[string]any)["type"] == "null" && !nullable[path[strings.LastIndex(path, ".")+1:]] {
+					t.Errorf("%s: %s may be null, but the API never sends null there", tool, path)
 				}
+				walk(tool, path, b.(map[string]any))
 			}
 			if props, ok := s["properties"].(map[string]any); ok {
 				for name, p := range props {
