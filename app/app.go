@@ -21,6 +21,7 @@ import (
 	"folio/app/web/signin"
 	"folio/modules/accounts"
 	"folio/modules/audit"
+	"folio/modules/calendar"
 	"folio/modules/document"
 	"folio/modules/events"
 	"folio/modules/journal"
@@ -58,6 +59,7 @@ var Domains = fx.Options(
 	tasks.Module,
 	suggestions.Module,
 	webhooks.Module,
+	calendar.Module,
 )
 
 // FrontEnds serve several modules at once, on their use cases: the MCP server, the export, the
