@@ -44,7 +44,7 @@ type Service struct {
 	dispatcher journal.Dispatcher // nil without webhooks
 	catalog    *journal.Catalog
 	notebooks  items.Notebooks // who sees a reminder (nil in tests without notebooks)
-	mu         sync.Mutex // one sequencer per process at a time (the database lock covers the others)
+	mu         sync.Mutex      // one sequencer per process at a time (the database lock covers the others)
 }
 
 // ServiceParams are the dependencies of NewService.

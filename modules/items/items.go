@@ -84,16 +84,16 @@ type RowScan[Row any] struct {
 // flattens an embedded struct into the row's table), and the shared flows read and set it through
 // Shape.Columns.
 type Columns struct {
-	ID          string     `gorm:"primaryKey;size:24"`
-	NotebookID  string     `gorm:"size:24;not null"`
-	Archived    bool       `gorm:"not null"`
-	TargetAt    *time.Time // the Focus view's date
-	FollowUpAt  *time.Time // the follow-up reminder
+	ID         string     `gorm:"primaryKey;size:24"`
+	NotebookID string     `gorm:"size:24;not null"`
+	Archived   bool       `gorm:"not null"`
+	TargetAt   *time.Time // the Focus view's date
+	FollowUpAt *time.Time // the follow-up reminder
 	// FollowUpFiredAt is the follow-up reminder's state (see Reminder): the time it fired for or
 	// was disarmed at, NULL while armed. Never on the wire.
 	FollowUpFiredAt *time.Time
-	CreatedByID string     `gorm:"size:24;not null"`
-	CreatedAt   time.Time
+	CreatedByID     string `gorm:"size:24;not null"`
+	CreatedAt       time.Time
 	// UpdatedAt is set by the service, from its clock (GORM's autoUpdateTime would overwrite it
 	// with the wall clock on every save).
 	UpdatedAt time.Time `gorm:"autoUpdateTime:false"`

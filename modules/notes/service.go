@@ -94,5 +94,5 @@ func shape() items.Shape[Note] {
 	return items.Shape[Note]{Name: ItemKind, NotFound: ErrNotFound, Columns: (*Note).ItemColumns, Document: (*Note).document, Derive: (*Note).derive, ShowsPending: true,
 		Scan:      &items.RowScan[Note]{Table: "notes", Select: noteColumns, Scan: scanNote},
 		Reminders: []items.Reminder[Note]{items.FollowUp(ItemKind, (*Note).ItemColumns)},
-		Response: func(v View, text string) any { return noteOf(v, text) }}
+		Response:  func(v View, text string) any { return noteOf(v, text) }}
 }

@@ -186,5 +186,5 @@ func shape() items.Shape[Task] {
 			At: func(t *Task) *time.Time { return t.DueAt }, Fired: func(t *Task) **time.Time { return &t.DueFiredAt }}},
 		Remindable:    func(t *Task) bool { return t.Status != StatusDone },
 		RemindableSQL: "status <> '" + StatusDone + "'",
-		Response:   func(v View, notes string) any { return taskOf(v, notes) }}
+		Response:      func(v View, notes string) any { return taskOf(v, notes) }}
 }
