@@ -23,6 +23,7 @@ import (
 	"folio/modules/audit"
 	"folio/modules/document"
 	"folio/modules/events"
+	"folio/modules/items"
 	"folio/modules/journal"
 	"folio/modules/notebooks"
 	"folio/modules/notes"
@@ -40,6 +41,7 @@ import (
 // content's suggestion ports, document (Markdown in, stored form, Markdown out, with the render
 // cache), search, the journal of audit entries and events).
 var Kernel = fx.Options(
+	items.Module,
 	journal.Module,
 	document.Module,
 	search.Module,

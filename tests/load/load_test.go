@@ -242,6 +242,13 @@ func Targets(d Seeded) []Target {
 		return b
 	}
 	create := func(i int) []byte { return createIn(i, d.CallerNotebooks[i%len(d.CallerNotebooks)]) }
+	// A create that arms a follow-up reminder (CONTRACT.md section 21), a year ahead.
+	createFollowUp := func(i int) []byte {
+		content := fmt.Sprintf("Note %d of the load run.\n\n%s", i, createMarkdown)
+		b, _ := json.Marshal(map[string]string{"content": content, "notebookId": d.CallerNotebooks[i%len(d.CallerNotebooks)],
+			"followUpAt": time.Now().AddDate(1, 0, 0).UTC().Format(time.RFC3339)})
+		return b
+	}
 	return []Target{
 		{Name: "get", Method: http.MethodGet, Status: http.StatusOK,
 			Req: func(i int) (string, []byte) { return "/notes/" + note(i), nil }},
@@ -263,6 +270,8 @@ func Targets(d Seeded) []Target {
 			Req: func(int) (string, []byte) { return "/notes?tag=" + tagNames[0], nil }},
 		{Name: "create", Method: http.MethodPost, Status: http.StatusCreated,
 			Req: func(i int) (string, []byte) { return "/notes", create(i) }},
+		{Name: "create-followup", Method: http.MethodPost, Status: http.StatusCreated,
+			Req: func(i int) (string, []byte) { return "/notes", createFollowUp(i) }},
 		// Every POST into one notebook: the notebook's item count is the one row they all update.
 		{Name: "create-1notebook", Method: http.MethodPost, Status: http.StatusCreated,
 			Req: func(i int) (string, []byte) { return "/notes", createIn(i, d.CallerNotebooks[0]) }},
