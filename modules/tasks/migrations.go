@@ -23,5 +23,7 @@ func migrations() db.Migrations {
 		// The search index (modules/search) of the tasks made before it existed.
 		items.IndexExisting("202611241110_tasks_search_index", "tasks", shape()),
 		items.StampTagTimes("202611261110_tasks_tag_times", "tasks", ItemKind),
+		// The Focus view's indexes (GET /focus).
+		items.FocusIndexes("202612010900_tasks_focus_indexes", focus()),
 	}
 }
