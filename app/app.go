@@ -23,6 +23,7 @@ import (
 	"folio/modules/audit"
 	"folio/modules/document"
 	"folio/modules/events"
+	"folio/modules/focus"
 	"folio/modules/items"
 	"folio/modules/journal"
 	"folio/modules/notebooks"
@@ -60,6 +61,7 @@ var Domains = fx.Options(
 	tasks.Module,
 	suggestions.Module,
 	webhooks.Module,
+	focus.Module,
 )
 
 // FrontEnds serve several modules at once, on their use cases: the MCP server, the export, the

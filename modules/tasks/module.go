@@ -29,6 +29,7 @@ var Module = fx.Module("tasks",
 	fx.Provide(
 		NewService,
 		content.AsTarget(NewTarget),
+		items.AsFocusSource(NewFocusSource),
 		httpx.AsRoutes(NewHandler),
 		apidoc.AsPart("tasks", openapiYAML),
 		journal.DeclareEvents(append(journal.ItemEvents(ItemKind, "Task"),
