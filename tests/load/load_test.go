@@ -268,6 +268,12 @@ func Targets(d Seeded) []Target {
 			Req: func(int) (string, []byte) { return "/notes?q=" + SearchWord, nil }},
 		{Name: "list-tag", Method: http.MethodGet, Status: http.StatusOK,
 			Req: func(int) (string, []byte) { return "/notes?tag=" + tagNames[0], nil }},
+		// A page of 100, the size of a full Focus list.
+		{Name: "list-100", Method: http.MethodGet, Status: http.StatusOK,
+			Req: func(int) (string, []byte) { return "/notes?limit=100", nil }},
+		// The Focus view of today (UTC): the caller's targeted, follow-up and due lists.
+		{Name: "focus", Method: http.MethodGet, Status: http.StatusOK,
+			Req: func(int) (string, []byte) { return "/focus", nil }},
 		{Name: "create", Method: http.MethodPost, Status: http.StatusCreated,
 			Req: func(i int) (string, []byte) { return "/notes", create(i) }},
 		{Name: "create-followup", Method: http.MethodPost, Status: http.StatusCreated,
