@@ -24,6 +24,8 @@ import (
 	"folio/modules/calendar"
 	"folio/modules/document"
 	"folio/modules/events"
+	"folio/modules/focus"
+	"folio/modules/items"
 	"folio/modules/journal"
 	"folio/modules/notebooks"
 	"folio/modules/notes"
@@ -41,6 +43,7 @@ import (
 // content's suggestion ports, document (Markdown in, stored form, Markdown out, with the render
 // cache), search, the journal of audit entries and events).
 var Kernel = fx.Options(
+	items.Module,
 	journal.Module,
 	document.Module,
 	search.Module,
@@ -59,6 +62,7 @@ var Domains = fx.Options(
 	tasks.Module,
 	suggestions.Module,
 	webhooks.Module,
+	focus.Module,
 	calendar.Module,
 )
 

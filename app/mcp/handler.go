@@ -37,6 +37,7 @@ type HandlerParams struct {
 	Notebooks   Notebooks
 	Suggestions Suggestions
 	History     History
+	Focus       Focus
 }
 
 // NewHandler builds the three servers and the Streamable HTTP handler.
@@ -48,7 +49,7 @@ type HandlerParams struct {
 // elicitation) or a standing stream. Answers are application/json rather than an event stream
 // (JSONResponse), which proxies and the response compression pass as they are.
 func NewHandler(p HandlerParams) *Handler {
-	t := &tools{notes: p.Notes, viewer: p.NoteViewer, tasks: p.Tasks, notebooks: p.Notebooks, suggestions: p.Suggestions, history: p.History}
+	t := &tools{notes: p.Notes, viewer: p.NoteViewer, tasks: p.Tasks, notebooks: p.Notebooks, suggestions: p.Suggestions, history: p.History, focus: p.Focus}
 	h := &Handler{guard: p.Guard, origins: p.Origins, servers: map[int]*sdk.Server{}}
 	for _, scope := range []int{auth.ScopeRead, auth.ScopeWrite, auth.ScopeReadWrite} {
 		h.servers[scope] = t.server(scope)

@@ -10,6 +10,7 @@ package mcp
 import (
 	"go.uber.org/fx"
 
+	"folio/modules/focus"
 	"folio/modules/notebooks"
 	"folio/modules/notes"
 	"folio/modules/suggestions"
@@ -29,5 +30,6 @@ var Module = fx.Module("mcp",
 		func(s *notebooks.Service) Notebooks { return s },
 		func(s *suggestions.Service) Suggestions { return s },
 		func(s *versions.Service) History { return s },
+		func(s *focus.Service) Focus { return s },
 	),
 )

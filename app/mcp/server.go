@@ -19,7 +19,8 @@ import (
 const instructions = `folio holds a manager's notes and tasks, in notebooks that are personal or belong to a workspace. ` +
 	`Notes are Markdown: #tags and @person mentions become the note's tags; a line "> **Why:** text" or "> **Decision:** text" ` +
 	`is a callout recording a reason or a decision (a note with a Decision callout has hasDecision true). ` +
-	`Use list_notebooks to find notebook ids, search_notes and get_note to read notes, list_tasks to read tasks. ` +
+	`Use list_notebooks to find notebook ids, search_notes and get_note to read notes, list_tasks to read tasks, ` +
+	`get_focus for what needs attention on a day (targeted items, follow-ups, due tasks). ` +
 	`You may create notes and tasks and change a task's status, priority and dates, but you never overwrite existing content: ` +
 	`to change a note's content or a task's notes, propose the complete new text with propose_note_change or propose_task_change; ` +
 	`the owner reviews the proposal and approves or rejects it. ` +

@@ -8,6 +8,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"folio/modules/focus"
 	"folio/modules/notebooks"
 	"folio/modules/notes"
 	"folio/modules/suggestions"
@@ -54,6 +55,10 @@ type (
 		Propose(ctx context.Context, p *auth.Principal, kind, id, field, text, rationale string) (suggestions.Suggestion, error)
 		SearchInbox(ctx context.Context, p *auth.Principal, q suggestions.InboxQuery) (paginate.Page[suggestions.InboxItem], error)
 	}
+	// Focus is the focus module's service.
+	Focus interface {
+		Focus(ctx context.Context, p *auth.Principal, q focus.Query) (focus.Response, error)
+	}
 )
 
 // tools holds the use cases the tools call.
@@ -64,6 +69,7 @@ type tools struct {
 	notebooks   Notebooks
 	suggestions Suggestions
 	history     History
+	focus       Focus
 }
 
 // specs lists every tool with the scope it needs: reading tools scope 1, writing tools scope 2.
@@ -136,6 +142,19 @@ func (t *tools) specs() []spec {
 			}),
 			Annotations: readOnly,
 		}, t.getHistory),
+		tool(auth.ScopeRead, &sdk.Tool{
+			Name:  "get_focus",
+			Title: "What needs attention on a day",
+			Description: "The user's Focus view of a day, among the notes and tasks the user can see: targeted, the items whose " +
+				"targetAt falls on the day (by targetAt); followUps, the items whose followUpAt is before the end of the day, " +
+				"however long ago (oldest first); due, the tasks whose dueAt is before the end of the day (oldest first). " +
+				"Archived items and DONE tasks are left out. Each list holds at most 100 items; targetedMore, followUpsMore " +
+				"and dueMore are true when a list was cut. date is the day, YYYY-MM-DD (default today in tz); tz is an IANA " +
+				"time zone name such as Europe/Berlin (default UTC), in which the day begins and ends.",
+			InputSchema:  inputSchema[focusInput](func(map[string]*jsonschema.Schema) {}),
+			OutputSchema: focusOutput(),
+			Annotations:  readOnly,
+		}, t.getFocus),
 		tool(auth.ScopeWrite, &sdk.Tool{
 			Name:  "create_note",
 			Title: "Create a note",
@@ -438,4 +457,43 @@ type historyInput struct {
 // getHistory is GET /<kind>s/:id/versions.
 func (t *tools) getHistory(ctx context.Context, p *auth.Principal, in historyInput) (paginate.Page[versions.VersionResponse], error) {
 	return t.history.ListPage(ctx, p, in.ItemKind, in.ID, in.query())
+}
+
+type focusInput struct {
+	Date string `json:"date,omitempty" jsonschema:"the day, YYYY-MM-DD; default today in tz"`
+	TZ   string `json:"tz,omitempty" jsonschema:"an IANA time zone name such as Europe/Berlin; default UTC"`
+}
+
+// getFocus is GET /focus?date=&tz= (an empty argument is absent).
+func (t *tools) getFocus(ctx context.Context, p *auth.Principal, in focusInput) (focus.Response, error) {
+	var q focus.Query
+	if in.Date != "" {
+		q.Date = &in.Date
+	}
+	if in.TZ != "" {
+		q.TZ = &in.TZ
+	}
+	return t.focus.Focus(ctx, p, q)
+}
+
+// focusOutput is get_focus' output schema as GET /focus' document has it: an entry is a note (as
+// search_notes lists it) or a task, each with its kind; the due list holds tasks only.
+func focusOutput() *jsonschema.Schema {
+	s := outputSchema[focus.Response]()
+	inferred := s.Properties["due"].Items // {kind, item}, item any
+	entry := func(kind string, item *jsonschema.Schema) *jsonschema.Schema {
+		e := inferred.CloneSchemas()
+		var k any = kind
+		e.Properties["kind"] = &jsonschema.Schema{Type: "string", Const: &k}
+		e.Properties["item"] = item
+		return e
+	}
+	// A schema is a tree: each list has entries of its own.
+	note := func() *jsonschema.Schema { return entry(notes.ItemKind, outputSchema[notes.Response]()) }
+	task := func() *jsonschema.Schema { return entry(tasks.ItemKind, outputSchema[tasks.Response]()) }
+	for _, list := range []string{"targeted", "followUps"} {
+		s.Properties[list].Items = &jsonschema.Schema{AnyOf: []*jsonschema.Schema{note(), task()}}
+	}
+	s.Properties["due"].Items = task()
+	return s
 }

@@ -24,7 +24,7 @@ import (
 //     item does;
 //   - DTSTART: the date, in UTC; no DTEND (an instant: the event ends when it starts, section
 //     3.6.1), TRANSP:TRANSPARENT (a reminder blocks no time);
-//   - SUMMARY: the task's title or the note's first line (items.Dated.Label);
+//   - SUMMARY: the task's title or the note's first line (items.CalendarItem.Label);
 //   - URL: the item's page in the web app, and DESCRIPTION says which date it is, with the link
 //     again (some calendar apps show no URL).
 
@@ -36,7 +36,7 @@ type occasion struct {
 }
 
 // occasions are an item's events, in the order of the UIDs' kinds.
-func occasions(d items.Dated) []occasion {
+func occasions(d items.CalendarItem) []occasion {
 	var out []occasion
 	for _, o := range []struct {
 		kind, what string
@@ -56,7 +56,7 @@ const formatVersion = "1"
 // ETag is the feed's strong ETag for entries written with the pages under base: a hash of what the
 // body is made of (the format, the feed's id and name, base, each entry's kind, id and version: an
 // item's version changes with every write of it), not of the body, so that a 304 renders nothing.
-func ETag(f Feed, base string, entries []items.Dated) string {
+func ETag(f Feed, base string, entries []items.CalendarItem) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s %q %q %q\n", formatVersion, f.ID, f.Name, base)
 	for _, d := range entries {
@@ -67,7 +67,7 @@ func ETag(f Feed, base string, entries []items.Dated) string {
 
 // Write writes the feed's calendar of entries (Service.Entries), with links to the items' pages
 // under base (the web app's origin, "https://folio.example.com").
-func Write(w io.Writer, f Feed, base string, entries []items.Dated) error {
+func Write(w io.Writer, f Feed, base string, entries []items.CalendarItem) error {
 	cal := ics.NewCalendar()
 	cal.SetProductId("-//folio//calendar feed//EN")
 	cal.SetCalscale("GREGORIAN")

@@ -20,8 +20,8 @@ func at(s string) *time.Time {
 	return &t
 }
 
-func dated(kind, id string, version int64, label string, followUp, due, target *time.Time) items.Dated {
-	return items.Dated{Kind: kind, ID: id, Version: version, UpdatedAt: *at("2031-01-02T03:04:05Z"), FollowUpAt: followUp, DueAt: due, TargetAt: target,
+func dated(kind, id string, version int64, label string, followUp, due, target *time.Time) items.CalendarItem {
+	return items.CalendarItem{Kind: kind, ID: id, Version: version, UpdatedAt: *at("2031-01-02T03:04:05Z"), FollowUpAt: followUp, DueAt: due, TargetAt: target,
 		Label: func() (string, error) { return label, nil }}
 }
 
@@ -32,7 +32,7 @@ func dated(kind, id string, version int64, label string, followUp, due, target *
 func TestWrite(t *testing.T) {
 	feed := calendar.Feed{ID: "feed1", Name: "Work, mostly; \\ all"}
 	title := "Budget, hiring; review \\ done\r\nnext line\x00\x07 — " + strings.Repeat("日本語", 30)
-	entries := []items.Dated{
+	entries := []items.CalendarItem{
 		dated("task", "task1", 3, title, at("2031-03-01T09:00:00+02:00"), at("2031-03-02T00:00:00Z"), nil),
 		dated("note", "note1", 1, "  ", nil, nil, at("2031-04-01T00:00:00Z")),
 	}
@@ -90,7 +90,7 @@ func TestWrite(t *testing.T) {
 // the feed's name, the address the links are made under) and only with it.
 func TestETag(t *testing.T) {
 	feed := calendar.Feed{ID: "feed1", Name: "Work"}
-	one := []items.Dated{dated("task", "task1", 3, "x", at("2031-03-01T09:00:00Z"), nil, nil)}
+	one := []items.CalendarItem{dated("task", "task1", 3, "x", at("2031-03-01T09:00:00Z"), nil, nil)}
 	base := calendar.ETag(feed, "https://a", one)
 	if base != calendar.ETag(feed, "https://a", one) || !strings.HasPrefix(base, `"`) || !strings.HasSuffix(base, `"`) {
 		t.Fatalf("ETag %s is not a stable quoted tag", base)
@@ -98,7 +98,7 @@ func TestETag(t *testing.T) {
 	renamed := feed
 	renamed.Name = "Home"
 	for what, tag := range map[string]string{
-		"a new version": calendar.ETag(feed, "https://a", []items.Dated{dated("task", "task1", 4, "x", at("2031-03-01T09:00:00Z"), nil, nil)}),
+		"a new version": calendar.ETag(feed, "https://a", []items.CalendarItem{dated("task", "task1", 4, "x", at("2031-03-01T09:00:00Z"), nil, nil)}),
 		"another item":  calendar.ETag(feed, "https://a", append(one, dated("note", "note1", 1, "y", nil, nil, at("2031-03-01T09:00:00Z")))),
 		"no items":      calendar.ETag(feed, "https://a", nil),
 		"another name":  calendar.ETag(renamed, "https://a", one),

@@ -37,7 +37,7 @@ const (
 // notes and tasks modules answer it (their Dated use case, on the item lists' own reading,
 // items.Service.Dated); app/ports.go binds them with AsSource.
 type Source interface {
-	Dated(ctx context.Context, p *auth.Principal, notebookID *string, limit int) ([]items.Dated, error)
+	Dated(ctx context.Context, p *auth.Principal, notebookID *string, limit int) ([]items.CalendarItem, error)
 }
 
 // AsSource joins a constructor of a Source to the feeds' sources:
@@ -246,8 +246,8 @@ func (s *Service) Open(ctx context.Context, token string) (f Feed, p *auth.Princ
 // Entries reads what feed f shows, as principal p (Open's): the dated items of every source, the
 // most recently changed first (then by id, so that the order is stable), whole items only, up to
 // MaxEvents events. An item is shown through its source, which reads it as the item lists do.
-func (s *Service) Entries(ctx context.Context, f Feed, p *auth.Principal) ([]items.Dated, error) {
-	var all []items.Dated
+func (s *Service) Entries(ctx context.Context, f Feed, p *auth.Principal) ([]items.CalendarItem, error) {
+	var all []items.CalendarItem
 	for _, src := range s.sources {
 		// An item has at least one event: no more than MaxEvents items of a kind can be shown.
 		got, err := src.Dated(ctx, p, f.NotebookID, MaxEvents)
@@ -260,7 +260,7 @@ func (s *Service) Entries(ctx context.Context, f Feed, p *auth.Principal) ([]ite
 		}
 		all = append(all, got...)
 	}
-	slices.SortFunc(all, func(a, b items.Dated) int {
+	slices.SortFunc(all, func(a, b items.CalendarItem) int {
 		if c := b.UpdatedAt.Compare(a.UpdatedAt); c != 0 {
 			return c
 		}

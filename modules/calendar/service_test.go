@@ -15,11 +15,11 @@ import (
 
 // source is a calendar.Source of the test's own.
 type source struct {
-	items []items.Dated
+	items []items.CalendarItem
 	err   error
 }
 
-func (s source) Dated(_ context.Context, _ *auth.Principal, _ *string, limit int) ([]items.Dated, error) {
+func (s source) Dated(_ context.Context, _ *auth.Principal, _ *string, limit int) ([]items.CalendarItem, error) {
 	if len(s.items) > limit {
 		return s.items[:limit], s.err
 	}
@@ -32,10 +32,10 @@ func (s source) Dated(_ context.Context, _ *auth.Principal, _ *string, limit int
 func TestEntries(t *testing.T) {
 	start := time.Date(2031, 1, 1, 0, 0, 0, 0, time.UTC)
 	d := start.Add(24 * time.Hour)
-	mk := func(kind string, n, dates int, offset time.Duration) []items.Dated {
-		out := make([]items.Dated, n)
+	mk := func(kind string, n, dates int, offset time.Duration) []items.CalendarItem {
+		out := make([]items.CalendarItem, n)
 		for i := range out {
-			it := items.Dated{Kind: kind, ID: fmt.Sprintf("%s%04d", kind, i), UpdatedAt: start.Add(offset + time.Duration(n-i)*time.Minute), FollowUpAt: &d}
+			it := items.CalendarItem{Kind: kind, ID: fmt.Sprintf("%s%04d", kind, i), UpdatedAt: start.Add(offset + time.Duration(n-i)*time.Minute), FollowUpAt: &d}
 			if dates > 1 {
 				it.DueAt = &d
 			}

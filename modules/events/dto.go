@@ -20,7 +20,7 @@ type eventResponse struct {
 	ResourceID   string          `json:"resourceId"`
 	NotebookID   *string         `json:"notebookId"`
 	WorkspaceID  *string         `json:"workspaceId"`
-	Actor        actorResponse   `json:"actor"`
+	Actor        *actorResponse  `json:"actor"` // nil: a reminder, which nobody causes
 	Data         json.RawMessage `json:"data"`
 }
 
@@ -32,10 +32,13 @@ type feedPage struct {
 
 // toEventResponse is an event on the wire (the webhooks' payload too).
 func toEventResponse(e Event) eventResponse {
-	return eventResponse{
+	r := eventResponse{
 		ID: FormatID(*e.Seq), Type: e.Type, CreatedAt: httpx.Time(e.CreatedAt), ResourceType: e.ResourceType,
 		ResourceID: e.ResourceID, NotebookID: e.NotebookID, WorkspaceID: e.WorkspaceID,
-		Actor: actorResponse{UserID: e.ActorUserID, APIKeyName: e.APIKeyName, APIKeyPrefix: e.APIKeyPrefix},
-		Data:  json.RawMessage(e.Data),
+		Data: json.RawMessage(e.Data),
 	}
+	if e.ActorUserID != "" {
+		r.Actor = &actorResponse{UserID: e.ActorUserID, APIKeyName: e.APIKeyName, APIKeyPrefix: e.APIKeyPrefix}
+	}
+	return r
 }

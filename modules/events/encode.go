@@ -40,13 +40,18 @@ func appendEvent(b []byte, e Event) []byte {
 	b = appendNullable(b, e.NotebookID)
 	b = append(b, `,"workspaceId":`...)
 	b = appendNullable(b, e.WorkspaceID)
-	b = append(b, `,"actor":{"userId":`...)
-	b = appendString(b, e.ActorUserID)
-	b = append(b, `,"apiKeyName":`...)
-	b = appendNullable(b, e.APIKeyName)
-	b = append(b, `,"apiKeyPrefix":`...)
-	b = appendNullable(b, e.APIKeyPrefix)
-	b = append(b, `},"data":`...)
+	if e.ActorUserID == "" {
+		// A reminder: nobody acted (CONTRACT.md section 21).
+		b = append(b, `,"actor":null,"data":`...)
+	} else {
+		b = append(b, `,"actor":{"userId":`...)
+		b = appendString(b, e.ActorUserID)
+		b = append(b, `,"apiKeyName":`...)
+		b = appendNullable(b, e.APIKeyName)
+		b = append(b, `,"apiKeyPrefix":`...)
+		b = appendNullable(b, e.APIKeyPrefix)
+		b = append(b, `},"data":`...)
+	}
 	b = append(b, e.Data...)
 	return append(b, '}')
 }

@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap"
 	"gorm.io/gorm"
 
+	"folio/modules/items"
 	"folio/modules/journal"
 	"folio/platform"
 	"folio/platform/auth"
@@ -42,7 +43,8 @@ type Service struct {
 	rule       *auth.Rule
 	dispatcher journal.Dispatcher // nil without webhooks
 	catalog    *journal.Catalog
-	mu         sync.Mutex // one sequencer per process at a time (the database lock covers the others)
+	notebooks  items.Notebooks // who sees a reminder (nil in tests without notebooks)
+	mu         sync.Mutex      // one sequencer per process at a time (the database lock covers the others)
 }
 
 // ServiceParams are the dependencies of NewService.
@@ -58,12 +60,15 @@ type ServiceParams struct {
 	// Dispatcher, when present, gets every event as it is placed (webhooks).
 	Dispatcher journal.Dispatcher `optional:"true"`
 	Catalog    *journal.Catalog
+	// Notebooks says which notebooks a principal sees: a reminder, which nobody causes, is in the
+	// feed of every principal that may read its item.
+	Notebooks items.Notebooks `optional:"true"`
 }
 
 // NewService returns the events service and starts its background work (sequencing and the
 // retention cleanup) in a goroutine that the fx stop hook ends and waits for.
 func NewService(p ServiceParams) *Service {
-	s := &Service{store: p.Store, clock: p.Clock, log: p.Logger.Named("events"), rule: p.Rule, dispatcher: p.Dispatcher, catalog: p.Catalog}
+	s := &Service{store: p.Store, clock: p.Clock, log: p.Logger.Named("events"), rule: p.Rule, dispatcher: p.Dispatcher, catalog: p.Catalog, notebooks: p.Notebooks}
 	if p.Lifecycle != nil {
 		background.Go(p.Lifecycle, s.loop)
 	}
@@ -226,8 +231,7 @@ func (s *Service) List(ctx context.Context, p *auth.Principal, q Query) ([]Event
 	if err := s.Sequence(ctx); err != nil {
 		return nil, "", err
 	}
-	visible := func(q *gorm.DB) *gorm.DB { return journal.Visible(q, "events", p) }
-	rows, err := s.store.list(ctx, visible, q.After, q.Types, q.Limit)
+	rows, err := s.store.list(ctx, s.visible(p), q.After, q.Types, q.Limit)
 	if err != nil {
 		return nil, "", err
 	}
@@ -239,6 +243,20 @@ func (s *Service) List(ctx context.Context, p *auth.Principal, q Query) ([]Event
 		next = FormatID(*rows[len(rows)-1].Seq)
 	}
 	return rows, next, nil
+}
+
+// visible narrows the feed to the principal's events: the audit log's rule (journal.Visible),
+// and for an unrestricted principal also the reminders (no actor) of the notebooks it sees
+// (CONTRACT.md section 21: a reminder is shown to every principal that can read the item; a
+// restricted key already sees every event of its workspace or notebook).
+func (s *Service) visible(p *auth.Principal) func(*gorm.DB) *gorm.DB {
+	if p.NotebookID != nil || p.WorkspaceID != nil || s.notebooks == nil {
+		return func(q *gorm.DB) *gorm.DB { return journal.Visible(q, "events", p) }
+	}
+	nbs := s.notebooks.VisibleIDs(p)
+	return func(q *gorm.DB) *gorm.DB {
+		return q.Where("events.actor_user_id = ? OR (events.actor_user_id = '' AND events.notebook_id IN (?))", p.UserID, nbs)
+	}
 }
 
 // nullData is the data of an event whose resource the reader cannot read now.

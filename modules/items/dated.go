@@ -10,10 +10,10 @@ import (
 	"folio/platform/markdown"
 )
 
-// Dated is an item as a calendar shows it (the calendar module's feeds): its kind and id, its
+// CalendarItem is an item as a calendar shows it (the calendar module's feeds): its kind and id, its
 // version (which changes with every write of the item, so that a feed's ETag can be made of the
 // versions it shows), when it last changed, and its dates.
-type Dated struct {
+type CalendarItem struct {
 	Kind       string // note, task
 	ID         string
 	Version    int64
@@ -39,7 +39,7 @@ type DatedQuery[Row any] struct {
 // them as every item list does (listRows: the notebook named is checked first and answers with
 // the lists' access codes, and only the notebooks the principal may see are read), so a calendar
 // feed never decides access by a rule of its own.
-func (s *Service[Row]) Dated(ctx context.Context, p *auth.Principal, notebookID *string, limit int, q DatedQuery[Row]) ([]Dated, error) {
+func (s *Service[Row]) Dated(ctx context.Context, p *auth.Principal, notebookID *string, limit int, q DatedQuery[Row]) ([]CalendarItem, error) {
 	table, _, err := s.columns(s.db)
 	if err != nil {
 		return nil, err
@@ -54,11 +54,11 @@ func (s *Service[Row]) Dated(ctx context.Context, p *auth.Principal, notebookID 
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Dated, len(rows))
+	out := make([]CalendarItem, len(rows))
 	for i := range rows {
 		row := &rows[i]
 		c := s.shape.Columns(row)
-		d := Dated{Kind: s.shape.Name, ID: c.ID, Version: c.Version, UpdatedAt: c.UpdatedAt, FollowUpAt: c.FollowUpAt, TargetAt: c.TargetAt,
+		d := CalendarItem{Kind: s.shape.Name, ID: c.ID, Version: c.Version, UpdatedAt: c.UpdatedAt, FollowUpAt: c.FollowUpAt, TargetAt: c.TargetAt,
 			Label: func() (string, error) { return s.labelOf(row) }}
 		if q.Due != nil {
 			d.DueAt = q.Due(row)

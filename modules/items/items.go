@@ -57,6 +57,13 @@ type Shape[Row any] struct {
 	// PostgreSQL): one constant statement and no reflection, instead of GORM's query builder and
 	// scanner. See RowScan.
 	Scan *RowScan[Row]
+	// Reminders are the kind's reminder times (FollowUp for every kind; a task's due date too).
+	Reminders []Reminder[Row]
+	// Remindable, when not nil, says whether the item may be reminded of besides being live and
+	// not archived (a task: not DONE); RemindableSQL is the same condition in SQL ("status <>
+	// 'DONE'"), for the loop's query.
+	Remindable    func(row *Row) bool
+	RemindableSQL string
 	// Response is the module's response conversion, given the Markdown of the item's document:
 	// the item as the API returns it, the data of its events in the change feed (modules/journal).
 	// A write builds it once (View.Response).
@@ -77,13 +84,16 @@ type RowScan[Row any] struct {
 // flattens an embedded struct into the row's table), and the shared flows read and set it through
 // Shape.Columns.
 type Columns struct {
-	ID          string     `gorm:"primaryKey;size:24"`
-	NotebookID  string     `gorm:"size:24;not null"`
-	Archived    bool       `gorm:"not null"`
-	TargetAt    *time.Time // the Focus view's date
-	FollowUpAt  *time.Time // the follow-up reminder
-	CreatedByID string     `gorm:"size:24;not null"`
-	CreatedAt   time.Time
+	ID         string     `gorm:"primaryKey;size:24"`
+	NotebookID string     `gorm:"size:24;not null"`
+	Archived   bool       `gorm:"not null"`
+	TargetAt   *time.Time // the Focus view's date
+	FollowUpAt *time.Time // the follow-up reminder
+	// FollowUpFiredAt is the follow-up reminder's state (see Reminder): the time it fired for or
+	// was disarmed at, NULL while armed. Never on the wire.
+	FollowUpFiredAt *time.Time
+	CreatedByID     string `gorm:"size:24;not null"`
+	CreatedAt       time.Time
 	// UpdatedAt is set by the service, from its clock (GORM's autoUpdateTime would overwrite it
 	// with the wall clock on every save).
 	UpdatedAt time.Time `gorm:"autoUpdateTime:false"`
@@ -123,6 +133,9 @@ type Notebooks interface {
 	// same form: the tag filters look up a name's tags in these spaces only, not in every space
 	// of the database.
 	VisibleSpaces(p *auth.Principal) clause.Expr
+	// NotebookOf returns an item's notebook whoever asks: for the work no principal does (a
+	// reminder's event names the notebook's workspace). tx may be nil.
+	NotebookOf(ctx context.Context, tx *gorm.DB, id string) (Notebook, error)
 	// Reserve takes n item slots in a notebook inside tx, or fails with ITEM_LIMIT_REACHED.
 	Reserve(ctx context.Context, tx *gorm.DB, notebookID string, n int) error
 	// Release gives n item slots back inside tx.

@@ -57,6 +57,10 @@ func (n *notebooks) ItemNotebook(_ context.Context, _ *gorm.DB, _ *auth.Principa
 	return nb, nil
 }
 
+func (n *notebooks) NotebookOf(_ context.Context, _ *gorm.DB, id string) (items.Notebook, error) {
+	return n.ItemNotebook(context.Background(), nil, nil, id)
+}
+
 func (n *notebooks) VisibleIDs(*auth.Principal) clause.Expr {
 	return clause.Expr{SQL: "SELECT id FROM notebooks"}
 }

@@ -32,6 +32,7 @@ func (s *Service[Row]) Create(ctx context.Context, p *auth.Principal, notebookID
 	c := s.shape.Columns(&row)
 	c.ID, c.NotebookID, c.CreatedByID, c.CreatedAt, c.UpdatedAt, c.Version = ids.New(), notebookID, p.UserID, now, now, 1
 	s.setDocument(&row, stored, doc.Doc)
+	s.arm(nil, &row, now)
 	return s.viewAfter(ctx, func(tx *gorm.DB) (View[Row], error) {
 		nb, err := s.notebooks.ItemNotebook(ctx, tx, p, notebookID)
 		if err != nil {
@@ -234,6 +235,7 @@ func (s *Service[Row]) Update(ctx context.Context, p *auth.Principal, id string,
 		if err := change.IfMatch.Check(c.ETag()); err != nil {
 			return View[Row]{}, err
 		}
+		before := s.reminderTimes(&row)
 		spaceChanged := false
 		if change.NotebookID != nil && *change.NotebookID != c.NotebookID {
 			target, err := s.notebooks.ItemNotebook(ctx, tx, p, *change.NotebookID)
@@ -279,6 +281,7 @@ func (s *Service[Row]) Update(ctx context.Context, p *auth.Principal, id string,
 			apply(&row)
 		}
 		c.UpdatedAt = s.clock.Now()
+		s.arm(before, &row, c.UpdatedAt)
 		if err := s.save(ctx, tx, &row); err != nil {
 			return View[Row]{}, err
 		}
@@ -328,6 +331,7 @@ func (s *Service[Row]) Delete(ctx context.Context, p *auth.Principal, id string,
 		}
 		now := s.clock.Now()
 		c.DeletedAt, c.UpdatedAt = &now, now
+		s.arm(s.reminderTimes(&row), &row, now)
 		if err := s.save(ctx, tx, &row); err != nil {
 			return err
 		}

@@ -63,7 +63,9 @@ func Sees(p *auth.Principal, actorUserID string, notebookID, workspaceID *string
 	case p.WorkspaceID != nil:
 		return workspaceID != nil && *workspaceID == *p.WorkspaceID
 	default:
-		return actorUserID == p.UserID
+		// A reminder has no actor: it is in the feed of whoever may read its item, which the
+		// caller asks the access rule (auth.Rule.Readable) right after.
+		return actorUserID == p.UserID || actorUserID == ""
 	}
 }
 

@@ -199,6 +199,19 @@ func (a *Access) ItemNotebook(ctx context.Context, tx *gorm.DB, p *auth.Principa
 	return items.Notebook{ID: nb.ID, WorkspaceID: nb.WorkspaceID, TagSpace: SpaceOf(nb)}, nil
 }
 
+// NotebookOf implements items.Notebooks: the notebook id whoever asks (a reminder's event, which
+// no principal writes), reduced as ItemNotebook reduces it.
+func (a *Access) NotebookOf(ctx context.Context, tx *gorm.DB, id string) (items.Notebook, error) {
+	if tx == nil {
+		tx = a.store.db
+	}
+	var nb Notebook
+	if err := tx.WithContext(ctx).Where("id = ?", id).Take(&nb).Error; err != nil {
+		return items.Notebook{}, err
+	}
+	return items.Notebook{ID: nb.ID, WorkspaceID: nb.WorkspaceID, TagSpace: SpaceOf(nb)}, nil
+}
+
 // SpaceOf is the tag space of a notebook: its workspace, or its owner for a personal notebook.
 func SpaceOf(n Notebook) string {
 	if n.WorkspaceID != nil {

@@ -25,5 +25,8 @@ func migrations() db.Migrations {
 		// The search index (modules/search) of the notes made before it existed.
 		items.IndexExisting("202611241110_notes_search_index", "notes", shape()),
 		items.StampTagTimes("202611261110_notes_tag_times", "notes", ItemKind),
+		items.AddReminders("202611271100_notes_reminders", "notes", shape()),
+		// The Focus view's indexes (GET /focus).
+		items.FocusIndexes("202611271200_notes_focus_indexes", focus()),
 	}
 }

@@ -92,6 +92,7 @@ func (s *Service) Delete(ctx context.Context, p *auth.Principal, id string, ifMa
 // shape is how the shared item flows read and write a note.
 func shape() items.Shape[Note] {
 	return items.Shape[Note]{Name: ItemKind, NotFound: ErrNotFound, Columns: (*Note).ItemColumns, Document: (*Note).document, Derive: (*Note).derive, ShowsPending: true,
-		Scan:     &items.RowScan[Note]{Table: "notes", Select: noteColumns, Scan: scanNote},
-		Response: func(v View, text string) any { return noteOf(v, text) }}
+		Scan:      &items.RowScan[Note]{Table: "notes", Select: noteColumns, Scan: scanNote},
+		Reminders: []items.Reminder[Note]{items.FollowUp(ItemKind, (*Note).ItemColumns)},
+		Response:  func(v View, text string) any { return noteOf(v, text) }}
 }

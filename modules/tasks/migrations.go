@@ -23,5 +23,8 @@ func migrations() db.Migrations {
 		// The search index (modules/search) of the tasks made before it existed.
 		items.IndexExisting("202611241110_tasks_search_index", "tasks", shape()),
 		items.StampTagTimes("202611261110_tasks_tag_times", "tasks", ItemKind),
+		items.AddReminders("202611271100_tasks_reminders", "tasks", shape()),
+		// The Focus view's indexes (GET /focus).
+		items.FocusIndexes("202611271200_tasks_focus_indexes", focus()),
 	}
 }

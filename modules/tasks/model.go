@@ -7,6 +7,9 @@ import (
 	"folio/platform/db"
 )
 
+// StatusDone is the status of a finished task: left out of the Focus lists, never reminded of.
+const StatusDone = "DONE"
+
 // Statuses and priorities, in their wire spelling.
 var (
 	Statuses   = []string{"TODO", "IN_PROGRESS", "BLOCKED", "DONE"}
@@ -22,6 +25,9 @@ type Task struct {
 	Status   string  `gorm:"size:12;not null"`
 	Priority string  `gorm:"size:8;not null"`
 	DueAt    *time.Time
+	// DueFiredAt is the due reminder's state (items.Reminder): the time it fired for or was
+	// disarmed at, NULL while armed. Never on the wire.
+	DueFiredAt *time.Time
 }
 
 // document is the task's notes column, for the shared item flows.

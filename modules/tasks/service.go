@@ -180,5 +180,11 @@ func shape() items.Shape[Task] {
 	return items.Shape[Task]{Name: ItemKind, NotFound: ErrNotFound, Columns: (*Task).ItemColumns, Document: (*Task).document,
 		SearchText: func(t *Task, notes string) string { return t.Title + "\n" + notes },
 		Label:      func(t *Task) string { return t.Title },
-		Response:   func(v View, notes string) any { return taskOf(v, notes) }}
+		// A task reminds of its follow-up and of its due date until it is DONE.
+		Reminders: []items.Reminder[Task]{items.FollowUp(ItemKind, (*Task).ItemColumns), {
+			Event: ItemKind + ".due", AtColumn: "due_at", FiredColumn: "due_fired_at",
+			At: func(t *Task) *time.Time { return t.DueAt }, Fired: func(t *Task) **time.Time { return &t.DueFiredAt }}},
+		Remindable:    func(t *Task) bool { return t.Status != StatusDone },
+		RemindableSQL: "status <> '" + StatusDone + "'",
+		Response:      func(v View, notes string) any { return taskOf(v, notes) }}
 }

@@ -22,6 +22,7 @@ import (
 
 	"folio/app"
 	"folio/modules/accounts"
+	"folio/modules/items"
 	"folio/platform/apidoc"
 	"folio/platform/auth"
 	"folio/platform/config"
@@ -41,6 +42,8 @@ type Server struct {
 	sql      *testenv.SQLCounter
 	// Contract validates every exchange under /api/v1 against the served OpenAPI document.
 	Contract *Contract
+	// Reminders is the reminder loop: Fire runs a round now (tests with a fake clock).
+	Reminders *items.Reminders
 }
 
 // Option changes the configuration of a test server.
@@ -91,7 +94,7 @@ func StartWith(t testing.TB, c config.Config, extra ...fx.Option) *Server {
 	s := &Server{Config: c, client: &http.Client{Timeout: 30 * time.Second}}
 	var srv *httpx.Server
 	var doc *apidoc.Document
-	run(t, app.Serve(append(extra, fx.Replace(c), fx.Populate(&srv, &s.Accounts, &s.DB, &s.Cache, &doc))...))
+	run(t, app.Serve(append(extra, fx.Replace(c), fx.Populate(&srv, &s.Accounts, &s.DB, &s.Cache, &doc, &s.Reminders))...))
 	s.URL = "http://" + srv.Addr()
 	s.Contract = ContractFor(t, doc.JSON)
 	s.sql = testenv.CountSQL(s.DB)

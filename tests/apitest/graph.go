@@ -15,6 +15,7 @@ import (
 	"folio/modules/audit"
 	"folio/modules/document"
 	"folio/modules/events"
+	"folio/modules/items"
 	"folio/modules/notebooks"
 	"folio/modules/notes"
 	"folio/modules/suggestions"
@@ -47,6 +48,7 @@ type Graph struct {
 	Notes       *notes.Service
 	Tasks       *tasks.Service
 	Suggestions *suggestions.Service
+	Reminders   *items.Reminders
 }
 
 // NewGraph builds and starts the graph on a fresh database of the given kind; extra adds to the
@@ -59,7 +61,7 @@ func NewGraph(t testing.TB, kind string, opts []Option, extra ...fx.Option) *Gra
 	}
 	g := &Graph{Clock: clock.NewFake(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))}
 	run(t, app.New(append(extra, fx.Replace(c), FakeClock(g.Clock), fx.Invoke(func(platform.Migrated) {}),
-		fx.Populate(&g.DB, &g.Accounts, &g.Workspaces, &g.Notebooks, &g.Access, &g.Audit, &g.Events, &g.Tags, &g.Versions, &g.Notes, &g.Tasks, &g.Suggestions))...))
+		fx.Populate(&g.DB, &g.Accounts, &g.Workspaces, &g.Notebooks, &g.Access, &g.Audit, &g.Events, &g.Tags, &g.Versions, &g.Notes, &g.Tasks, &g.Suggestions, &g.Reminders))...))
 	g.SQL = testenv.CountSQL(g.DB)
 	return g
 }

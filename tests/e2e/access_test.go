@@ -3,6 +3,7 @@ package e2e
 import (
 	"bytes"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -141,6 +142,34 @@ func TestAccessMatrix(t *testing.T) {
 						}
 					}}
 			}, want: map[string]string{"read": scope, "write": created, "rw": created, "ws": wsMis, "wsRead": scope, "nbTeam": nbMis, "nbPersonal": created, "carl": nbGone, "bob": nbGone}},
+		}...)
+		// The Focus view shows each principal what its lists show (TestFocusRestriction compares
+		// it with GET /notes and GET /tasks).
+		inFocus := map[string]string{}
+		for _, it := range []struct{ key, nb, label string }{{w.annRW, w.annNB, "ann"}, {w.annRW, w.teamNB, "team"}, {w.carlRW, w.carlNB, "carl"}} {
+			id := focusItems{t, s, it.key, it.nb}.task("focus "+it.label, map[string]any{"targetAt": "2025-05-05T08:00:00Z", "dueAt": "2025-05-01"})
+			inFocus[id] = it.label
+		}
+		seesInFocus := map[string]string{"read": "ann team", "rw": "ann team", "ws": "team", "wsRead": "team", "nbTeam": "team",
+			"nbPersonal": "ann", "carl": "carl", "bob": "team"}
+		rows = append(rows, []matrixRow{
+			{name: "focus", method: "GET", req: func(t *testing.T) matrixReq {
+				return matrixReq{path: "/focus?date=2025-05-05&tz=Europe/Berlin", afterCol: func(t *testing.T, col string, r apitest.Response) {
+					for _, list := range []string{"targeted", "due"} {
+						var seen []string
+						for _, e := range r.JSON(t)[list].([]any) {
+							seen = append(seen, inFocus[e.(map[string]any)["item"].(map[string]any)["id"].(string)])
+						}
+						if slices.Sort(seen); strings.Join(seen, " ") != seesInFocus[col] {
+							t.Errorf("%s: %s shows %v, want %s", col, list, seen, seesInFocus[col])
+						}
+					}
+				}}
+			}, want: map[string]string{"read": ok, "write": scope, "rw": ok, "ws": ok, "wsRead": ok, "nbTeam": ok, "nbPersonal": ok, "carl": ok, "bob": ok}},
+			{name: "focus with an unknown zone", method: "GET", req: fixed("/focus?tz=Mars/Olympus_Mons", nil),
+				want: map[string]string{"read": bad, "write": scope, "rw": bad, "ws": bad, "wsRead": bad, "nbTeam": bad, "nbPersonal": bad, "carl": bad, "bob": bad}},
+			{name: "focus with a bad date", method: "GET", req: fixed("/focus?date=2025-02-29", nil),
+				want: map[string]string{"read": bad, "write": scope, "rw": bad, "ws": bad, "wsRead": bad, "nbTeam": bad, "nbPersonal": bad, "carl": bad, "bob": bad}},
 		}...)
 		runMatrix(t, s, w, rows)
 	})

@@ -78,6 +78,7 @@ func TestMCPTextIsTheAPIBody(t *testing.T) {
 		same("get_note", c.call(t, "get_note", map[string]any{"id": note}), s.Get(t, w.annRW, "/notes/"+note))
 		same("search_notes", c.call(t, "search_notes", map[string]any{"notebookId": w.annNB}), s.Get(t, w.annRW, "/notes?notebookId="+w.annNB))
 		same("list_notebooks", c.call(t, "list_notebooks", map[string]any{}), s.Get(t, w.annRW, "/notebooks"))
+		same("get_focus", c.call(t, "get_focus", map[string]any{"date": "2026-12-01"}), s.Get(t, w.annRW, "/focus?date=2026-12-01"))
 		same("list_tasks", c.call(t, "list_tasks", map[string]any{"notebookId": w.annNB}), s.Get(t, w.annRW, "/tasks?notebookId="+w.annNB))
 		same("list_suggestions", c.call(t, "list_suggestions", map[string]any{}), s.Get(t, w.annRW, "/suggestions"))
 		same("get_history", c.call(t, "get_history", map[string]any{"itemKind": "task", "id": task}), s.Get(t, w.annRW, "/tasks/"+task+"/versions"))
@@ -106,7 +107,7 @@ func TestMCPSchemasNullOnlyWhereNull(t *testing.T) {
 				} `json:"tools"`
 			} `json:"result"`
 		}
-		if err := json.Unmarshal(r.Body, &list); err != nil || len(list.Result.Tools) != 11 {
+		if err := json.Unmarshal(r.Body, &list); err != nil || len(list.Result.Tools) != 12 {
 			t.Fatalf("tools/list: %d %.300s", r.Status, r.Body)
 		}
 		nullable := map[string]bool{"targetAt": true, "followUpAt": true, "dueAt": true, "nextCursor": true,

@@ -27,7 +27,7 @@ import (
 
 // Tools by the scope they need (app/mcp/tools.go).
 var (
-	mcpReadTools  = []string{"get_history", "get_note", "list_notebooks", "list_suggestions", "list_tasks", "search_notes"}
+	mcpReadTools  = []string{"get_focus", "get_history", "get_note", "list_notebooks", "list_suggestions", "list_tasks", "search_notes"}
 	mcpWriteTools = []string{"create_note", "create_task", "propose_note_change", "propose_task_change", "update_task"}
 )
 
@@ -409,6 +409,21 @@ func TestMCPTools(t *testing.T) {
 		}
 		sameAsAPI(t, "list_tasks DONE", c.mustCall(t, "list_tasks", map[string]any{"status": "DONE"}), s.Get(t, w.annRW, "/tasks?status=DONE"))
 
+		// get_focus is GET /focus: the note targeted on 2026-03-01, the task due on 2026-04-02.
+		day := c.mustCall(t, "get_focus", map[string]any{"date": "2026-03-01", "tz": "Europe/Berlin"})
+		sameAsAPI(t, "get_focus", day, s.Get(t, w.annRW, "/focus?date=2026-03-01&tz=Europe/Berlin"))
+		if targeted := day["targeted"].([]any); len(targeted) != 1 || targeted[0].(map[string]any)["item"].(map[string]any)["id"] != id {
+			t.Fatalf("get_focus targeted %v", day["targeted"])
+		}
+		later := c.mustCall(t, "get_focus", map[string]any{"date": "2026-04-02"})
+		sameAsAPI(t, "get_focus date alone", later, s.Get(t, w.annRW, "/focus?date=2026-04-02"))
+		if due := later["due"].([]any); len(due) != 1 || due[0].(map[string]any)["kind"] != "task" {
+			t.Fatalf("get_focus due %v", later["due"])
+		}
+		if today := c.mustCall(t, "get_focus", map[string]any{}); today["tz"] != "UTC" || len(today["date"].(string)) != len("2006-01-02") {
+			t.Fatalf("get_focus without arguments: date %v, tz %v", today["date"], today["tz"])
+		}
+
 		// Proposals: the note does not change until the owner approves over the API.
 		sg := c.mustCall(t, "propose_note_change", map[string]any{"id": id, "content": "1:1 with @dana about #hiring and #budget", "rationale": "the budget came up too"})
 		if sg["status"] != "PENDING" || sg["originalContent"] != "1:1 with @dana about #hiring" || sg["rationale"] != "the budget came up too" {
@@ -468,6 +483,8 @@ func TestMCPTools(t *testing.T) {
 			{"propose_note_change", map[string]any{"id": id, "content": "x", "rationale": strings.Repeat("r", 2001)}, apitest.Request{Method: "POST", Path: "/notes/" + id + "/suggest", Body: map[string]any{"content": "x", "rationale": strings.Repeat("r", 2001)}}},
 			{"search_notes", map[string]any{"cursor": "nope"}, apitest.Request{Method: "GET", Path: "/notes?cursor=nope"}},
 			{"list_tasks", map[string]any{"notebookId": w.carlNB}, apitest.Request{Method: "GET", Path: "/tasks?notebookId=" + w.carlNB}},
+			{"get_focus", map[string]any{"date": "2026-02-30"}, apitest.Request{Method: "GET", Path: "/focus?date=2026-02-30"}},
+			{"get_focus", map[string]any{"tz": "Mars/Olympus_Mons"}, apitest.Request{Method: "GET", Path: "/focus?tz=Mars/Olympus_Mons"}},
 		} {
 			tc.api.Key = w.annRW
 			api := s.Do(t, tc.api)
@@ -516,6 +533,7 @@ func TestMCPAccessMatchesAPI(t *testing.T) {
 		for i, owner := range []string{w.annRW, w.annRW, w.carlRW} {
 			places[i].note = createNote(t, s, owner, places[i].nb, "seen by #whom")["id"].(string)
 			places[i].task = newContent(t, s, owner, "task", places[i].nb, "task notes")
+			focusItems{t, s, owner, places[i].nb}.task("in focus", map[string]any{"targetAt": "2025-05-05", "followUpAt": "2025-05-01", "dueAt": "2025-05-05T12:00:00Z"})
 		}
 		type op struct {
 			name string
@@ -530,6 +548,7 @@ func TestMCPAccessMatchesAPI(t *testing.T) {
 			op{name: "search_notes", tool: "search_notes", args: map[string]any{}, api: apitest.Request{Method: "GET", Path: "/notes"}, read: true},
 			op{name: "list_tasks", tool: "list_tasks", args: map[string]any{}, api: apitest.Request{Method: "GET", Path: "/tasks"}, read: true},
 			op{name: "list_suggestions", tool: "list_suggestions", args: map[string]any{}, api: apitest.Request{Method: "GET", Path: "/suggestions"}, read: true},
+			op{name: "get_focus", tool: "get_focus", args: map[string]any{"date": "2025-05-05"}, api: apitest.Request{Method: "GET", Path: "/focus?date=2025-05-05"}, read: true},
 		)
 		for _, p := range places {
 			ops = append(ops,
@@ -563,6 +582,8 @@ func TestMCPAccessMatchesAPI(t *testing.T) {
 			"ws propose_task_change carl":             "TASK_NOT_FOUND",
 			"nbPersonal propose_note_change team":     "NOTE_NOT_FOUND",
 			"nbPersonal propose_note_change personal": "ok",
+			"write get_focus":                         "unlisted",
+			"carl get_focus":                          "ok",
 		}
 		keys := matrixKeys(w)
 		checked := 0

@@ -11,9 +11,9 @@ import (
 )
 
 // TestOpenAPIInputs: what client generators read from the document (CONTRACT.md section 25):
-// every date input has a format (a date or a date-time), a webhook's url is a URI, the events
-// feed's types is an array of the event types (comma-separated, explode false), and the rate
-// limit stated is the server's own.
+// every date input has a format (a date or a date-time; a day, GET /focus' date, a date), a
+// webhook's url is a URI, the events feed's types is an array of the event types
+// (comma-separated, explode false), and the rate limit stated is the server's own.
 func TestOpenAPIInputs(t *testing.T) {
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		var doc map[string]any
@@ -53,7 +53,7 @@ func TestOpenAPIInputs(t *testing.T) {
 				return []string{f}
 			}
 		}
-		dateInputs := 0
+		dateInputs, days := 0, 0
 		for path, ops := range doc["paths"].(map[string]any) {
 			for method, o := range ops.(map[string]any) {
 				op, ok := o.(map[string]any)
@@ -70,6 +70,13 @@ func TestOpenAPIInputs(t *testing.T) {
 							t.Errorf("%s %s parameter %s: formats %q", method, path, name, got)
 						}
 					}
+					// A day (GET /focus' date) is a date alone.
+					if name == "date" {
+						days++
+						if got := strings.Join(formats(p["schema"]), ","); got != "date" {
+							t.Errorf("%s %s parameter %s: formats %q, want date", method, path, name, got)
+						}
+					}
 				}
 				body := resolve(at(op, "requestBody", "content", "application/json", "schema"))
 				for name, prop := range props(body, resolve) {
@@ -82,8 +89,8 @@ func TestOpenAPIInputs(t *testing.T) {
 				}
 			}
 		}
-		if dateInputs < 12 {
-			t.Errorf("only %d date inputs found", dateInputs)
+		if dateInputs < 12 || days < 1 {
+			t.Errorf("only %d date inputs and %d day parameters found", dateInputs, days)
 		}
 		webhook := resolve(at(doc, "paths", "/webhooks", "post", "requestBody", "content", "application/json", "schema"))
 		if f := formats(props(webhook, resolve)["url"]); len(f) != 1 || f[0] != "uri" {

@@ -206,3 +206,38 @@ func TestContentQueryBudget(t *testing.T) {
 		}
 	})
 }
+
+// TestFocusQueryBudget: once authentication is cached, GET /focus runs 4 SQL reads (per kind of
+// item, the rows of its three lists at once, then their tags), whatever the number of items, of
+// notebooks and of tags, lists cut at 100 or not.
+func TestFocusQueryBudget(t *testing.T) {
+	apitest.ForEachDBWithClock(t, time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC), func(t *testing.T, s *apitest.Server, fake *clock.Fake) {
+		key, nb := ownWorld(t, s)
+		dates := map[string]any{"targetAt": "2030-01-01T09:00:00Z", "followUpAt": "2029-12-01", "dueAt": "2029-12-24"}
+		f := focusItems{t, s, key, nb}
+		f.note("one note #budget @ann", map[string]any{"targetAt": dates["targetAt"], "followUpAt": dates["followUpAt"]})
+		f.task("one task", dates)
+		measure := func(name string) int64 {
+			t.Helper()
+			apitest.Must(t, s.Get(t, key, "/focus?tz=Europe/Berlin"), http.StatusOK) // warm-up: authentication is now cached
+			var r apitest.Response
+			n := s.SQLReads(func() { r = s.Get(t, key, "/focus?tz=Europe/Berlin") })
+			apitest.Must(t, r, http.StatusOK)
+			t.Logf("%s: %d SQL reads", name, n)
+			return n
+		}
+		if n := measure("one note and one task"); n != 4 {
+			t.Fatalf("%d SQL reads, want 4", n)
+		}
+		for i := range 6 {
+			f.nb = apitest.Must(t, s.Post(t, key, "/notebooks", map[string]any{"name": fmt.Sprintf("budget %d", i)}), http.StatusCreated).Str(t, "id")
+			for j := range 10 {
+				f.note(fmt.Sprintf("note %d.%d #t%d @p%d", i, j, j, i), map[string]any{"targetAt": dates["targetAt"], "followUpAt": dates["followUpAt"]})
+				f.task(fmt.Sprintf("task %d.%d", i, j), map[string]any{"targetAt": dates["targetAt"], "followUpAt": dates["followUpAt"], "dueAt": dates["dueAt"], "notes": "#t"})
+			}
+		}
+		if n := measure("122 items in 7 notebooks, two lists cut"); n != 4 {
+			t.Fatalf("%d SQL reads, want 4", n)
+		}
+	})
+}

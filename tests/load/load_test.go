@@ -242,6 +242,13 @@ func Targets(d Seeded) []Target {
 		return b
 	}
 	create := func(i int) []byte { return createIn(i, d.CallerNotebooks[i%len(d.CallerNotebooks)]) }
+	// A create that arms a follow-up reminder (CONTRACT.md section 21), a year ahead.
+	createFollowUp := func(i int) []byte {
+		content := fmt.Sprintf("Note %d of the load run.\n\n%s", i, createMarkdown)
+		b, _ := json.Marshal(map[string]string{"content": content, "notebookId": d.CallerNotebooks[i%len(d.CallerNotebooks)],
+			"followUpAt": time.Now().AddDate(1, 0, 0).UTC().Format(time.RFC3339)})
+		return b
+	}
 	return []Target{
 		{Name: "get", Method: http.MethodGet, Status: http.StatusOK,
 			Req: func(i int) (string, []byte) { return "/notes/" + note(i), nil }},
@@ -261,8 +268,16 @@ func Targets(d Seeded) []Target {
 			Req: func(int) (string, []byte) { return "/notes?q=" + SearchWord, nil }},
 		{Name: "list-tag", Method: http.MethodGet, Status: http.StatusOK,
 			Req: func(int) (string, []byte) { return "/notes?tag=" + tagNames[0], nil }},
+		// A page of 100, the size of a full Focus list.
+		{Name: "list-100", Method: http.MethodGet, Status: http.StatusOK,
+			Req: func(int) (string, []byte) { return "/notes?limit=100", nil }},
+		// The Focus view of today (UTC): the caller's targeted, follow-up and due lists.
+		{Name: "focus", Method: http.MethodGet, Status: http.StatusOK,
+			Req: func(int) (string, []byte) { return "/focus", nil }},
 		{Name: "create", Method: http.MethodPost, Status: http.StatusCreated,
 			Req: func(i int) (string, []byte) { return "/notes", create(i) }},
+		{Name: "create-followup", Method: http.MethodPost, Status: http.StatusCreated,
+			Req: func(i int) (string, []byte) { return "/notes", createFollowUp(i) }},
 		// Every POST into one notebook: the notebook's item count is the one row they all update.
 		{Name: "create-1notebook", Method: http.MethodPost, Status: http.StatusCreated,
 			Req: func(i int) (string, []byte) { return "/notes", createIn(i, d.CallerNotebooks[0]) }},

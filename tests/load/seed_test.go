@@ -194,6 +194,16 @@ func seed(t testing.TB, conn *gorm.DB, ann apitest.User, sc Scenario) Seeded {
 		sc.CallerNotes, sc.CallerNotebooks, otherNotebooks,
 		sc.CallerNotes, ann.ID, otherNotebooks, otherUsers,
 		sc.Total)
+	// Dates (CONTRACT.md section 21, the Focus view and reminders): one note in ten has a target
+	// date within 60 days either side of now, one in ten a follow-up between 120 days ago and 30
+	// days ahead; a follow-up already past is disarmed, as the migration that added reminders left
+	// the past (items.AddReminders).
+	exec(`UPDATE notes SET
+		target_at = CASE WHEN (hashtext('ta'||id) & 1023) % 10 = 0
+			THEN date_trunc('milliseconds', now() + ((hashtext('tt'||id) % 5184000) * interval '1 second')) END,
+		follow_up_at = CASE WHEN (hashtext('fa'||id) & 1023) % 10 = 0
+			THEN date_trunc('milliseconds', now() - interval '45 days' + ((hashtext('ft'||id) % 6480000) * interval '1 second')) END`)
+	exec(`UPDATE notes SET follow_up_fired_at = follow_up_at WHERE follow_up_at <= now()`)
 	exec(`UPDATE notebooks nb SET item_count = c.n
 		FROM (SELECT notebook_id, count(*) AS n FROM notes WHERE deleted_at IS NULL GROUP BY notebook_id) c
 		WHERE nb.id = c.notebook_id`)
