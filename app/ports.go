@@ -4,10 +4,7 @@ import (
 	"go.uber.org/fx"
 
 	"folio/modules/accounts"
-	"folio/modules/calendar"
 	"folio/modules/notebooks"
-	"folio/modules/notes"
-	"folio/modules/tasks"
 	"folio/modules/workspaces"
 )
 
@@ -20,9 +17,5 @@ var Ports = fx.Options(
 		func(m *workspaces.Members) notebooks.Memberships { return m },
 		// Workspaces find users by name through the accounts module's directory.
 		func(d *accounts.Directory) workspaces.UserDirectory { return d },
-		// Calendar feeds show the dated notes and tasks, read through those modules' own
-		// reading of their lists (Dated), so a feed never decides access by a rule of its own.
-		calendar.AsSource(func(s *notes.Service) calendar.Source { return s }),
-		calendar.AsSource(func(s *tasks.Service) calendar.Source { return s }),
 	),
 )

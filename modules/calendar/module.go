@@ -2,8 +2,8 @@
 // addresses that serve, without headers, an RFC 5545 iCalendar of the follow-ups, due dates and
 // target dates of what the credential that created them can read now. A feed is a carrier that
 // holds data for later (section 20): it holds its credential and asks the access rule at every
-// fetch, and reads the items through the item lists' own reading (a Source per kind of item,
-// bound in app/ports.go), never by a rule of its own.
+// fetch, and reads the items through the item lists' own reading (the item kernel's
+// items.CalendarSource, which notes and tasks join), never by a rule of its own.
 package calendar
 
 import (

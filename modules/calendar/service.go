@@ -31,29 +31,18 @@ const (
 	MaxEvents = 500
 )
 
-// Source is one kind of item the feeds show (notes, tasks): at most limit of the items principal
-// p can read now that have a date for the calendar, in notebookID when it is not nil (with the
-// access codes of the item lists when p cannot read it), the most recently changed first. The
-// notes and tasks modules answer it (their Dated use case, on the item lists' own reading,
-// items.Service.Dated); app/ports.go binds them with AsSource.
-type Source interface {
-	Dated(ctx context.Context, p *auth.Principal, notebookID *string, limit int) ([]items.CalendarItem, error)
-}
-
-// AsSource joins a constructor of a Source to the feeds' sources:
-// calendar.AsSource(func(s *notes.Service) calendar.Source { return s }).
-func AsSource(f any) any { return fx.Annotate(f, fx.ResultTags(`group:"calendarSources"`)) }
-
 // Service manages calendar feeds and reads them.
 type Service struct {
 	store  *Store
 	clock  clock.Clock
 	hasher auth.Hasher
 	// rule is the access rule (CONTRACT.md section 20): a feed's credential is resolved at every
-	// fetch (Rule.Hold), and what it reads is read as that credential (the Sources).
+	// fetch (Rule.Hold), and what it reads is read as that credential (the sources).
 	rule      *auth.Rule
 	notebooks items.Notebooks
-	sources   []Source
+	// sources are the kinds of item a feed shows (notes, tasks), each read through its lists'
+	// own checks (items.CalendarSource, joined by those modules).
+	sources []items.CalendarSource
 }
 
 // ServiceParams are the dependencies of NewService.
@@ -64,7 +53,7 @@ type ServiceParams struct {
 	Hasher    auth.Hasher
 	Rule      *auth.Rule
 	Notebooks items.Notebooks
-	Sources   []Source `group:"calendarSources"`
+	Sources   []items.CalendarSource `group:"calendarSources"`
 }
 
 // NewService returns the calendar service.
@@ -250,7 +239,7 @@ func (s *Service) Entries(ctx context.Context, f Feed, p *auth.Principal) ([]ite
 	var all []items.CalendarItem
 	for _, src := range s.sources {
 		// An item has at least one event: no more than MaxEvents items of a kind can be shown.
-		got, err := src.Dated(ctx, p, f.NotebookID, MaxEvents)
+		got, err := src.Calendar(ctx, p, f.NotebookID, MaxEvents)
 		var ae *apierr.Error
 		if errors.As(err, &ae) && ae.Status < 500 {
 			return nil, ErrNotFound // the notebook left its reach since Open: dead, as Open would say

@@ -13,13 +13,13 @@ import (
 	"folio/platform/auth"
 )
 
-// source is a calendar.Source of the test's own.
+// source is an items.CalendarSource of the test's own.
 type source struct {
 	items []items.CalendarItem
 	err   error
 }
 
-func (s source) Dated(_ context.Context, _ *auth.Principal, _ *string, limit int) ([]items.CalendarItem, error) {
+func (s source) Calendar(_ context.Context, _ *auth.Principal, _ *string, limit int) ([]items.CalendarItem, error) {
 	if len(s.items) > limit {
 		return s.items[:limit], s.err
 	}
@@ -48,7 +48,7 @@ func TestEntries(t *testing.T) {
 	}
 	notes := mk("note", 400, 1, 30*time.Second) // one event each, interleaved with the tasks
 	tasks := mk("task", 400, 3, 0)              // three each
-	svc := calendar.NewService(calendar.ServiceParams{Sources: []calendar.Source{source{items: tasks}, source{items: notes}}})
+	svc := calendar.NewService(calendar.ServiceParams{Sources: []items.CalendarSource{source{items: tasks}, source{items: notes}}})
 	got, err := svc.Entries(context.Background(), calendar.Feed{}, &auth.Principal{})
 	if err != nil {
 		t.Fatal(err)
@@ -78,7 +78,7 @@ func TestEntries(t *testing.T) {
 		t.Fatalf("kinds shown: %v", kinds)
 	}
 
-	gone := calendar.NewService(calendar.ServiceParams{Sources: []calendar.Source{source{err: apierr.NotFound("NOTEBOOK_NOT_FOUND", "notebook not found")}}})
+	gone := calendar.NewService(calendar.ServiceParams{Sources: []items.CalendarSource{source{err: apierr.NotFound("NOTEBOOK_NOT_FOUND", "notebook not found")}}})
 	if _, err := gone.Entries(context.Background(), calendar.Feed{}, &auth.Principal{}); !errors.Is(err, calendar.ErrNotFound) {
 		t.Fatalf("a notebook out of reach: %v, want the feed not found", err)
 	}

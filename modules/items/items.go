@@ -212,12 +212,10 @@ type Service[Row any] struct {
 	audit     journal.Recorder
 	clock     clock.Clock
 
-	// table and docColumn are the kind's table and the column of Shape.Document, found once
-	// from the model's schema (columns).
-	schemaOnce sync.Once
-	table      string
-	docColumn  string
-	schemaErr  error
+	// docColumn is the column of Shape.Document, found once (documentColumn).
+	docColumnOnce sync.Once
+	docColumn     string
+	docColumnErr  error
 
 	// getTexts are get's statement texts, one per text of the visible notebooks' subquery.
 	getTexts db.Texts

@@ -111,7 +111,7 @@ var _ content.Target = target[struct{}]{}
 // may see, as the columns id, notebook_id and content (the stored document).
 func (t target[Row]) Readable(db *gorm.DB, p *auth.Principal) *gorm.DB {
 	s := t.s
-	_, column, err := s.columns(db)
+	column, err := s.documentColumn(db)
 	if err != nil {
 		_ = db.AddError(err)
 		return db
@@ -121,17 +121,16 @@ func (t target[Row]) Readable(db *gorm.DB, p *auth.Principal) *gorm.DB {
 		Where("deleted_at IS NULL AND notebook_id IN (?)", s.notebooks.VisibleIDs(p))
 }
 
-// columns returns the kind's table and the database column behind Shape.Document, found once
-// from the model's schema: the field whose address Document returns.
-func (s *Service[Row]) columns(db *gorm.DB) (table, docColumn string, err error) {
-	s.schemaOnce.Do(func() {
+// documentColumn is the database column behind Shape.Document, found once from the model's
+// schema: the field whose address Document returns.
+func (s *Service[Row]) documentColumn(db *gorm.DB) (string, error) {
+	s.docColumnOnce.Do(func() {
 		var row Row
 		stmt := &gorm.Statement{DB: db}
 		if err := stmt.Parse(&row); err != nil {
-			s.schemaErr = err
+			s.docColumnErr = err
 			return
 		}
-		s.table = stmt.Schema.Table
 		want := reflect.ValueOf(s.shape.Document(&row)).Pointer()
 		rv := reflect.ValueOf(&row).Elem()
 		for _, f := range stmt.Schema.Fields {
@@ -140,9 +139,9 @@ func (s *Service[Row]) columns(db *gorm.DB) (table, docColumn string, err error)
 				return
 			}
 		}
-		s.schemaErr = fmt.Errorf("items: %s: no column holds the document", s.shape.Name)
+		s.docColumnErr = fmt.Errorf("items: %s: no column holds the document", s.shape.Name)
 	})
-	return s.table, s.docColumn, s.schemaErr
+	return s.docColumn, s.docColumnErr
 }
 
 // Restore implements content.Target: Service.Restore, answered as the API renders the item (the

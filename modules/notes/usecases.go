@@ -168,12 +168,3 @@ func (v *Viewer) Show(ctx context.Context, note View) (WithPending, error) {
 	}
 	return out, nil
 }
-
-// Dated answers the calendar feeds (calendar.Source, bound in app/ports.go): at most limit notes
-// the principal may see that have a follow-up or a target date, in notebookID when it is not nil,
-// the most recently changed first.
-func (s *Service) Dated(ctx context.Context, p *auth.Principal, notebookID *string, limit int) ([]items.CalendarItem, error) {
-	return s.items.Dated(ctx, p, notebookID, limit, items.DatedQuery[Note]{
-		Where: items.Condition{SQL: "(notes.follow_up_at IS NOT NULL OR notes.target_at IS NOT NULL)"},
-	})
-}

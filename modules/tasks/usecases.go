@@ -169,15 +169,3 @@ func dates(due, target, followUp httpx.Optional[string]) (d, t, f **time.Time, e
 	f, err = httpx.OptionalDate("followUpAt", followUp)
 	return
 }
-
-// Dated answers the calendar feeds (calendar.Source, bound in app/ports.go): at most limit tasks
-// the principal may see that are not DONE and have a follow-up, a due or a target date, in
-// notebookID when it is not nil, the most recently changed first. A DONE task is left out with
-// all its dates, as the Focus view leaves it out of every list (CONTRACT.md section 21).
-func (s *Service) Dated(ctx context.Context, p *auth.Principal, notebookID *string, limit int) ([]items.CalendarItem, error) {
-	return s.items.Dated(ctx, p, notebookID, limit, items.DatedQuery[Task]{
-		Where: items.Condition{SQL: "tasks.status <> ? AND (tasks.follow_up_at IS NOT NULL OR tasks.due_at IS NOT NULL OR tasks.target_at IS NOT NULL)",
-			Args: []any{"DONE"}},
-		Due: func(t *Task) *time.Time { return t.DueAt },
-	})
-}
