@@ -21,6 +21,7 @@ import (
 	"folio/app/web/signin"
 	"folio/modules/accounts"
 	"folio/modules/audit"
+	"folio/modules/calendar"
 	"folio/modules/document"
 	"folio/modules/events"
 	"folio/modules/focus"
@@ -62,6 +63,7 @@ var Domains = fx.Options(
 	suggestions.Module,
 	webhooks.Module,
 	focus.Module,
+	calendar.Module,
 )
 
 // FrontEnds serve several modules at once, on their use cases: the MCP server, the export, the

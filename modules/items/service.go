@@ -172,14 +172,7 @@ func (s *Service[Row]) Read(ctx context.Context, p *auth.Principal, id string, i
 // spaces. A notebook named by the filter is checked first, so that it gets the access codes
 // (KEY_NOTEBOOK_MISMATCH, 404, ...) rather than an empty page.
 func (s *Service[Row]) List(ctx context.Context, p *auth.Principal, f ListFilter, page func(visible clause.Expr, f ListFilter) ([]Row, *string, error)) ([]View[Row], *string, error) {
-	if f.NotebookID != nil {
-		if _, err := s.notebooks.ItemNotebook(ctx, nil, p, *f.NotebookID); err != nil {
-			return nil, nil, err
-		}
-	}
-	spaces := s.notebooks.VisibleSpaces(p)
-	f.TagSpaces = &spaces
-	rows, next, err := page(s.notebooks.VisibleIDs(p), f)
+	rows, next, err := s.listRows(ctx, p, f, page)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -188,6 +181,19 @@ func (s *Service[Row]) List(ctx context.Context, p *auth.Principal, f ListFilter
 		return nil, nil, err
 	}
 	return views, next, nil
+}
+
+// listRows is List without the tags: every list of items (the API's, a calendar feed's) reads
+// its rows here, after the same checks and within the same visible notebooks.
+func (s *Service[Row]) listRows(ctx context.Context, p *auth.Principal, f ListFilter, page func(visible clause.Expr, f ListFilter) ([]Row, *string, error)) ([]Row, *string, error) {
+	if f.NotebookID != nil {
+		if _, err := s.notebooks.ItemNotebook(ctx, nil, p, *f.NotebookID); err != nil {
+			return nil, nil, err
+		}
+	}
+	spaces := s.notebooks.VisibleSpaces(p)
+	f.TagSpaces = &spaces
+	return page(s.notebooks.VisibleIDs(p), f)
 }
 
 // Change is what a PATCH asks of the columns every item has: nil fields are absent.

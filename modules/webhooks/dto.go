@@ -3,6 +3,7 @@ package webhooks
 import (
 	"strings"
 
+	"folio/platform/holdings"
 	"folio/platform/httpx"
 )
 
@@ -18,12 +19,9 @@ type webhookResponse struct {
 	Events      []string `json:"events"`
 	Description string   `json:"description"`
 	CreatedAt   string   `json:"createdAt"`
-	Status      string   `json:"status"`
-	// DisabledReason says why a disabled webhook delivers nothing (null while active).
-	DisabledReason *string `json:"disabledReason"`
-	// APIKeyName and APIKeyPrefix name the key it belongs to (null for a web session's).
-	APIKeyName   *string `json:"apiKeyName"`
-	APIKeyPrefix *string `json:"apiKeyPrefix"`
+	// Status, DisabledReason (why a disabled webhook delivers nothing, null while active) and the
+	// key it belongs to (null for a web session's).
+	holdings.Response
 }
 
 // createdResponse is the answer to POST /webhooks: the only one with the secret.
@@ -38,7 +36,7 @@ func toWebhookResponse(v View) webhookResponse {
 		events = strings.Split(v.Events, ",")
 	}
 	return webhookResponse{ID: v.ID, URL: v.URL, Events: events, Description: v.Description, CreatedAt: httpx.Time(v.CreatedAt),
-		Status: v.Status, DisabledReason: v.DisabledReason, APIKeyName: v.KeyName, APIKeyPrefix: v.KeyPrefix}
+		Response: holdings.ResponseOf(v.Status, v.DisabledReason, v.Holder)}
 }
 
 type attemptResponse struct {

@@ -22,7 +22,7 @@ func (h *Handler) Register(r httpx.Router) {
 	r.API.POST("/webhooks", httpx.Handle(h.create))
 	r.API.GET("/webhooks", auth.ListHandler(false, h.svc.List, httpx.Infallible(toWebhookResponse)))
 	r.API.GET("/webhooks/:id", httpx.Handle(h.get))
-	r.API.DELETE("/webhooks/:id", httpx.Handle(h.remove))
+	r.API.DELETE("/webhooks/:id", auth.DeleteHandler(h.svc.Delete))
 	r.API.GET("/webhooks/:id/deliveries", httpx.Handle(h.deliveries))
 }
 
@@ -46,14 +46,6 @@ func (h *Handler) get(c *gin.Context) error {
 		return err
 	}
 	httpx.JSON(c, http.StatusOK, toWebhookResponse(w))
-	return nil
-}
-
-func (h *Handler) remove(c *gin.Context) error {
-	if err := h.svc.Delete(c.Request.Context(), auth.FromGin(c), c.Param("id")); err != nil {
-		return err
-	}
-	httpx.JSON(c, http.StatusOK, httpx.OK)
 	return nil
 }
 

@@ -4,12 +4,13 @@ import (
 	"time"
 
 	"folio/platform/auth"
+	"folio/platform/holdings"
 )
 
 // Statuses of a webhook.
 const (
-	StatusActive   = "active"
-	StatusDisabled = "disabled" // every attempt failed for DisableAfter, or its credential reads nothing
+	StatusActive   = holdings.StatusActive
+	StatusDisabled = holdings.StatusDisabled // every attempt failed for DisableAfter, or its credential reads nothing
 )
 
 // ReasonFailing is the stored disabledReason of a webhook whose every attempt failed for

@@ -10,6 +10,7 @@ import (
 	"folio/platform/auth"
 	"folio/platform/config"
 	"folio/platform/db"
+	"folio/platform/holdings"
 	"folio/platform/httpx"
 )
 
@@ -32,6 +33,6 @@ var Module = fx.Module("webhooks",
 		httpx.AsRoutes(NewHandler),
 		apidoc.AsPart("webhooks", openapiYAML),
 		db.AsMigrations(migrations),
-		auth.AsKeyHolder(func(s *Store) *Store { return s }),
+		auth.AsKeyHolder(func() holdings.Table { return table }),
 	),
 )

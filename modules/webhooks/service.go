@@ -17,6 +17,7 @@ import (
 	"folio/platform/apierr"
 	"folio/platform/auth"
 	"folio/platform/clock"
+	"folio/platform/holdings"
 	"folio/platform/ids"
 	"folio/platform/paginate"
 )
@@ -64,11 +65,8 @@ type NewWebhook struct {
 // the key it belongs to (nil for a web session's).
 type View struct {
 	Webhook
+	holdings.Holder
 	DisabledReason *string
-	KeyName        *string
-	KeyPrefix      *string
-	// KeyID is the id of the key it belongs to ("" for a session's).
-	KeyID string
 	// LastAttempt is the newest delivery attempt (nil: none yet); set by ForUser only.
 	LastAttempt *Attempt
 }
@@ -102,40 +100,28 @@ func (s *Service) Create(ctx context.Context, p *auth.Principal, in NewWebhook) 
 	w := Webhook{ID: ids.New(), UserID: p.UserID, WorkspaceID: p.WorkspaceID, NotebookID: p.NotebookID, URL: in.URL,
 		Events: strings.Join(types, ","), Description: in.Description, Secret: NewSecret(), Status: StatusActive,
 		CredentialKind: string(ref.Kind), CredentialID: ref.ID, CreatedAt: s.clock.Now()}
-	if err := s.store.create(ctx, &w, MaxPerUser); err != nil {
+	if err := s.store.Create(ctx, w.UserID, &w, MaxPerUser, ErrLimit, "webhooks"); err != nil {
 		return View{}, err
 	}
-	v := View{Webhook: w}
-	if p.Credential == auth.CredentialKey {
-		v.KeyID, v.KeyName, v.KeyPrefix = p.KeyID, &p.KeyName, &p.KeyPrefix
-	}
-	return v, nil
+	return View{Webhook: w, Holder: holdings.HolderOfPrincipal(p)}, nil
 }
 
 // views decides the status of each webhook now: a stored disabled status keeps its stored reason;
 // otherwise the credential's (auth.Rule.Hold), disabled when it is dead.
 func (s *Service) views(ctx context.Context, hooks []Webhook) ([]View, error) {
-	refs := make([]auth.CredentialRef, len(hooks))
-	for i, w := range hooks {
-		refs[i] = w.Credential()
-	}
+	refs := holdings.Refs(hooks, Webhook.Credential)
 	held, err := s.rule.Hold(ctx, refs)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]View, len(hooks))
 	for i, w := range hooks {
-		v := View{Webhook: w}
-		h := held[refs[i]]
-		if w.CredentialKind == string(auth.CredentialKey) {
-			v.KeyID = w.CredentialID
-			v.KeyName, v.KeyPrefix = h.KeyName, h.KeyPrefix
-		}
+		v := View{Webhook: w, Holder: holdings.HolderOf(refs[i], held[refs[i]])}
 		switch {
-		case h.Dead != "" && w.CredentialID != "":
+		case v.Dead != nil && w.CredentialID != "":
 			// A dead credential says more than a stored failure: re-creating the webhook with the
 			// same key would not help.
-			v.Status, v.DisabledReason = StatusDisabled, ptr(h.Dead)
+			v.Status, v.DisabledReason = StatusDisabled, v.Dead
 		case w.Status != StatusActive:
 			v.DisabledReason = w.DisabledReason
 			if v.DisabledReason == nil {
@@ -149,12 +135,9 @@ func (s *Service) views(ctx context.Context, hooks []Webhook) ([]View, error) {
 
 func ptr(s string) *string { return &s }
 
-// Get returns one of the webhooks the principal manages (see owned).
+// Get returns one of the webhooks the principal manages (holdings.Table.Owned).
 func (s *Service) Get(ctx context.Context, p *auth.Principal, id string) (View, error) {
-	if !ids.Valid(id) {
-		return View{}, ErrNotFound
-	}
-	w, err := s.store.get(ctx, p, id)
+	w, err := s.store.Get(ctx, p, id)
 	if err != nil {
 		return View{}, err
 	}
@@ -165,30 +148,20 @@ func (s *Service) Get(ctx context.Context, p *auth.Principal, id string) (View, 
 	return vs[0], nil
 }
 
-// List returns a page of the webhooks the principal manages (see owned).
+// List returns a page of the webhooks the principal manages (holdings.Table.Owned), with their
+// status decided now.
 func (s *Service) List(ctx context.Context, p *auth.Principal, page paginate.Params) ([]View, *string, error) {
-	hooks, next, err := s.store.list(ctx, p, page)
-	if err != nil {
-		return nil, nil, err
-	}
-	vs, err := s.views(ctx, hooks)
-	return vs, next, err
+	return holdings.Page(s.store.Store, s.views)(ctx, p, page)
 }
 
 // Delete removes one of the webhooks the principal manages.
 func (s *Service) Delete(ctx context.Context, p *auth.Principal, id string) error {
-	if !ids.Valid(id) {
-		return ErrNotFound
-	}
-	return s.store.remove(ctx, p, id)
+	return s.store.remove(ctx, table.OwnedBy(p), id)
 }
 
 // Deliveries returns a page of a webhook's attempts, newest first.
 func (s *Service) Deliveries(ctx context.Context, p *auth.Principal, id string, page paginate.Params) ([]Attempt, *string, error) {
-	if !ids.Valid(id) {
-		return nil, nil, ErrNotFound
-	}
-	if _, err := s.store.get(ctx, p, id); err != nil {
+	if _, err := s.store.Get(ctx, p, id); err != nil {
 		return nil, nil, err
 	}
 	return s.store.attempts(ctx, id, page)
@@ -197,7 +170,7 @@ func (s *Service) Deliveries(ctx context.Context, p *auth.Principal, id string, 
 // ForUser lists every webhook of a user, whatever credential made it, newest first, with its
 // status and last attempt: the settings UI and `folio webhook list` show them beside the keys.
 func (s *Service) ForUser(ctx context.Context, userID string) ([]View, error) {
-	hooks, err := s.store.ofUser(ctx, userID)
+	hooks, err := s.store.OfUser(ctx, userID)
 	if err != nil {
 		return nil, err
 	}
@@ -221,10 +194,7 @@ func (s *Service) ForUser(ctx context.Context, userID string) ([]View, error) {
 // `folio webhook delete`); another user's is ErrNotFound. An empty userID is the operator: any
 // user's webhook.
 func (s *Service) DeleteForUser(ctx context.Context, userID, id string) error {
-	if !ids.Valid(id) {
-		return ErrNotFound
-	}
-	return s.store.removeOfUser(ctx, userID, id)
+	return s.store.remove(ctx, table.ByUser(userID), id)
 }
 
 // sees says whether an event is in the feed of the webhook's principal p (the audit log's rule,
@@ -245,10 +215,7 @@ func (s *Service) Dispatch(ctx context.Context, tx *gorm.DB, placed []journal.Pl
 	if err != nil || len(hooks) == 0 {
 		return err
 	}
-	refs := make([]auth.CredentialRef, len(hooks))
-	for i, w := range hooks {
-		refs[i] = w.Credential()
-	}
+	refs := holdings.Refs(hooks, Webhook.Credential)
 	held, err := s.rule.Hold(ctx, refs)
 	if err != nil {
 		return err
@@ -342,17 +309,6 @@ func deliverable(ctx context.Context, rule *auth.Rule, catalog *journal.Catalog,
 	}
 	readable, err := rule.Readable(ctx, h.Principal, []auth.Resource{r})
 	return readable[r], err
-}
-
-// MoveKey implements auth.KeyHolder: a rotation moves the old key's webhooks to the new key, in
-// the rotation's transaction.
-func (s *Store) MoveKey(ctx context.Context, tx any, fromKeyID, toKeyID string) error {
-	gtx, ok := tx.(*gorm.DB)
-	if !ok {
-		return fmt.Errorf("webhooks: MoveKey needs the rotation's *gorm.DB transaction")
-	}
-	return gtx.WithContext(ctx).Model(&Webhook{}).Where("credential_kind = ? AND credential_id = ?", string(auth.CredentialKey), fromKeyID).
-		Update("credential_id", toKeyID).Error
 }
 
 func formatInt(n int64) string { return strconv.FormatInt(n, 10) }

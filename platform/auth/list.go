@@ -32,3 +32,15 @@ func WriteList[V, R any](c *gin.Context, numericCursor bool, list Lister[V], toR
 func ListHandler[V, R any](numericCursor bool, list Lister[V], toResponse func(V) (R, error)) gin.HandlerFunc {
 	return httpx.Handle(func(c *gin.Context) error { return WriteList(c, numericCursor, list, toResponse) })
 }
+
+// DeleteHandler answers a DELETE of the resource named by the :id path segment with {"ok": true}
+// once remove has deleted it for the principal (its errors, a 404 of its own, answer otherwise).
+func DeleteHandler(remove func(ctx context.Context, p *Principal, id string) error) gin.HandlerFunc {
+	return httpx.Handle(func(c *gin.Context) error {
+		if err := remove(c.Request.Context(), FromGin(c), c.Param("id")); err != nil {
+			return err
+		}
+		httpx.JSON(c, http.StatusOK, httpx.OK)
+		return nil
+	})
+}

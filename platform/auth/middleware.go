@@ -256,16 +256,48 @@ func (g *Guard) authenticate(c *gin.Context) (*Principal, error) {
 		return p, nil
 	}
 	if errors.Is(err, apierr.ErrUnauthenticated) {
-		g.authFailed(failureReason(err))
-		d, lerr := g.FailureLimit.Allow(c.Request.Context(), FailureKey(c.ClientIP()))
-		if lerr == nil {
-			g.rateLimitDecided(LimiterAuthFailure, d.Allowed)
-		}
-		if lerr == nil && !d.Allowed {
-			return nil, apierr.ErrRateLimited.WithMessage("too many failed authentications from this address; retry after 60 seconds")
+		if over := g.countFailure(c, failureReason(err)); over != nil {
+			return nil, over
 		}
 	}
 	return nil, err
+}
+
+// countFailure counts a failed authentication against the client address (the Observer hears
+// reason) and returns 429 RATE_LIMIT_EXCEEDED once the address is over its budget, else nil.
+func (g *Guard) countFailure(c *gin.Context, reason string) error {
+	g.authFailed(reason)
+	d, err := g.FailureLimit.Allow(c.Request.Context(), FailureKey(c.ClientIP()))
+	if err != nil {
+		return nil
+	}
+	g.rateLimitDecided(LimiterAuthFailure, d.Allowed)
+	if !d.Allowed {
+		return apierr.ErrRateLimited.WithMessage("too many failed authentications from this address; retry after 60 seconds")
+	}
+	return nil
+}
+
+// A carrier whose address is its credential (a calendar feed: the token in its path, CONTRACT.md
+// section 21) is served outside the API group, without Middleware, and asks the guard for what it
+// applies around authentication: Refused when the secret names nothing live, Served when it does.
+
+// Refused counts a request whose secret named nothing live (an unknown token, or one whose
+// credential is dead) as a failed authentication of its client address, as a wrong key is
+// counted (reason: one of the Failure* reasons), and returns err, or 429 RATE_LIMIT_EXCEEDED once
+// the address is over its budget.
+func (g *Guard) Refused(c *gin.Context, reason string, err error) error {
+	if over := g.countFailure(c, reason); over != nil {
+		return over
+	}
+	return err
+}
+
+// Served applies to a request that a held credential of userID serves the per-user rate limit
+// every API request of the user counts against, with its headers; 429 RATE_LIMIT_EXCEEDED over it.
+func (g *Guard) Served(c *gin.Context, userID string) error {
+	httpx.SetUserID(c, userID)
+	return g.limit(c, userID)
 }
 
 func (g *Guard) fromKey(ctx context.Context, header string) (*Principal, error) {

@@ -3,7 +3,6 @@ package db_test
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"testing"
 
 	"go.uber.org/zap"
@@ -18,25 +17,11 @@ type unitRow struct {
 }
 
 // openEmpty opens an empty database of kind, closed when the test ends.
-func openEmpty(t *testing.T, kind string) *gorm.DB { return openEmptyLogged(t, kind, nil) }
+func openEmpty(t *testing.T, kind string) *gorm.DB { return testenv.OpenEmpty(t, kind, nil) }
 
 // openEmptyLogged is openEmpty logging to log.
 func openEmptyLogged(t *testing.T, kind string, log *zap.Logger) *gorm.DB {
-	t.Helper()
-	opts := db.Options{SQLitePath: filepath.Join(t.TempDir(), "t.db"), MaxOpenConns: 4, MaxIdleConns: 4}
-	if kind == "postgres" {
-		opts.URL = testenv.EmptyPostgresDB(t)
-	}
-	gdb, err := db.Open(opts, log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if sqlDB, err := gdb.DB(); err == nil {
-			_ = sqlDB.Close()
-		}
-	})
-	return gdb
+	return testenv.OpenEmpty(t, kind, log)
 }
 
 // TestUnit: within a unit, every Transaction joins one transaction that commits only with the

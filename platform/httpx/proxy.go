@@ -93,6 +93,17 @@ func (p Proxies) HTTPS(r *http.Request) bool {
 	return strings.EqualFold(strings.TrimSpace(proto), "https") && p.Trusts(r)
 }
 
+// Origin is the scheme and host a client reached the server at ("https://folio.example.com"),
+// for the addresses a response writes out absolute (a calendar feed's links to the web pages):
+// https when HTTPS says so, and the request's Host, which a reverse proxy passes on.
+func (p Proxies) Origin(r *http.Request) string {
+	scheme := "http"
+	if p.HTTPS(r) {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host
+}
+
 func (p Proxies) contains(a netip.Addr) bool {
 	for _, n := range p.nets {
 		if n.Contains(a) {

@@ -19,6 +19,7 @@ func TestAccessMatrix(t *testing.T) {
 		dan := s.NewUser(t, "Dan Temp")
 		annHook := apitest.Must(t, s.Post(t, w.annRW, "/webhooks", map[string]any{"url": "https://93.184.216.34/hook", "events": noDeliveries}), http.StatusCreated).Str(t, "id")
 		const hookGone = "404 WEBHOOK_NOT_FOUND"
+		var annFeed string // the feed the delete row made last
 		everyone := map[string]string{}
 		for _, col := range matrixPrincipals {
 			everyone[col] = ok
@@ -79,6 +80,26 @@ func TestAccessMatrix(t *testing.T) {
 				id := apitest.Must(t, s.Post(t, w.annRW, "/webhooks", map[string]any{"url": "https://93.184.216.34/hook", "events": noDeliveries}), http.StatusCreated).Str(t, "id")
 				return matrixReq{path: "/webhooks/" + id, probe: []string{"/webhooks/" + id}, probeKey: w.annRW}
 			}, want: map[string]string{"read": scope, "write": ok, "rw": ok, "ws": hookGone, "wsRead": scope, "nbTeam": hookGone, "nbPersonal": hookGone, "carl": hookGone, "bob": hookGone}},
+			// Calendar feeds are managed like webhooks (CONTRACT.md sections 20 and 21): a feed
+			// reads, so making one needs read and write scope; a restricted key manages only the
+			// feeds made under its own restriction. What each principal's feed shows is
+			// TestCalendarFeedMatrix. Each accepted create is deleted again, to stay under the
+			// limit of 10 per user.
+			{name: "list calendar feeds", method: "GET", req: fixed("/calendar-feeds", nil),
+				want: map[string]string{"read": ok, "write": scope, "rw": ok, "ws": ok, "wsRead": ok, "nbTeam": ok, "nbPersonal": ok, "carl": ok, "bob": ok}},
+			{name: "create calendar feed", method: "POST", req: feedCreate(s, w, map[string]any{"name": "f"}),
+				want: map[string]string{"read": scope, "write": scope, "rw": created, "ws": created, "wsRead": scope, "nbTeam": created, "nbPersonal": created, "carl": created, "bob": created}},
+			{name: "create calendar feed of Team Notes", method: "POST", req: feedCreate(s, w, map[string]any{"name": "f", "notebookId": w.teamNB}),
+				want: map[string]string{"read": scope, "write": scope, "rw": created, "ws": created, "wsRead": scope, "nbTeam": created, "nbPersonal": nbMis, "carl": nbGone, "bob": created}},
+			{name: "create calendar feed of Ann's personal notebook", method: "POST", req: feedCreate(s, w, map[string]any{"name": "f", "notebookId": w.annNB}),
+				want: map[string]string{"read": scope, "write": scope, "rw": created, "ws": wsMis, "wsRead": scope, "nbTeam": nbMis, "nbPersonal": created, "carl": nbGone, "bob": nbGone}},
+			{name: "delete Ann's unrestricted calendar feed", method: "DELETE", req: func(t *testing.T) matrixReq {
+				if annFeed != "" { // the previous cell's, when it was refused
+					s.Delete(t, w.annRW, "/calendar-feeds/"+annFeed)
+				}
+				annFeed = apitest.Must(t, s.Post(t, w.annRW, "/calendar-feeds", map[string]any{"name": "f"}), http.StatusCreated).Str(t, "id")
+				return matrixReq{path: "/calendar-feeds/" + annFeed, probe: []string{"/calendar-feeds"}, probeKey: w.annRW}
+			}, want: map[string]string{"read": scope, "write": ok, "rw": ok, "ws": feedGone404, "wsRead": scope, "nbTeam": feedGone404, "nbPersonal": feedGone404, "carl": feedGone404, "bob": feedGone404}},
 			{name: "events with a bad after", method: "GET", req: fixed("/events?after=x", nil),
 				want: map[string]string{"read": bad, "write": scope, "rw": bad, "ws": bad, "wsRead": bad, "nbTeam": bad, "nbPersonal": bad, "carl": bad, "bob": bad}},
 		}
@@ -188,4 +209,18 @@ func TestVisibility(t *testing.T) {
 			})
 		}
 	})
+}
+
+// feedGone404 is the refusal of a calendar feed outside the caller's reach.
+const feedGone404 = "404 CALENDAR_FEED_NOT_FOUND"
+
+// feedCreate is a matrix request that creates a calendar feed; an accepted one is deleted again
+// with the same key (a user has at most 10 feeds).
+func feedCreate(s *apitest.Server, w *world, body map[string]any) func(t *testing.T) matrixReq {
+	keys := matrixKeys(w)
+	return func(t *testing.T) matrixReq {
+		return matrixReq{path: "/calendar-feeds", body: body, afterCol: func(t *testing.T, col string, r apitest.Response) {
+			apitest.Must(t, s.Delete(t, keys[col], "/calendar-feeds/"+r.Str(t, "id")), http.StatusOK)
+		}}
+	}
 }

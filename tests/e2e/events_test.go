@@ -75,7 +75,7 @@ func TestEveryWriteRouteEmits(t *testing.T) {
 			// data says which event's data must equal the response body (-1: none).
 			data int
 		}
-		var noteID, taskID, noteSg, taskSg, hookID string
+		var noteID, taskID, noteSg, taskSg, hookID, feedID string
 		writes := map[string]write{
 			"POST /notebooks": {func(t *testing.T) (apitest.Response, string) {
 				r := apitest.Must(t, s.Post(t, key, "/notebooks", map[string]any{"name": "Ev"}), http.StatusCreated)
@@ -93,6 +93,15 @@ func TestEveryWriteRouteEmits(t *testing.T) {
 			}, nil, -1},
 			"DELETE /webhooks/{id}": {func(t *testing.T) (apitest.Response, string) {
 				return apitest.Must(t, s.Delete(t, key, "/webhooks/"+hookID), http.StatusOK), ""
+			}, nil, -1},
+			"POST /calendar-feeds": {func(t *testing.T) (apitest.Response, string) {
+				// Like a webhook, a calendar feed is no change of the user's data: no event.
+				r := apitest.Must(t, s.Post(t, key, "/calendar-feeds", map[string]any{"name": "Ev"}), http.StatusCreated)
+				feedID = r.Str(t, "id")
+				return r, ""
+			}, nil, -1},
+			"DELETE /calendar-feeds/{id}": {func(t *testing.T) (apitest.Response, string) {
+				return apitest.Must(t, s.Delete(t, key, "/calendar-feeds/"+feedID), http.StatusOK), ""
 			}, nil, -1},
 			"POST /workspaces/{id}/members": {func(t *testing.T) (apitest.Response, string) {
 				return apitest.Must(t, s.Post(t, key, "/workspaces/"+w.team+"/members", map[string]any{"email": dan.Email}), http.StatusCreated), w.team
@@ -152,7 +161,7 @@ func TestEveryWriteRouteEmits(t *testing.T) {
 			}, []string{"task.deleted"}, -1},
 		}
 		// The order the writes run in (each may need the one before).
-		order := []string{"POST /notebooks", "POST /workspaces", "POST /webhooks", "DELETE /webhooks/{id}", "POST /workspaces/{id}/members", "DELETE /workspaces/{id}/members/{userId}",
+		order := []string{"POST /notebooks", "POST /workspaces", "POST /webhooks", "DELETE /webhooks/{id}", "POST /calendar-feeds", "DELETE /calendar-feeds/{id}", "POST /workspaces/{id}/members", "DELETE /workspaces/{id}/members/{userId}",
 			"POST /notes", "PATCH /notes/{id}", "POST /notes/{id}/suggest", "POST /suggestions/{id}/approve", "POST /notes/{id}/versions/{versionId}/restore", "DELETE /notes/{id}",
 			"POST /tasks", "PATCH /tasks/{id}", "POST /tasks/{id}/versions/{versionId}/restore", "POST /tasks/{id}/suggest", "POST /suggestions/{id}/reject", "DELETE /tasks/{id}"}
 

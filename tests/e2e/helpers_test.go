@@ -10,7 +10,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"folio/platform/clock"
 	"folio/tests/apitest"
 )
 
@@ -162,3 +164,18 @@ func walk(t testing.TB, s *apitest.Server, key, path string, limit int) []map[st
 
 // wireTimeRE is the only timestamp form the API emits: UTC with milliseconds.
 var wireTimeRE = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$`)
+
+// pastKeyCache moves the fake clock beyond the key cache's lifetime, so that no instance may
+// still hold a key that was just revoked or has expired (this one drops a revoked key at once).
+func pastKeyCache(s *apitest.Server, fake *clock.Fake) {
+	fake.Advance(s.Config.KeyCacheTTL + time.Second)
+}
+
+// revokeKey revokes a raw key as the operator does, then moves the clock past the key cache.
+func revokeKey(t *testing.T, s *apitest.Server, fake *clock.Fake, raw string) {
+	t.Helper()
+	if _, err := s.Accounts.RevokeKey(t.Context(), apitest.KeyPrefix(t, raw)); err != nil {
+		t.Fatal(err)
+	}
+	pastKeyCache(s, fake)
+}

@@ -609,6 +609,7 @@ func TestCreatedHasLocation(t *testing.T) {
 			{"workspace", "/workspaces", map[string]any{"name": "x"}, byID("workspaces"), false},
 			{"note suggestion", "/notes/" + note + "/suggest", map[string]any{"content": "y"}, byID("suggestions"), false},
 			{"task suggestion", "/tasks/" + task + "/suggest", map[string]any{"content": "y"}, byID("suggestions"), false},
+			{"calendar feed", "/calendar-feeds", map[string]any{"name": "x"}, byID("calendar-feeds"), false},
 			{"membership", "/workspaces/" + w.team + "/members", map[string]any{"email": dave.Email}, func(apitest.Response) string {
 				return "/api/v1/workspaces/" + w.team + "/members/" + dave.ID
 			}, false},

@@ -112,16 +112,8 @@ func TestWebhookDiesWithItsKey(t *testing.T) {
 	t.Parallel()
 	start := time.Date(2031, 6, 1, 9, 0, 0, 0, time.UTC)
 	apitest.ForEachDBWithClock(t, start, func(t *testing.T, s *apitest.Server, fake *clock.Fake) {
-		// pastCache moves the clock beyond the key cache's lifetime, so that no instance may still
-		// hold the dead key (this one drops it at once anyway).
-		pastCache := func() { fake.Advance(s.Config.KeyCacheTTL + time.Second) }
-		revoke := func(t *testing.T, raw string) {
-			t.Helper()
-			if _, err := s.Accounts.RevokeKey(t.Context(), apitest.KeyPrefix(t, raw)); err != nil {
-				t.Fatal(err)
-			}
-			pastCache()
-		}
+		pastCache := func() { pastKeyCache(s, fake) }
+		revoke := func(t *testing.T, raw string) { revokeKey(t, s, fake, raw) }
 
 		// setup makes a user with a live key (whose "canary" webhook shows when a dispatch has
 		// happened), the key k from newKey, a webhook made with k, and one note written with k,

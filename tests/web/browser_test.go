@@ -144,7 +144,9 @@ func (l *consoleLog) all() []string {
 
 // TestBrowserKeyLifecycle drives the settings UI in a real headless Chromium: sign up, create a
 // key, read it from the page and use it on the API, rotate it (the old key gets 401), revoke the
-// new one (401), create one that expires on a date (the listing shows it). It keeps screenshots of the keys page, on a desktop and on a phone, in
+// new one (401), create one that expires on a date (the listing shows it), list a calendar feed made
+// with the key (active, then stopped once its key is revoked) and delete it through its
+// confirmation. It keeps screenshots of the keys page, on a desktop and on a phone, in
 // tests/output/web.
 func TestBrowserKeyLifecycle(t *testing.T) {
 	ctx, logs := chromium(t)
@@ -199,12 +201,20 @@ func TestBrowserKeyLifecycle(t *testing.T) {
 	apitest.Must(t, s.Get(t, key, "/notebooks"), 200)
 	apitest.Must(t, s.Post(t, key, "/notebooks", map[string]any{"name": "Made with the key"}), 201)
 
-	// The keys page lists it; keep screenshots (desktop and phone).
+	// A calendar feed made with the key (feeds are made through the API).
+	feed := apitest.Must(t, s.Post(t, key, "/calendar-feeds", map[string]any{"name": "Work calendar"}), 201).Str(t, "id")
+	feedRow := fmt.Sprintf(`tr[data-feed="%s"]`, feed)
+
+	// The keys page lists it, and the feed below it; keep screenshots (desktop and phone).
 	prefix := apitest.KeyPrefix(t, key)
 	row := fmt.Sprintf(`tr[data-prefix="%s"]`, prefix)
 	run("keys page", chromedp.Navigate(s.URL+"/settings/keys"), chromedp.WaitVisible(chromedp.CSS(row)))
-	if got := text(row); !strings.Contains(got, "Laptop CLI") || !strings.Contains(got, "svc_live_"+prefix) || !strings.Contains(got, "read+write") || !strings.Contains(got, "Active") {
+	if got := text(row); !strings.Contains(got, "Laptop CLI") || !strings.Contains(got, "svc_live_"+prefix) || !strings.Contains(got, "read+write") ||
+		!strings.Contains(got, "Active") || !strings.Contains(got, "1 calendar feed") {
 		t.Fatalf("the key's row says %q", got)
+	}
+	if got := text(feedRow); !strings.Contains(got, "Work calendar") || !strings.Contains(got, "All notebooks") || !strings.Contains(got, "Laptop CLI") || !strings.Contains(got, "Active") {
+		t.Fatalf("the feed's row says %q", got)
 	}
 	html, err := chromedp.Run(ctx, chromedp.OuterHTML(chromedp.CSS("html")))
 	if err != nil {
@@ -268,13 +278,36 @@ func TestBrowserKeyLifecycle(t *testing.T) {
 	if got := text(`#active-keys tbody tr`); !strings.Contains(got, "Weekly report script") || !strings.Contains(got, "expires 31 Dec 2099") {
 		t.Fatalf("the expiring key's row says %q", got)
 	}
+	if got := text(feedRow); !strings.Contains(got, "Stopped: its key was revoked") {
+		t.Fatalf("after its rotated key was revoked the feed's row says %q", got)
+	}
 	shot("keys-history.png")
 	run("phone", chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2), chromedp.EmulateMobile), chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS(`#active-keys`)))
 	shot("keys-phone.png")
 
+	// Delete the feed through its confirmation page.
+	run("delete the feed",
+		chromedp.EmulateViewport(1280, 900),
+		chromedp.Navigate(s.URL+"/settings/keys#calendar-feeds"),
+		chromedp.WaitVisible(chromedp.CSS(feedRow)),
+		chromedp.Click(chromedp.CSS(feedRow+` a[href$="/delete"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`.confirm-card`)),
+	)
+	shot("feed-delete-confirm.png")
+	run("delete the feed",
+		chromedp.Click(chromedp.CSS(`.confirm-card button.btn-danger`)),
+		chromedp.WaitVisible(chromedp.CSS(`.notice`)),
+	)
+	if got := text(".notice"); !strings.Contains(got, "The calendar feed was deleted.") {
+		t.Fatalf("after deleting the feed the page says %q", got)
+	}
+	if n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('tr[data-feed]').length`)); err != nil || n != 0 {
+		t.Fatalf("after the delete the page lists %d feeds (%v)", n, err)
+	}
+	run("keys page", chromedp.Navigate(s.URL+"/settings/keys"), chromedp.WaitVisible(chromedp.CSS(`#active-keys`)))
+
 	// Sign out through the header's button: the session is gone.
 	run("sign out",
-		chromedp.EmulateViewport(1280, 900),
 		chromedp.Click(chromedp.CSS(`.signout button`)),
 		chromedp.WaitVisible(chromedp.CSS(`.notice`)),
 	)

@@ -32,28 +32,37 @@ func hookReceiver(t *testing.T) (*httptest.Server, *atomic.Int64) {
 	return srv, &got
 }
 
-// webhookRow returns the webhooks table row of a webhook (by id), as text; ok is false when the
-// page does not list it.
-func webhookRow(p page, id string) (string, bool) {
-	m := regexp.MustCompile(`(?s)<tr data-webhook="` + id + `">(.*?)</tr>`).FindStringSubmatch(p.Text)
+// dataRow returns the table row whose attribute attr (data-webhook, data-feed) is id, as text; ok
+// is false when the page does not list it.
+func dataRow(p page, attr, id string) (string, bool) {
+	m := regexp.MustCompile(`(?s)<tr ` + attr + `="` + id + `">(.*?)</tr>`).FindStringSubmatch(p.Text)
 	if m == nil {
 		return "", false
 	}
 	return m[1], true
 }
 
-func wantWebhookRow(t *testing.T, p page, id string, texts ...string) string {
+// wantDataRow fails the test unless the page lists the row (dataRow) and it says every text.
+func wantDataRow(t *testing.T, p page, attr, id string, texts ...string) string {
 	t.Helper()
-	row, ok := webhookRow(p, id)
+	row, ok := dataRow(p, attr, id)
 	if !ok {
-		t.Fatalf("the keys page does not list webhook %s:\n%s", id, p.Text)
+		t.Fatalf("the keys page has no row %s=%s:\n%s", attr, id, p.Text)
 	}
 	for _, s := range texts {
 		if !strings.Contains(row, s) {
-			t.Fatalf("the webhook's row does not say %q:\n%s", s, row)
+			t.Fatalf("the row %s=%s does not say %q:\n%s", attr, id, s, row)
 		}
 	}
 	return row
+}
+
+// webhookRow returns the webhooks table row of a webhook (by id), as text.
+func webhookRow(p page, id string) (string, bool) { return dataRow(p, "data-webhook", id) }
+
+func wantWebhookRow(t *testing.T, p page, id string, texts ...string) string {
+	t.Helper()
+	return wantDataRow(t, p, "data-webhook", id, texts...)
 }
 
 func wantKeyRow(t *testing.T, p page, prefix string, texts ...string) {

@@ -26,6 +26,7 @@ type Handler struct {
 	svc      Accounts
 	places   auth.KeyPlaces
 	webhooks Webhooks
+	feeds    CalendarFeeds
 	clock    clock.Clock
 	pages    *web.Pages
 }
@@ -36,17 +37,18 @@ type HandlerParams struct {
 	Accounts Accounts
 	Places   auth.KeyPlaces
 	Webhooks Webhooks
+	Feeds    CalendarFeeds
 	Clock    clock.Clock
 	Site     *web.Site
 }
 
 // NewHandler returns the keys pages.
 func NewHandler(p HandlerParams) (*Handler, error) {
-	pages, err := p.Site.Pages(templateFS, "templates", template.FuncMap{"hooks": countWebhooks})
+	pages, err := p.Site.Pages(templateFS, "templates", template.FuncMap{"hooks": countWebhooks, "feeds": countFeeds})
 	if err != nil {
 		return nil, err
 	}
-	return &Handler{svc: p.Accounts, places: p.Places, webhooks: p.Webhooks, clock: p.Clock, pages: pages}, nil
+	return &Handler{svc: p.Accounts, places: p.Places, webhooks: p.Webhooks, feeds: p.Feeds, clock: p.Clock, pages: pages}, nil
 }
 
 // Register implements httpx.Routes.
@@ -63,6 +65,9 @@ func (h *Handler) Register(r httpx.Router) {
 	g.GET("/settings/webhooks", func(c *gin.Context) { c.Redirect(http.StatusSeeOther, "/settings/keys#webhooks") })
 	g.GET("/settings/webhooks/:id/delete", h.pages.SignedIn(h.deleteWebhookPage))
 	g.POST("/settings/webhooks/:id/delete", h.pages.SignedIn(h.deleteWebhook))
+	g.GET("/settings/calendar-feeds", func(c *gin.Context) { c.Redirect(http.StatusSeeOther, "/settings/keys#calendar-feeds") })
+	g.GET("/settings/calendar-feeds/:id/delete", h.pages.SignedIn(h.deleteFeedPage))
+	g.POST("/settings/calendar-feeds/:id/delete", h.pages.SignedIn(h.deleteFeed))
 }
 
 func (h *Handler) keysPage(c *gin.Context, sess accounts.Session) {
@@ -77,30 +82,40 @@ func (h *Handler) keysPage(c *gin.Context, sess accounts.Session) {
 		h.pages.Internal(c, &sess, err)
 		return
 	}
-	hooks, err := h.webhooks.ForUser(ctx, sess.UserID)
+	x, err := h.held(ctx, sess.UserID)
 	if err != nil {
 		h.pages.Internal(c, &sess, err)
 		return
 	}
-	v := keysView{View: web.Base(&sess, "API keys", "keys"), Webhooks: webhookRows(hooks)}
+	v := keysView{View: web.Base(&sess, "API keys", "keys"), Webhooks: webhookRows(x.hooks), Feeds: feedRows(x.feeds, nbs)}
 	v.Active, v.Inactive = keyRows(keys, wss, nbs, h.clock.Now())
-	webhooksOfKeys(v.Active, hooks)
-	webhooksOfKeys(v.Inactive, hooks)
+	x.fill(v.Active)
+	x.fill(v.Inactive)
 	if p := c.Query("revoked"); p != "" {
 		for _, k := range keys {
 			if k.Prefix == p && k.RevokedAt != nil {
 				v.Notice = "The key “" + k.Name + "” (" + auth.DisplayPrefix(k.Prefix) + ") is revoked. Anything that used it has lost access."
-				switch n := webhookCount(hooks, k.ID); {
-				case n == 1:
+				hooks, feeds := x.count(k.ID)
+				switch {
+				case hooks == 1:
 					v.Notice += " Its webhook has stopped delivering."
-				case n > 1:
-					v.Notice += " Its " + countWebhooks(n) + " have stopped delivering."
+				case hooks > 1:
+					v.Notice += " Its " + countWebhooks(hooks) + " have stopped delivering."
+				}
+				switch {
+				case feeds == 1:
+					v.Notice += " Its calendar feed has stopped (its address answers 404)."
+				case feeds > 1:
+					v.Notice += " Its " + countFeeds(feeds) + " have stopped (their addresses answer 404)."
 				}
 			}
 		}
 	}
 	if c.Query("webhook_deleted") != "" {
 		v.Notice = "The webhook was deleted. It receives no more events."
+	}
+	if c.Query("feed_deleted") != "" {
+		v.Notice = "The calendar feed was deleted. Its address answers 404 from now on: remove the subscription from your calendar app."
 	}
 	if c.Query("welcome") != "" {
 		v.Notice = "Welcome to folio, " + sess.User.Name + ". Create an API key to connect your scripts and tools."
@@ -177,7 +192,7 @@ func (h *Handler) createKey(c *gin.Context, sess accounts.Session) {
 		h.pages.Render(c, http.StatusBadRequest, "newkey", v)
 		return
 	}
-	h.showSecret(c, sess, raw, key, wss, nbs, "", 0)
+	h.showSecret(c, sess, raw, key, wss, nbs, "", 0, 0)
 }
 
 // formExpiry reads the new-key form's expiry: the choice "never" (also when the form has none),
@@ -221,8 +236,8 @@ func minExpiryDate(now time.Time) string {
 
 // showSecret renders the only page that ever shows a raw key. It is the answer to the POST itself
 // (never a page to come back to), and like every page of the UI it is not cached.
-// After a rotation, moved is how many webhooks moved to the new key.
-func (h *Handler) showSecret(c *gin.Context, sess accounts.Session, raw string, key accounts.APIKey, wss, nbs []auth.Place, oldPrefix string, moved int) {
+// After a rotation, hooks and feeds are how many webhooks and calendar feeds moved to the new key.
+func (h *Handler) showSecret(c *gin.Context, sess accounts.Session, raw string, key accounts.APIKey, wss, nbs []auth.Place, oldPrefix string, hooks, feeds int) {
 	scheme := "http"
 	if h.pages.Secure(c) {
 		scheme = "https"
@@ -235,8 +250,11 @@ func (h *Handler) showSecret(c *gin.Context, sess accounts.Session, raw string, 
 		View: web.Base(&sess, title, "keys"), Raw: raw, Key: rowOf(key, wss, nbs, h.clock.Now()), Rotated: oldPrefix != "",
 		OldPrefix: oldPrefix, BaseURL: scheme + "://" + c.Request.Host,
 	}
-	if moved > 0 {
-		v.Moved = countWebhooks(moved)
+	if hooks > 0 {
+		v.Moved = countWebhooks(hooks)
+	}
+	if feeds > 0 {
+		v.MovedFeeds = countFeeds(feeds)
 	}
 	h.pages.Render(c, http.StatusOK, "secret", v)
 }
@@ -297,7 +315,7 @@ func (h *Handler) confirmPage(action string) func(c *gin.Context, sess accounts.
 			h.pages.Internal(c, &sess, err)
 			return
 		}
-		hooks, err := h.webhooks.ForUser(c.Request.Context(), sess.UserID)
+		x, err := h.held(c.Request.Context(), sess.UserID)
 		if err != nil {
 			h.pages.Internal(c, &sess, err)
 			return
@@ -307,7 +325,7 @@ func (h *Handler) confirmPage(action string) func(c *gin.Context, sess accounts.
 			title = "Revoke key"
 		}
 		row := rowOf(k, wss, nbs, h.clock.Now())
-		row.Webhooks = webhookCount(hooks, k.ID)
+		row.Webhooks, row.Feeds = x.count(k.ID)
 		h.pages.Render(c, http.StatusOK, "confirm", confirmView{View: web.Base(&sess, title, "keys"), Action: action, Key: row})
 	}
 }
@@ -340,11 +358,11 @@ func (h *Handler) rotateKey(c *gin.Context, sess accounts.Session) {
 		// restriction unnamed rather than lose it.
 		wss, nbs = nil, nil
 	}
-	moved := 0
-	if hooks, err := h.webhooks.ForUser(ctx, sess.UserID); err == nil { // as above: the key comes first
-		moved = webhookCount(hooks, key.ID)
+	hooks, feeds := 0, 0
+	if x, err := h.held(ctx, sess.UserID); err == nil { // as above: the key comes first
+		hooks, feeds = x.count(key.ID)
 	}
-	h.showSecret(c, sess, raw, key, wss, nbs, auth.DisplayPrefix(prefix), moved)
+	h.showSecret(c, sess, raw, key, wss, nbs, auth.DisplayPrefix(prefix), hooks, feeds)
 }
 
 func (h *Handler) revokeKey(c *gin.Context, sess accounts.Session) {

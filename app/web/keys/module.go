@@ -1,14 +1,17 @@
-// Package keys is the web pages of a person's API keys and of the webhooks those keys own, over
-// the accounts and webhooks modules' services: list, create (the raw key shown once), rotate and
-// revoke a key (each after a confirmation page), delete a webhook.
+// Package keys is the web pages of a person's API keys and of the webhooks and calendar feeds
+// those keys own, over the accounts, webhooks and calendar modules' services: list, create (the
+// raw key shown once), rotate and revoke a key (each after a confirmation page), delete a webhook
+// or a calendar feed.
 //
 //	GET  /settings                            redirects to /settings/keys
-//	GET  /settings/keys                       the user's keys, and their webhooks below them
+//	GET  /settings/keys                       the user's keys, their webhooks and calendar feeds below them
 //	GET  /settings/keys/new, POST /settings/keys          create a key (its raw form shown once)
 //	GET  /settings/keys/:prefix/rotate, POST ... /rotate  confirm, then rotate (new key shown once)
 //	GET  /settings/keys/:prefix/revoke, POST ... /revoke  confirm, then revoke
 //	GET  /settings/webhooks                   redirects to the webhooks section of /settings/keys
 //	GET  /settings/webhooks/:id/delete, POST ... /delete  confirm, then delete (webhooks.go)
+//	GET  /settings/calendar-feeds             redirects to the feeds section of /settings/keys
+//	GET  /settings/calendar-feeds/:id/delete, POST ... /delete  confirm, then delete (calendar.go)
 package keys
 
 import (
@@ -18,6 +21,7 @@ import (
 	"go.uber.org/fx"
 
 	"folio/modules/accounts"
+	"folio/modules/calendar"
 	"folio/modules/webhooks"
 	"folio/platform/httpx"
 )
@@ -28,6 +32,7 @@ var Module = fx.Module("web.keys",
 		httpx.AsRoutes(NewHandler),
 		func(s *accounts.Service) Accounts { return s },
 		func(s *webhooks.Service) Webhooks { return s },
+		func(s *calendar.Service) CalendarFeeds { return s },
 	),
 )
 
@@ -46,6 +51,14 @@ type Accounts interface {
 // and deleting one of them (CONTRACT.md section 20).
 type Webhooks interface {
 	ForUser(ctx context.Context, userID string) ([]webhooks.View, error)
+	DeleteForUser(ctx context.Context, userID, id string) error
+}
+
+// CalendarFeeds is what the keys pages ask of the calendar module (bound to *calendar.Service in
+// module.go): a user's calendar feeds, whatever credential made them, with their state decided
+// now, and deleting one of them.
+type CalendarFeeds interface {
+	ForUser(ctx context.Context, userID string) ([]calendar.View, error)
 	DeleteForUser(ctx context.Context, userID, id string) error
 }
 

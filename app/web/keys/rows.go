@@ -14,6 +14,7 @@ type keysView struct {
 	Active   []keyRow
 	Inactive []keyRow
 	Webhooks []webhookRow // the user's webhooks, newest first (webhooks.go)
+	Feeds    []feedRow    // the user's calendar feeds, newest first (calendar.go)
 }
 
 type newKeyView struct {
@@ -36,8 +37,9 @@ type secretView struct {
 	Rotated   bool
 	OldPrefix string
 	BaseURL   string
-	// Moved is how many webhooks a rotation moved to the new key.
-	Moved string // "" or "1 webhook", "2 webhooks", ...
+	// Moved and MovedFeeds are how many webhooks and calendar feeds a rotation moved to the new key.
+	Moved      string // "" or "1 webhook", "2 webhooks", ...
+	MovedFeeds string // "" or "1 calendar feed", ...
 }
 
 type confirmView struct {
@@ -66,7 +68,8 @@ type keyRow struct {
 	Status      string     // Active, Revoked, Rotated, Expired
 	ReplacedBy  string     // for a rotated key, the display prefix of its successor
 	Restriction string     // "", "workspace" or "notebook"
-	Webhooks    int        // how many webhooks the key owns (webhooksOfKeys)
+	Webhooks    int        // how many webhooks the key owns (held.fill)
+	Feeds       int        // how many calendar feeds the key owns
 }
 
 // scopeLabel names a scope as SPEC.md's table does.

@@ -28,14 +28,11 @@ type webhookRow struct {
 	URL         string
 	Description string
 	Events      string // "all", or the types, comma-separated
-	CreatedBy   string // "Deploy bot (svc_live_XXXXXXXX)" or "web session"
-	KeyName     string // "" for a session's, or when the key is gone
-	KeyPrefix   string
-	Session     bool
-	Created     time.Time
-	Active      bool
-	Status      string // "Active", or "Disabled: its key was revoked", ...
-	Last        *webhookAttempt
+	owner
+	Created time.Time
+	Active  bool
+	Status  string // "Active", or "Disabled: its key was revoked", ...
+	Last    *webhookAttempt
 }
 
 // webhookAttempt is a webhook's newest delivery attempt.
@@ -57,21 +54,10 @@ func webhookRows(views []webhooks.View) []webhookRow {
 func webhookRowOf(v webhooks.View) webhookRow {
 	r := webhookRow{
 		ID: v.ID, URL: v.URL, Description: v.Description, Events: "all", Created: v.CreatedAt,
-		Session: v.CredentialKind == string(auth.CredentialSession), Active: v.Status == webhooks.StatusActive,
+		owner: ownerOf(v.CredentialKind, v.CredentialID, v.Holder), Active: v.Status == webhooks.StatusActive,
 	}
 	if v.Events != "" {
 		r.Events = strings.ReplaceAll(v.Events, ",", ", ")
-	}
-	switch {
-	case r.Session:
-		r.CreatedBy = "web session"
-	case v.KeyName != nil && v.KeyPrefix != nil:
-		r.KeyName, r.KeyPrefix = *v.KeyName, *v.KeyPrefix
-		r.CreatedBy = r.KeyName + " (" + r.KeyPrefix + ")"
-	case v.CredentialID == "":
-		r.CreatedBy = "unknown (made before webhooks recorded their key)"
-	default:
-		r.CreatedBy = "a key that no longer exists"
 	}
 	r.Status = "Active"
 	if !r.Active {
@@ -120,32 +106,6 @@ func disabledReason(reason string, session bool) string {
 		return "no reason recorded"
 	}
 	return reason
-}
-
-// webhookCount is how many of views belong to the key keyID.
-func webhookCount(views []webhooks.View, keyID string) int {
-	n := 0
-	for _, v := range views {
-		if v.KeyID != "" && v.KeyID == keyID {
-			n++
-		}
-	}
-	return n
-}
-
-// webhooksOfKeys fills each key row's webhook count.
-func webhooksOfKeys(rows []keyRow, views []webhooks.View) {
-	for i := range rows {
-		rows[i].Webhooks = webhookCount(views, rows[i].ID)
-	}
-}
-
-// countWebhooks is "1 webhook" or "N webhooks".
-func countWebhooks(n int) string {
-	if n == 1 {
-		return "1 webhook"
-	}
-	return strconv.Itoa(n) + " webhooks"
 }
 
 // ownWebhook finds the webhook named by the :id path segment among the user's; otherwise it shows
