@@ -93,6 +93,10 @@ func TestRemindersFireOnce(t *testing.T) {
 			t.Fatalf("before any time passed: %v", got)
 		}
 		g.Clock.Set(t0.Add(time.Hour))
+		// An edit while the note's reminder is due but not yet fired neither loses nor repeats it.
+		if _, err := g.Notes.Update(ctx, p, note.Item.ID, notes.Patch{Content: ptr(parse(t, "edited while due"))}, etag.IfMatch{}); err != nil {
+			t.Fatal(err)
+		}
 		// Every instance runs a round each tick: eight at once fire each reminder once.
 		var wg sync.WaitGroup
 		for range 8 {
