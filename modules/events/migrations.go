@@ -30,5 +30,12 @@ func migrations() db.Migrations {
 			return nil
 		},
 		Rollback: func(tx *gorm.DB) error { return tx.Migrator().DropTable(&Event{}) },
+	}, {
+		// The reminders' visibility rule (no actor, a notebook the reader sees), in seq order.
+		ID: "202611271300_events_reminders",
+		Migrate: func(tx *gorm.DB) error {
+			return tx.Exec("CREATE INDEX idx_events_reminders ON events (notebook_id, seq) WHERE actor_user_id = ''").Error
+		},
+		Rollback: func(tx *gorm.DB) error { return tx.Exec("DROP INDEX idx_events_reminders").Error },
 	}}
 }

@@ -249,14 +249,15 @@ func (s *Service) List(ctx context.Context, p *auth.Principal, q Query) ([]Event
 // and for an unrestricted principal also the reminders (no actor) of the notebooks it sees
 // (CONTRACT.md section 21: a reminder is shown to every principal that can read the item; a
 // restricted key already sees every event of its workspace or notebook).
-func (s *Service) visible(p *auth.Principal) func(*gorm.DB) *gorm.DB {
+func (s *Service) visible(p *auth.Principal) []func(*gorm.DB) *gorm.DB {
+	own := func(q *gorm.DB) *gorm.DB { return journal.Visible(q, "events", p) }
 	if p.NotebookID != nil || p.WorkspaceID != nil || s.notebooks == nil {
-		return func(q *gorm.DB) *gorm.DB { return journal.Visible(q, "events", p) }
+		return []func(*gorm.DB) *gorm.DB{own}
 	}
 	nbs := s.notebooks.VisibleIDs(p)
-	return func(q *gorm.DB) *gorm.DB {
-		return q.Where("events.actor_user_id = ? OR (events.actor_user_id = '' AND events.notebook_id IN (?))", p.UserID, nbs)
-	}
+	return []func(*gorm.DB) *gorm.DB{own, func(q *gorm.DB) *gorm.DB {
+		return q.Where("events.actor_user_id = '' AND events.notebook_id IN (?)", nbs)
+	}}
 }
 
 // nullData is the data of an event whose resource the reader cannot read now.

@@ -2,6 +2,7 @@ package events
 
 import (
 	"context"
+	"strconv"
 	"time"
 
 	"gorm.io/gorm"
@@ -90,13 +91,32 @@ func (s *Store) sequence(ctx context.Context, placed func(tx *gorm.DB, rows []Ev
 }
 
 // list returns up to limit sequenced events after seq after, oldest first.
-func (s *Store) list(ctx context.Context, visible func(*gorm.DB) *gorm.DB, after int64, types []string, limit int) ([]Event, error) {
-	q := visible(s.db.WithContext(ctx).Model(&Event{})).Where("seq > ?", after)
-	if len(types) > 0 {
-		q = q.Where("type IN ?", types)
+//
+// visible is one or more visibility rules (an OR): each is read on its own, in seq order from
+// its own index, at most limit rows, and the union cut to the first limit; a single OR of them
+// could be served by no index in seq order.
+func (s *Store) list(ctx context.Context, visible []func(*gorm.DB) *gorm.DB, after int64, types []string, limit int) ([]Event, error) {
+	branch := func(v func(*gorm.DB) *gorm.DB) *gorm.DB {
+		q := v(s.db.WithContext(ctx).Model(&Event{})).Where("seq > ?", after)
+		if len(types) > 0 {
+			q = q.Where("type IN ?", types)
+		}
+		return q.Order("seq").Limit(limit)
 	}
 	var rows []Event
-	err := q.Order("seq").Limit(limit).Find(&rows).Error
+	if len(visible) == 1 {
+		err := branch(visible[0]).Find(&rows).Error
+		return rows, err
+	}
+	sql, args := "SELECT * FROM (", []any{}
+	for i, v := range visible {
+		if i > 0 {
+			sql += " UNION ALL "
+		}
+		sql += "SELECT * FROM (?) AS b" + strconv.Itoa(i)
+		args = append(args, branch(v))
+	}
+	err := s.db.WithContext(ctx).Raw(sql+") AS e ORDER BY seq LIMIT ?", append(args, limit)...).Scan(&rows).Error
 	return rows, err
 }
 

@@ -45,8 +45,17 @@ func (q Query) Parse(now time.Time) (Day, error) {
 		date = time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
 	}
 	y, m, d := date.Date()
-	return Day{Date: date.Format(time.DateOnly), TZ: name,
-		Day: items.Day{Start: startOf(y, m, d, loc), End: startOf(y, m, d+1, loc)}}, nil
+	day := items.Day{Start: startOf(y, m, d, loc), End: startOf(y, m, d+1, loc)}
+	// Every stored date lies in the years 0000 to 9999 in UTC (httpx.ParseDate): a day that
+	// reaches past them (9999-12-31 west of UTC) is cut there, since SQLite compares dates as
+	// text and year 10000 would sort before year 2000.
+	if last := time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC).Add(-time.Nanosecond); day.End.After(last) {
+		day.End = last
+	}
+	if first := time.Date(0, 1, 1, 0, 0, 0, 0, time.UTC); day.Start.Before(first) {
+		day.Start = first
+	}
+	return Day{Date: date.Format(time.DateOnly), TZ: name, Day: day}, nil
 }
 
 // zones are the zones loaded so far, by name: only valid names, so at most the database's few

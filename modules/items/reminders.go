@@ -101,29 +101,36 @@ const fireBatch = 100
 // transaction of its own that first disarms it with a conditional UPDATE (fired column NULL and
 // the time still the one read): the instance whose UPDATE changes the row emits the event, any
 // other finds nothing to change. Reminders have no actor. It returns how many fired.
+//
+// A reminder that fails (its transaction rolled back, so it stays armed) does not hold up the
+// others: the round goes on with the next ones and reports the failures together; the failed one
+// is tried again next round.
 func (s *Service[Row]) FireReminders(ctx context.Context, emit journal.Emitter, now time.Time) (int, error) {
 	fired := 0
+	var errs []error
 	for _, r := range s.shape.Reminders {
+		after := dueReminder{}
 		for {
-			due, err := s.dueReminders(ctx, r, now)
+			due, err := s.dueReminders(ctx, r, now, after)
 			if err != nil {
-				return fired, err
+				return fired, errors.Join(append(errs, err)...)
 			}
 			for _, d := range due {
 				ok, err := s.fire(ctx, emit, r, d.ID, d.At)
 				if err != nil {
-					return fired, err
+					errs = append(errs, fmt.Errorf("%s %s: %w", r.Event, d.ID, err))
 				}
 				if ok {
 					fired++
 				}
 			}
-			if len(due) < fireBatch {
+			if len(due) < fireBatch || ctx.Err() != nil {
 				break
 			}
+			after = due[len(due)-1]
 		}
 	}
-	return fired, nil
+	return fired, errors.Join(errs...)
 }
 
 type dueReminder struct {
@@ -133,11 +140,17 @@ type dueReminder struct {
 
 // dueReminders reads a batch of armed reminders whose time has passed, oldest first, from the
 // partial index of armed reminders (Reminder.FiredColumn IS NULL).
-func (s *Service[Row]) dueReminders(ctx context.Context, r Reminder[Row], now time.Time) ([]dueReminder, error) {
+//
+// after (zero: from the start) is the last of the previous batch: a batch reads past it, in (at,
+// id) order, so that reminders that failed in it are not read again this round.
+func (s *Service[Row]) dueReminders(ctx context.Context, r Reminder[Row], now time.Time, after dueReminder) ([]dueReminder, error) {
 	var row Row
 	q := s.db.WithContext(ctx).Model(&row).Select("id, "+r.AtColumn+" AS at").
 		Where(r.AtColumn+" IS NOT NULL AND "+r.FiredColumn+" IS NULL AND "+r.AtColumn+" <= ?", now).
 		Where("deleted_at IS NULL AND archived = ?", false)
+	if after.ID != "" {
+		q = q.Where("("+r.AtColumn+" > ? OR ("+r.AtColumn+" = ? AND id > ?))", after.At, after.At, after.ID)
+	}
 	if s.shape.RemindableSQL != "" {
 		q = q.Where(s.shape.RemindableSQL)
 	}

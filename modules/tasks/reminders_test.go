@@ -3,6 +3,7 @@ package tasks_test
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -92,6 +93,10 @@ func TestRemindersFireOnce(t *testing.T) {
 			t.Fatalf("before any time passed: %v", got)
 		}
 		g.Clock.Set(t0.Add(time.Hour))
+		// An edit while the note's reminder is due but not yet fired neither loses nor repeats it.
+		if _, err := g.Notes.Update(ctx, p, note.Item.ID, notes.Patch{Content: ptr(parse(t, "edited while due"))}, etag.IfMatch{}); err != nil {
+			t.Fatal(err)
+		}
 		// Every instance runs a round each tick: eight at once fire each reminder once.
 		var wg sync.WaitGroup
 		for range 8 {
@@ -201,4 +206,37 @@ func sameSet(a, b []string) bool {
 		}
 	}
 	return true
+}
+
+// TestReminderThatFailsHoldsUpNoOther: a reminder whose item cannot be rendered (its stored
+// document damaged) fails its round and stays armed; the reminders after it still fire.
+func TestReminderThatFailsHoldsUpNoOther(t *testing.T) {
+	apitest.ForEachGraph(t, func(t *testing.T, g *apitest.Graph) {
+		ctx := context.Background()
+		t0 := g.Clock.Now()
+		_, p := g.NewUser(t, "Ann")
+		nb := g.NewNotebook(t, p, "Mine", "")
+		broken, err := g.Notes.Create(ctx, p, notes.NewNote{Content: parse(t, "first"), NotebookID: nb, FollowUpAt: ptr(t0.Add(time.Minute))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fine, err := g.Notes.Create(ctx, p, notes.NewNote{Content: parse(t, "second"), NotebookID: nb, FollowUpAt: ptr(t0.Add(2 * time.Minute))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := g.DB.Exec("UPDATE notes SET content = ? WHERE id = ?", `{"not":"a document"}`, broken.Item.ID).Error; err != nil {
+			t.Fatal(err)
+		}
+		g.Clock.Set(t0.Add(time.Hour))
+		if _, err := g.Reminders.Fire(ctx); err == nil || !strings.Contains(err.Error(), broken.Item.ID) {
+			t.Fatalf("round error %v, want one naming %s", err, broken.Item.ID)
+		}
+		if got := reminded(t, g, p); !sameSet(got, []string{"note.follow_up_due " + fine.Item.ID}) {
+			t.Fatalf("reminders %v, want only the second note's", got)
+		}
+		var armed int64
+		if err := g.DB.Raw("SELECT count(*) FROM notes WHERE id = ? AND follow_up_fired_at IS NULL", broken.Item.ID).Scan(&armed).Error; err != nil || armed != 1 {
+			t.Fatalf("the failed reminder is not armed any more (%d, %v)", armed, err)
+		}
+	})
 }

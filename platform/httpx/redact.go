@@ -12,10 +12,17 @@ import (
 // with one and goes on.
 var keyInText = regexp.MustCompile(`(?i)svc_live_(?:([A-Za-z0-9]{8})_)?[A-Za-z0-9_\-]*`)
 
+// feedInPath finds a calendar feed's token in a path: the address is the feed's credential
+// (/api/v1/calendar/<token>.ics, CONTRACT.md section 21).
+var feedInPath = regexp.MustCompile(`(?i)(/calendar/)[^/?#]+`)
+
 // RedactKeys replaces every key-shaped part of s (a request path, a query) by `svc_live_` and
 // the key's prefix, which is no secret (`folio key list` shows it) and tells an operator which key
-// to rotate, followed by `_[REDACTED]`.
+// to rotate, followed by `_[REDACTED]`; and a calendar feed's token in a path by `[REDACTED]`.
 func RedactKeys(s string) string {
+	if strings.Contains(strings.ToLower(s), "/calendar/") {
+		s = feedInPath.ReplaceAllString(s, "${1}[REDACTED]")
+	}
 	if !strings.Contains(strings.ToLower(s), "svc_live_") {
 		return s
 	}

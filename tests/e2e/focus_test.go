@@ -368,7 +368,7 @@ func TestFocusRestriction(t *testing.T) {
 // zone name are 400 VALIDATION_ERROR naming the parameter; given empty, each is an error too.
 func TestFocusValidation(t *testing.T) {
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
-		key, _ := ownWorld(t, s)
+		key, nb := ownWorld(t, s)
 		for _, tc := range []struct{ query, param string }{
 			{"date=2025-02-29", "date"},
 			{"date=2025-13-01", "date"},
@@ -392,6 +392,16 @@ func TestFocusValidation(t *testing.T) {
 		// Valid zones: canonical names, links and the fixed ones.
 		for _, tz := range []string{"UTC", "Etc/GMT%2B5", "Asia/Kolkata", "US/Pacific", "Australia/Lord_Howe"} {
 			apitest.Must(t, s.Get(t, key, "/focus?date=2025-01-05&tz="+tz), http.StatusOK)
+		}
+		// The last and first days, whose local day reaches past the years 0000 to 9999 in UTC
+		// (where every stored date lies): cut there, and an item on the edge is still listed.
+		f := focusItems{t, s, key, nb}
+		f.note("last instant", map[string]any{"targetAt": "9999-12-31T23:59:59.999Z"})
+		for _, q := range []string{"date=9999-12-31&tz=America/New_York", "date=9999-12-31&tz=UTC", "date=0000-01-01&tz=Asia/Tokyo"} {
+			got := focus(t, s, key, q)
+			if want := q != "date=0000-01-01&tz=Asia/Tokyo"; want != slices.Contains(focusLabels(t, got, "targeted"), "last instant") {
+				t.Errorf("%s: targeted %v", q, focusLabels(t, got, "targeted"))
+			}
 		}
 	})
 }

@@ -127,6 +127,10 @@ func TestLogsHoldNoSecrets(t *testing.T) {
 		prefix := apitest.KeyPrefix(t, key)
 		s.Get(t, key, "/notes/"+key)
 		s.Get(t, "", "//api/v1/notes/"+strings.ToUpper(key)+"x")
+		// A calendar feed's address is its secret: fetched, it must not reach the log either.
+		feedURL := apitest.Must(t, s.Post(t, key, "/calendar-feeds", map[string]any{"name": "cal " + tag}), http.StatusCreated).Str(t, "url")
+		apitest.Must(t, s.Do(t, apitest.Request{Method: http.MethodGet, Path: "/" + feedURL}), http.StatusOK)
+		feedToken := strings.TrimSuffix(feedURL[strings.LastIndex(feedURL, "/")+1:], ".ics")
 
 		log := logs.String()
 		if !strings.Contains(log, `"slow query"`) || !strings.Contains(log, "api_keys") {
@@ -135,7 +139,7 @@ func TestLogsHoldNoSecrets(t *testing.T) {
 		secrets := map[string]string{
 			"email": email, "password hash": stored.PasswordHash, "password": "pw-" + tag,
 			"CSRF token": si.CSRFToken, "session token": si.Token, "note text": noteText,
-			"notebook name": "nb " + tag, "key": key, "key secret": key[len(key)-24:],
+			"notebook name": "nb " + tag, "key": key, "key secret": key[len(key)-24:], "calendar feed token": feedToken,
 		}
 		for what, v := range secrets {
 			if v == "" {

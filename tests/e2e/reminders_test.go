@@ -54,7 +54,7 @@ func TestRemindersOverHTTP(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := map[string]string{"note.follow_up_due": note, "task.due": task}
-		for name, key := range map[string]string{"owner": w.annRW, "member": w.bobRW, "workspace key": w.annTeam} {
+		for name, key := range map[string]string{"owner": w.annRW, "member": w.bobRW, "workspace key": w.annTeam, "notebook key": w.annTeamNB} {
 			got := remindersOf(t, s, key)
 			if len(got) != len(want) {
 				t.Fatalf("%s: %d reminders, want %d: %v", name, len(got), len(want), got)
@@ -169,6 +169,9 @@ func TestRemindersWithTheRealBinary(t *testing.T) {
 		// Both instances die before the next follow-up's time; one started after it fires it once.
 		later := time.Now().Add(3 * time.Second).UTC().Format(time.RFC3339Nano)
 		second := c.must(t, "POST", "/notes", map[string]any{"content": "while down", "notebookId": nb, "followUpAt": later}, http.StatusCreated)["id"].(string)
+		if got := feed(c.url); len(got) != 1 {
+			t.Fatalf("before the kill: %v", got)
+		}
 		for _, s := range []*served{a, b} {
 			if err := s.cmd.Process.Kill(); err != nil {
 				t.Fatal(err)
@@ -176,6 +179,7 @@ func TestRemindersWithTheRealBinary(t *testing.T) {
 			<-s.done
 		}
 		time.Sleep(4 * time.Second)
+		restarted := time.Now()
 		d := startServe(t, bin, env)
 		deadline = time.Now().Add(time.Minute)
 		for len(feed(d.url)) < 2 {
@@ -188,6 +192,9 @@ func TestRemindersWithTheRealBinary(t *testing.T) {
 		events = feed(d.url)
 		if len(events) != 2 || events[1].(map[string]any)["resourceId"] != second {
 			t.Fatalf("events %v, want the second for %s", events, second)
+		}
+		if at, err := time.Parse(time.RFC3339, events[1].(map[string]any)["createdAt"].(string)); err != nil || at.Before(restarted.Add(-time.Second)) {
+			t.Errorf("the second reminder was emitted at %v, before the restart at %v", at, restarted)
 		}
 	})
 }

@@ -58,7 +58,7 @@ const (
 const (
 	floorNotebookSQL = `SELECT notebooks.id, notebooks.name, notebooks.color, notebooks.workspace_id, notebooks.owner_id, notebooks.item_count, notebooks.created_at, notebooks.updated_at, notebooks.version, m.role FROM notebooks LEFT JOIN memberships m ON m.workspace_id = notebooks.workspace_id AND m.user_id = $1 WHERE notebooks.id = $2 LIMIT 1`
 
-	floorInsertNoteSQL = `INSERT INTO "notes" ("id","notebook_id","archived","target_at","follow_up_at","created_by_id","created_at","updated_at","deleted_at","version","content","has_decision") VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12)`
+	floorInsertNoteSQL = `INSERT INTO "notes" ("id","notebook_id","archived","target_at","follow_up_at","follow_up_fired_at","created_by_id","created_at","updated_at","deleted_at","version","content","has_decision") VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13)`
 
 	floorIndexSQL = `INSERT INTO search_index (item_kind, item_id, body) VALUES ($1, $2, $3) ON CONFLICT (item_kind, item_id) DO UPDATE SET body = excluded.body`
 
@@ -559,7 +559,7 @@ func (f *Floor) create(ctx context.Context, c floorCaller, note *floorNote, stor
 	if workspaceID != nil {
 		space = *workspaceID
 	}
-	if _, err := tx.Exec(ctx, floorInsertNoteSQL, note.ID, note.NotebookID, false, nil, nil, c.UserID, now, now, nil, 1, stored, note.HasDecision); err != nil {
+	if _, err := tx.Exec(ctx, floorInsertNoteSQL, note.ID, note.NotebookID, false, nil, nil, nil, c.UserID, now, now, nil, 1, stored, note.HasDecision); err != nil {
 		return 0, nil, err
 	}
 	if _, err := tx.Exec(ctx, floorIndexSQL, "note", note.ID, search.Normalize(note.Content)); err != nil {
