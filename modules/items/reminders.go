@@ -290,7 +290,7 @@ func AddReminders[Row any](id, table string, shape Shape[Row]) *gormigrate.Migra
 			now := time.Now().UTC()
 			for _, r := range shape.Reminders {
 				if !tx.Migrator().HasColumn(&model, r.FiredColumn) {
-					if err := tx.Exec(fmt.Sprintf("ALTER TABLE %s ADD COLUMN %s %s", table, r.FiredColumn, timestampType(tx))).Error; err != nil {
+					if err := tx.Migrator().AddColumn(&model, r.FiredColumn); err != nil {
 						return err
 					}
 				}
@@ -309,12 +309,4 @@ func AddReminders[Row any](id, table string, shape Shape[Row]) *gormigrate.Migra
 			return nil
 		},
 	}
-}
-
-// timestampType is the column type GORM gives a *time.Time on this database.
-func timestampType(tx *gorm.DB) string {
-	if db.IsPostgres(tx) {
-		return "timestamptz"
-	}
-	return "datetime"
 }

@@ -3,9 +3,7 @@ package e2e
 import (
 	"encoding/json"
 	"net/http"
-	"path/filepath"
 	"reflect"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -16,15 +14,11 @@ import (
 	"folio/tests/testenv"
 )
 
-// remindersOf lists the reminder events of GET /events for key, the type and resource id of each.
+// remindersOf is the reminder events of key's feed, oldest first.
 func remindersOf(t *testing.T, s *apitest.Server, key string) []map[string]any {
 	t.Helper()
-	r := apitest.Must(t, s.Get(t, key, "/events?types=note.follow_up_due,task.follow_up_due,task.due&limit=100"), http.StatusOK)
-	var page struct{ Data []map[string]any }
-	if err := json.Unmarshal(r.Body, &page); err != nil {
-		t.Fatal(err)
-	}
-	return page.Data
+	got, _ := feed(t, s, key, "", "&types=note.follow_up_due,task.follow_up_due,task.due")
+	return got
 }
 
 // TestRemindersOverHTTP: items written over the API with follow-up and due dates; when the
@@ -114,20 +108,7 @@ func TestRemindersWithTheRealBinary(t *testing.T) {
 	t.Parallel()
 	bin := testenv.FolioBinary(t)
 	apitest.EachDB(t, func(t *testing.T, kind string) {
-		env := []string{"FOLIO_WEBHOOK_ALLOW_INSECURE=true", "FOLIO_WEBHOOK_ALLOW_PRIVATE=true", "FOLIO_RATE_LIMIT=100000", "FOLIO_LOG_LEVEL=warn"}
-		if kind == "sqlite" {
-			env = append(env, "FOLIO_SQLITE_PATH="+filepath.Join(t.TempDir(), "folio.db"))
-		} else {
-			env = append(env, "FOLIO_DATABASE_URL="+testenv.EmptyPostgresDB(t))
-		}
-		if _, stderr, err := runFolio(bin, env, "user", "create", "--email", "ann@example.com", "--name", "Ann"); err != nil {
-			t.Fatalf("user create: %v %s", err, stderr)
-		}
-		out, stderr, err := runFolio(bin, env, "key", "create", "--email", "ann@example.com", "--name", "k", "--scope", "3")
-		if err != nil {
-			t.Fatalf("key create: %v %s", err, stderr)
-		}
-		key := strings.TrimSpace(out)
+		env, key := installFolio(t, bin, kind)
 		var mu sync.Mutex
 		delivered := map[string]int{} // event id -> deliveries
 		rcv := newReceiverFunc(t, func(d delivery) int {

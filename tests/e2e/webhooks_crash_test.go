@@ -29,21 +29,7 @@ func TestWebhooksSurviveKillAndDeliverOnce(t *testing.T) {
 	t.Parallel()
 	bin := testenv.FolioBinary(t)
 	apitest.EachDB(t, func(t *testing.T, kind string) {
-		env := []string{"FOLIO_WEBHOOK_ALLOW_INSECURE=true", "FOLIO_WEBHOOK_ALLOW_PRIVATE=true", "FOLIO_WEBHOOK_RETRY_BASE=300ms",
-			"FOLIO_WEBHOOK_RESCUE_AFTER=9s", "FOLIO_RATE_LIMIT=100000", "FOLIO_LOG_LEVEL=warn"}
-		if kind == "sqlite" {
-			env = append(env, "FOLIO_SQLITE_PATH="+filepath.Join(t.TempDir(), "folio.db"))
-		} else {
-			env = append(env, "FOLIO_DATABASE_URL="+testenv.EmptyPostgresDB(t))
-		}
-		if _, stderr, err := runFolio(bin, env, "user", "create", "--email", "ann@example.com", "--name", "Ann"); err != nil {
-			t.Fatalf("user create: %v %s", err, stderr)
-		}
-		out, stderr, err := runFolio(bin, env, "key", "create", "--email", "ann@example.com", "--name", "k", "--scope", "3")
-		if err != nil {
-			t.Fatalf("key create: %v %s", err, stderr)
-		}
-		key := strings.TrimSpace(out)
+		env, key := installFolio(t, bin, kind, "FOLIO_WEBHOOK_RETRY_BASE=300ms", "FOLIO_WEBHOOK_RESCUE_AFTER=9s")
 
 		var mu sync.Mutex
 		failing := true
@@ -163,3 +149,25 @@ func (c rawClient) must(t *testing.T, method, path string, body any, status int)
 }
 
 var _ = apitest.Must
+
+// installFolio prepares an install of the real binary for kind (a fresh SQLite file or an empty
+// PostgreSQL database), with the base environment env and the webhook switches every test of a
+// real install needs, and a user ann@example.com with a read+write key: the environment to start
+// instances with, and the key.
+func installFolio(t *testing.T, bin, kind string, env ...string) ([]string, string) {
+	t.Helper()
+	env = append([]string{"FOLIO_WEBHOOK_ALLOW_INSECURE=true", "FOLIO_WEBHOOK_ALLOW_PRIVATE=true", "FOLIO_RATE_LIMIT=100000", "FOLIO_LOG_LEVEL=warn"}, env...)
+	if kind == "sqlite" {
+		env = append(env, "FOLIO_SQLITE_PATH="+filepath.Join(t.TempDir(), "folio.db"))
+	} else {
+		env = append(env, "FOLIO_DATABASE_URL="+testenv.EmptyPostgresDB(t))
+	}
+	if _, stderr, err := runFolio(bin, env, "user", "create", "--email", "ann@example.com", "--name", "Ann"); err != nil {
+		t.Fatalf("user create: %v %s", err, stderr)
+	}
+	out, stderr, err := runFolio(bin, env, "key", "create", "--email", "ann@example.com", "--name", "k", "--scope", "3")
+	if err != nil {
+		t.Fatalf("key create: %v %s", err, stderr)
+	}
+	return env, strings.TrimSpace(out)
+}

@@ -234,20 +234,22 @@ func drive(c *Client, conc, n int, tgt Target, deadline time.Time) Result {
 // Targets are the requests measured on a seeded scenario.
 func Targets(d Seeded) []Target {
 	note := func(i int) string { return d.VisibleIDs[(i*7919)%len(d.VisibleIDs)] }
-	createIn := func(i int, notebook string) []byte {
+	// createWith is a POST /notes body into notebook, with the fields of also.
+	createWith := func(i int, notebook string, also map[string]string) []byte {
 		// Every note is new text (its first line carries i), as real notes are: rendering the
 		// response must not be a cache hit.
-		content := fmt.Sprintf("Note %d of the load run.\n\n%s", i, createMarkdown)
-		b, _ := json.Marshal(map[string]string{"content": content, "notebookId": notebook})
+		body := map[string]string{"content": fmt.Sprintf("Note %d of the load run.\n\n%s", i, createMarkdown), "notebookId": notebook}
+		for k, v := range also {
+			body[k] = v
+		}
+		b, _ := json.Marshal(body)
 		return b
 	}
+	createIn := func(i int, notebook string) []byte { return createWith(i, notebook, nil) }
 	create := func(i int) []byte { return createIn(i, d.CallerNotebooks[i%len(d.CallerNotebooks)]) }
 	// A create that arms a follow-up reminder (CONTRACT.md section 21), a year ahead.
 	createFollowUp := func(i int) []byte {
-		content := fmt.Sprintf("Note %d of the load run.\n\n%s", i, createMarkdown)
-		b, _ := json.Marshal(map[string]string{"content": content, "notebookId": d.CallerNotebooks[i%len(d.CallerNotebooks)],
-			"followUpAt": time.Now().AddDate(1, 0, 0).UTC().Format(time.RFC3339)})
-		return b
+		return createWith(i, d.CallerNotebooks[i%len(d.CallerNotebooks)], map[string]string{"followUpAt": time.Now().AddDate(1, 0, 0).UTC().Format(time.RFC3339)})
 	}
 	return []Target{
 		{Name: "get", Method: http.MethodGet, Status: http.StatusOK,
