@@ -276,6 +276,9 @@ func Targets(d Seeded) []Target {
 		// The Focus view of today (UTC): the caller's targeted, follow-up and due lists.
 		{Name: "focus", Method: http.MethodGet, Status: http.StatusOK,
 			Req: func(int) (string, []byte) { return "/focus", nil }},
+		// A Focus view of about 20 notes, the size of GET /notes' page (Seeded.Focus20).
+		{Name: "focus-20", Method: http.MethodGet, Status: http.StatusOK,
+			Req: func(int) (string, []byte) { return d.Focus20, nil }},
 		{Name: "create", Method: http.MethodPost, Status: http.StatusCreated,
 			Req: func(i int) (string, []byte) { return "/notes", create(i) }},
 		{Name: "create-followup", Method: http.MethodPost, Status: http.StatusCreated,

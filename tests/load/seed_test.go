@@ -5,6 +5,8 @@ import (
 	"crypto/md5"
 	"encoding/hex"
 	"fmt"
+	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -46,6 +48,10 @@ type Seeded struct {
 	Key             string   // read-write key of the caller, unrestricted
 	CallerNotebooks []string // the caller's notebooks
 	VisibleIDs      []string // live, unarchived notes the caller sees
+	// Focus20 is the query of a Focus view whose answer holds about 20 notes (the 20 oldest
+	// follow-ups and the next ones within the hour), the size of GET /notes' page: the Focus
+	// view's cost beside a list of the same size.
+	Focus20 string
 }
 
 // seedMarkdown is the content of the seeded notes (about 500 bytes of Markdown); each note's
@@ -233,7 +239,17 @@ func seed(t testing.TB, conn *gorm.DB, ann apitest.User, sc Scenario) Seeded {
 		Scan(&visible).Error; err != nil {
 		t.Fatalf("seed: %v", err)
 	}
-	return Seeded{UserID: ann.ID, CallerNotebooks: callerNBs, VisibleIDs: visible}
+	var oldest []time.Time
+	if err := conn.Raw(`SELECT follow_up_at FROM notes WHERE notebook_id IN ? AND deleted_at IS NULL AND NOT archived
+		AND follow_up_at IS NOT NULL ORDER BY follow_up_at LIMIT 20`, callerNBs).Scan(&oldest).Error; err != nil {
+		t.Fatalf("seed: %v", err)
+	}
+	focus20 := "/focus"
+	if len(oldest) > 0 {
+		focus20 = focusEndingAfter(oldest[len(oldest)-1])
+	}
+	t.Logf("seed: the Focus view of about 20 notes is %s", focus20)
+	return Seeded{UserID: ann.ID, CallerNotebooks: callerNBs, VisibleIDs: visible, Focus20: focus20}
 }
 
 // dropIndexes removes the tables' indexes and constraints (keys, uniques, foreign keys) and
@@ -282,4 +298,44 @@ func pgArray(words []string) string { return "{" + strings.Join(words, ",") + "}
 func md5hex(s string) string {
 	sum := md5.Sum([]byte(s))
 	return hex.EncodeToString(sum[:])
+}
+
+// focusEndingAfter is the GET /focus query of the day that ends at the first full hour after at,
+// in the fixed-offset zone (Etc/GMT±h) whose midnight that hour is: its follow-up list holds the
+// follow-ups up to at and those of the hour after it.
+func focusEndingAfter(at time.Time) string {
+	end := at.UTC().Truncate(time.Hour).Add(time.Hour)
+	h := end.Hour() // local midnight at end: offset -h hours, or 24-h hours east
+	zone, offset := "Etc/GMT+"+strconv.Itoa(h), -h
+	switch {
+	case h == 0:
+		zone, offset = "UTC", 0
+	case h > 12:
+		zone, offset = "Etc/GMT-"+strconv.Itoa(24-h), 24-h
+	}
+	date := end.Add(time.Duration(offset)*time.Hour - time.Nanosecond).Format(time.DateOnly)
+	return "/focus?date=" + date + "&tz=" + url.QueryEscape(zone)
+}
+
+// TestFocusEndingAfter checks the Focus20 query for every hour of the day: the day it names ends
+// at the first full hour after the instant.
+func TestFocusEndingAfter(t *testing.T) {
+	for h := range 24 {
+		at := time.Date(2026, 7, 14, h, 17, 0, 0, time.UTC)
+		u, err := url.Parse(focusEndingAfter(at))
+		if err != nil {
+			t.Fatal(err)
+		}
+		loc, err := time.LoadLocation(u.Query().Get("tz"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		date, err := time.ParseInLocation(time.DateOnly, u.Query().Get("date"), loc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if end, want := date.AddDate(0, 0, 1), at.Truncate(time.Hour).Add(time.Hour); !end.Equal(want) {
+			t.Errorf("%v: %s ends at %v, want %v", at, u, end.UTC(), want)
+		}
+	}
 }
