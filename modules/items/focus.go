@@ -159,13 +159,14 @@ type focusSource[Row any] struct {
 	f Focus[Row]
 	// texts are the read's statements, one per text of the visible notebooks' subquery and n.
 	texts db.Texts
+	// selects are the native reads of the lists' rows, one per text of ids.
+	selects db.Texts
 }
 
 // Focus implements FocusSource: two reads, the rows of every list at once and their tags.
 func (fs *focusSource[Row]) Focus(ctx context.Context, p *auth.Principal, day Day, n int) (FocusLists, error) {
-	ids, args := fs.ids(fs.s.notebooks.VisibleIDs(p), day, n)
-	var rows []Row
-	if err := fs.s.db.WithContext(ctx).Where(fs.f.Table+".id IN ("+ids+")", args...).Find(&rows).Error; err != nil {
+	rows, err := fs.rows(ctx, fs.s.notebooks.VisibleIDs(p), day, n)
+	if err != nil {
 		return FocusLists{}, err
 	}
 	views, err := fs.s.withTags(ctx, nil, rows)
@@ -202,6 +203,29 @@ func (fs *focusSource[Row]) Focus(ctx context.Context, p *auth.Principal, day Da
 		out[list] = out[list][:min(len(out[list]), n)]
 	}
 	return out, nil
+}
+
+// rows reads the rows of the kind's Focus lists (ids): on PostgreSQL, for a kind with a RowScan,
+// one constant statement sent natively and scanned without reflection, as a single item's read
+// (Service.get); through GORM otherwise.
+func (fs *focusSource[Row]) rows(ctx context.Context, visible clause.Expr, day Day, n int) ([]Row, error) {
+	ids, args := fs.ids(visible, day, n)
+	var rows []Row
+	if sc := fs.s.shape.Scan; sc != nil {
+		sql := fs.selects.Of(ids, func(ids string) string {
+			return "SELECT " + sc.Select + " FROM " + sc.Table + " WHERE " + sc.Table + ".id IN (" + ids + ")"
+		})
+		ok, err := db.Query(ctx, fs.s.db, sql, args, func(r db.RowScanner) error {
+			row, err := sc.Scan(r)
+			rows = append(rows, row)
+			return err
+		})
+		if ok {
+			return rows, err
+		}
+	}
+	err := fs.s.db.WithContext(ctx).Where(fs.f.Table+".id IN ("+ids+")", args...).Find(&rows).Error
+	return rows, err
 }
 
 // ids is a subquery of the ids of the kind's items in the Focus lists of day, at most n per list

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"reflect"
@@ -13,6 +14,7 @@ import (
 	"gorm.io/gorm"
 
 	"folio/platform/clock"
+	"folio/platform/db"
 	"folio/tests/apitest"
 )
 
@@ -458,6 +460,18 @@ func TestFocusUsesItsIndexes(t *testing.T) {
 				got = append(got, statement{sql, slices.Clone(g.Statement.Vars)})
 				mu.Unlock()
 			}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The notes' read is sent natively on PostgreSQL (db.Query), beside GORM.
+		err = db.ObserveNative(s.DB, func(_ context.Context, sql string, vars []any) func(error) {
+			if strings.Contains(sql, "follow_up_at <") {
+				mu.Lock()
+				got = append(got, statement{sql, slices.Clone(vars)})
+				mu.Unlock()
+			}
+			return func(error) {}
 		})
 		if err != nil {
 			t.Fatal(err)
