@@ -16,6 +16,7 @@ import (
 	"folio/app/export"
 	"folio/app/mcp"
 	"folio/app/web"
+	"folio/app/web/desk"
 	"folio/app/web/keys"
 	"folio/app/web/review"
 	"folio/app/web/signin"
@@ -75,6 +76,7 @@ var FrontEnds = fx.Options(
 	signin.Module,
 	keys.Module,
 	review.Module,
+	desk.Module,
 )
 
 // Modules is the kernel, every domain module, the ports between them and the front ends.

@@ -65,3 +65,10 @@ func (s *Site) Secure(c *gin.Context) bool {
 	}
 	return s.proxies.HTTPS(c.Request)
 }
+
+// Principal is the session as the modules' services know a caller: the same principal the API
+// guard makes for a session cookie, so a page asks exactly what the API would.
+func Principal(sess accounts.Session) *auth.Principal {
+	p := auth.SessionPrincipal(sess.UserID, sess.ID)
+	return &p
+}

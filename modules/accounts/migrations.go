@@ -29,5 +29,9 @@ func migrations() db.Migrations {
 			return tx.Migrator().AddColumn(&APIKey{}, "ExpiresAt")
 		},
 		Rollback: func(tx *gorm.DB) error { return tx.Migrator().DropColumn(&APIKey{}, "ExpiresAt") },
-	}}
+	},
+		// The web app's time zone of each user (CONTRACT.md section 23): "" for every existing
+		// user (UTC until the browser or the settings tell).
+		db.AddColumns("202612020000_accounts_time_zone", &User{}, "TimeZone"),
+	}
 }

@@ -8,8 +8,11 @@ type User struct {
 	Email        string `gorm:"size:320;not null;uniqueIndex"`
 	Name         string `gorm:"size:200;not null"`
 	PasswordHash string `gorm:"size:200;not null;default:''"` // empty: the user cannot sign in
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
+	// TimeZone is the IANA zone the web app shows the user's day in (its Focus page): learned
+	// from the browser, editable in the settings; "" until then (UTC).
+	TimeZone  string `gorm:"size:64;not null;default:''"`
+	CreatedAt time.Time
+	UpdatedAt time.Time
 }
 
 // APIKey is a key's stored form: its public prefix and only a hash of its secret.

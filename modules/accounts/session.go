@@ -79,3 +79,9 @@ func (s *Service) replacePassword(ctx context.Context, userID, next string) (str
 	}
 	return hash, err
 }
+
+// SetTimeZone stores the zone the web app shows a user's day in (an IANA name the caller has
+// checked, as the Focus view reads it; "" goes back to UTC).
+func (s *Service) SetTimeZone(ctx context.Context, userID, zone string) error {
+	return s.db.WithContext(ctx).Model(&User{}).Where("id = ?", userID).Update("time_zone", zone).Error
+}

@@ -76,8 +76,8 @@ func TestSecurityHeaders(t *testing.T) {
 		}
 
 		assets := regexp.MustCompile(`(?:href|src)="(/assets/[^"]+)"`).FindAllStringSubmatch(pages["keys"].Body, -1)
-		if len(assets) != 3 {
-			t.Fatalf("the keys page loads %d assets, want the stylesheet, the script and the icon", len(assets))
+		if len(assets) != 4 {
+			t.Fatalf("the keys page loads %d assets, want the stylesheet, the two scripts (copy.js, desk.js) and the icon", len(assets))
 		}
 		for _, m := range assets {
 			p := out.get(unescapeAttr(m[1]))

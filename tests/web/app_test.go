@@ -1,0 +1,280 @@
+package web
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+
+	"folio/tests/apitest"
+)
+
+// appFixture is a person signed in to the web app with a notebook, a note and a task made over
+// the API with the same session.
+type appFixture struct {
+	s                    *apitest.Server
+	b                    *browser
+	person               account
+	notebook, note, task string
+}
+
+func newAppFixture(t *testing.T, kind string) *appFixture {
+	t.Helper()
+	s := apitest.Start(t, kind)
+	b := newBrowser(t, s)
+	f := &appFixture{s: s, b: b, person: signUp(t, b, "Mia Manager")}
+	f.notebook = f.create(t, "/notebooks", map[string]any{"name": "Leadership"})
+	f.note = f.create(t, "/notes", map[string]any{"notebookId": f.notebook,
+		"content": "Hiring plan\n\nOpen two #backend roles with @sam.\n\n> **Decision:** start with one senior hire."})
+	f.task = f.create(t, "/tasks", map[string]any{"notebookId": f.notebook, "title": "Write the job ad", "notes": "Ask @sam for the #backend stack."})
+	return f
+}
+
+// create posts a JSON body with the session and returns the new resource's id.
+func (f *appFixture) create(t *testing.T, path string, body map[string]any) string {
+	t.Helper()
+	raw, _ := json.Marshal(body)
+	r := f.b.api(http.MethodPost, path, string(raw))
+	if r.Status != http.StatusCreated {
+		t.Fatalf("POST %s: %d %s", path, r.Status, r.Body)
+	}
+	var out struct{ ID string }
+	if err := json.Unmarshal(r.Body, &out); err != nil || out.ID == "" {
+		t.Fatalf("POST %s: %s", path, r.Body)
+	}
+	return out.ID
+}
+
+// content is a note's content as the API reads it.
+func (f *appFixture) content(t *testing.T, id string) string {
+	t.Helper()
+	r := f.b.api(http.MethodGet, "/notes/"+id, "")
+	var out struct{ Content string }
+	if r.Status != http.StatusOK || json.Unmarshal(r.Body, &out) != nil {
+		t.Fatalf("GET /notes/%s: %d %s", id, r.Status, r.Body)
+	}
+	return out.Content
+}
+
+var noteVersionRe = regexp.MustCompile(`name="version" value="([^"]+)"`)
+
+func shownVersionOf(t *testing.T, p page) string {
+	t.Helper()
+	m := noteVersionRe.FindStringSubmatch(p.Body)
+	if m == nil {
+		t.Fatalf("no version on the page:\n%s", p.Body)
+	}
+	return strings.ReplaceAll(m[1], "&#34;", `"`)
+}
+
+// TestAppPages opens every page of the web app over HTTP, on both databases: each answers with
+// what it is for and the settings UI's security headers, signed out it goes to /signin.
+func TestAppPages(t *testing.T) {
+	apitest.EachDB(t, func(t *testing.T, kind string) {
+		f := newAppFixture(t, kind)
+		for _, tc := range []struct {
+			path  string
+			texts []string
+		}{
+			{"/app", []string{"Focus", "On the day", "Follow-ups due", "Tasks due", "in UTC"}},
+			{"/app/notebooks", []string{"Leadership"}},
+			{"/app/notebooks/" + f.notebook, []string{"Leadership", "Hiring plan", "Write the job ad"}},
+			{"/app/notes/" + f.note, []string{"Hiring plan", "Open two", "@sam", "#backend", "Decision", "History"}},
+			{"/app/notes/" + f.note + "/edit", []string{"Edit note", "Open two #backend roles with @sam."}},
+			{"/app/notes/new?notebookId=" + f.notebook, []string{"New note", "Leadership"}},
+			{"/app/notes/" + f.note + "/delete", []string{"Delete “Hiring plan”?"}},
+			{"/app/tasks", []string{"To do", "In progress", "Blocked", "Done", "Write the job ad"}},
+			{"/app/tasks/" + f.task, []string{"Write the job ad", "To do", "#backend"}},
+			{"/app/people/sam", []string{"@sam", "Hiring plan", "Write the job ad", "start with one senior hire."}},
+			{"/app/tags/backend", []string{"#backend", "Hiring plan", "Write the job ad"}},
+			{"/app/decisions", []string{"Decisions", "Hiring plan", "start with one senior hire."}},
+			{"/app/decisions?notebookId=" + f.notebook, []string{"Hiring plan"}},
+			{"/app/search?q=hiring", []string{"Hiring plan"}},
+			{"/app/search?q=ad", []string{"Write the job ad"}},
+			{"/app/search", []string{"Search"}},
+			{"/settings/time-zone", []string{"Time zone"}},
+		} {
+			p := f.b.get(tc.path)
+			want(t, p, http.StatusOK, tc.texts...)
+			checkPageHeaders(t, p)
+			if strings.Contains(p.Body, "<script>") || strings.Contains(p.Body, " style=") || strings.Contains(p.Body, "<style") {
+				t.Fatalf("%s has inline script or style", tc.path)
+			}
+		}
+		// The note's content is HTML built from the document: tags and people link to their pages.
+		p := f.b.get("/app/notes/" + f.note)
+		for _, s := range []string{`<a class="person" href="/app/people/sam">@sam</a>`, `<a class="tag" href="/app/tags/backend">#backend</a>`, `href="/review/notes/` + f.note + `/history"`} {
+			if !strings.Contains(p.Body, s) {
+				t.Fatalf("the note page lacks %s", s)
+			}
+		}
+		wantRedirect(t, f.b.get("/"), "/app")
+
+		// Signed out: every page goes to the sign-in page, and so does /.
+		out := newBrowser(t, f.s)
+		for _, path := range []string{"/", "/app", "/app/notebooks", "/app/notes/" + f.note, "/app/tasks", "/app/people/sam", "/app/decisions", "/app/search?q=x"} {
+			wantRedirect(t, out.get(path), "/signin")
+		}
+		wantRedirect(t, out.post("/app/notes", url.Values{"content": {"x"}}), "/signin")
+	})
+}
+
+// TestAppNoteForms creates, previews, edits, archives, moves and deletes a note through the forms
+// alone (as a browser without JavaScript does), meets a stale edit, and is refused without CSRF
+// and on another user's ids. On both databases.
+func TestAppNoteForms(t *testing.T) {
+	apitest.EachDB(t, func(t *testing.T, kind string) {
+		f := newAppFixture(t, kind)
+		b := f.b
+
+		// Create, with a preview first.
+		want(t, b.get("/app/notes/new?notebookId="+f.notebook), http.StatusOK)
+		p := b.submit("/app/notes", url.Values{"notebookId": {f.notebook}, "content": {"1:1 with @ana\n\n**Agenda** <b>raw</b>"}, "action": {"preview"}})
+		want(t, p, http.StatusOK, "Preview", "1:1 with @ana")
+		if !strings.Contains(p.Body, "<strong>Agenda</strong>") || !strings.Contains(p.Body, "&lt;b&gt;raw&lt;/b&gt;") {
+			t.Fatalf("the preview is not the escaped HTML of the document:\n%s", p.Body)
+		}
+		p = b.submit("/app/notes", url.Values{"notebookId": {f.notebook}, "content": {"1:1 with @ana\n\nAgenda"}, "action": {"save"}})
+		if p.Status != http.StatusSeeOther || !strings.HasPrefix(p.Location(), "/app/notes/") {
+			t.Fatalf("create: %d to %q\n%s", p.Status, p.Location(), p.Text)
+		}
+		id := strings.TrimSuffix(strings.TrimPrefix(p.Location(), "/app/notes/"), "?done=created")
+		want(t, b.get(p.Location()), http.StatusOK, "Note created.", "1:1 with @ana")
+		if got := f.content(t, id); got != "1:1 with @ana\n\nAgenda" {
+			t.Fatalf("the API reads %q", got)
+		}
+		// The module's validation, in its words, with the text kept.
+		p = b.submit("/app/notes", url.Values{"notebookId": {f.notebook}, "content": {"see <localhost:3000>"}, "action": {"save"}})
+		want(t, p, http.StatusBadRequest, "Not saved", `field "content"`, "see <localhost:3000>")
+		p = b.submit("/app/notes", url.Values{"notebookId": {"nope"}, "content": {"kept text"}, "action": {"save"}})
+		if p.Status < 400 || p.Status >= 500 || !p.Contains("kept text") {
+			t.Fatalf("an unknown notebook: %d\n%s", p.Status, p.Text)
+		}
+
+		// Edit with the version opened.
+		p = b.get("/app/notes/" + id + "/edit")
+		want(t, p, http.StatusOK, "1:1 with @ana")
+		v1 := shownVersionOf(t, p)
+		wantRedirect(t, b.submit("/app/notes/"+id+"/edit", url.Values{"version": {v1}, "content": {"1:1 with @ana\n\nAgenda: hiring"}, "action": {"save"}}), "/app/notes/"+id+"?done=saved")
+		if got := f.content(t, id); got != "1:1 with @ana\n\nAgenda: hiring" {
+			t.Fatalf("after the edit the API reads %q", got)
+		}
+		// A stale edit: the version opened before the last save. Nothing is overwritten; both texts show.
+		p = b.submit("/app/notes/"+id+"/edit", url.Values{"version": {v1}, "content": {"My stale text"}, "action": {"save"}})
+		want(t, p, http.StatusConflict, "This note changed since you opened it", "My stale text", "Agenda: hiring")
+		if got := f.content(t, id); got != "1:1 with @ana\n\nAgenda: hiring" {
+			t.Fatalf("a stale edit overwrote the note: %q", got)
+		}
+		// Saving mine from the conflict page is a knowing choice, with the version it showed.
+		v2 := shownVersionOf(t, p)
+		wantRedirect(t, b.submit("/app/notes/"+id+"/edit", url.Values{"version": {v2}, "content": {"My text after all"}, "action": {"save"}}), "/app/notes/"+id+"?done=saved")
+		// A form without a version (or with *) is never applied unconditionally.
+		for _, v := range []string{"", "*"} {
+			p = b.submit("/app/notes/"+id+"/edit", url.Values{"version": {v}, "content": {"forced"}, "action": {"save"}})
+			want(t, p, http.StatusConflict, "forced", "My text after all")
+		}
+		if got := f.content(t, id); got != "My text after all" {
+			t.Fatalf("the API reads %q", got)
+		}
+
+		// Archive, unarchive, move, delete: each with the version shown.
+		other := f.create(t, "/notebooks", map[string]any{"name": "1:1s"})
+		v := shownVersionOf(t, b.get("/app/notes/"+id))
+		wantRedirect(t, b.submit("/app/notes/"+id+"/archive", url.Values{"version": {v}, "archived": {"true"}}), "/app/notes/"+id+"?done=archived")
+		want(t, b.get("/app/notes/"+id+"?done=archived"), http.StatusOK, "Archived.", "Unarchive")
+		want(t, b.submit("/app/notes/"+id+"/archive", url.Values{"version": {v}, "archived": {"false"}}), http.StatusPreconditionFailed, "changed since you opened it")
+		v = shownVersionOf(t, b.get("/app/notes/"+id))
+		wantRedirect(t, b.submit("/app/notes/"+id+"/archive", url.Values{"version": {v}, "archived": {"false"}}), "/app/notes/"+id+"?done=unarchived")
+		v = shownVersionOf(t, b.get("/app/notes/"+id))
+		wantRedirect(t, b.submit("/app/notes/"+id+"/move", url.Values{"version": {v}, "notebookId": {other}}), "/app/notes/"+id+"?done=moved")
+		want(t, b.get("/app/notebooks/"+other), http.StatusOK, "My text after all")
+		p = b.get("/app/notes/" + id + "/delete")
+		v = shownVersionOf(t, p)
+		wantRedirect(t, b.submit("/app/notes/"+id+"/delete", url.Values{"version": {v}, "notebookId": {other}}), "/app/notebooks/"+other+"?deleted=1")
+		want(t, b.get("/app/notes/"+id), http.StatusNotFound, "Not found")
+
+		// CSRF: a form without the session's token, or with another's, is a 403 page and changes nothing.
+		v = shownVersionOf(t, b.get("/app/notes/"+f.note+"/edit"))
+		for _, token := range []string{"", "forged"} {
+			p = b.post("/app/notes/"+f.note+"/edit", url.Values{"csrf_token": {token}, "version": {v}, "content": {"csrf"}, "action": {"save"}})
+			want(t, p, http.StatusForbidden, "This form has expired")
+			if !strings.Contains(p.Header.Get("Content-Type"), "text/html") {
+				t.Fatalf("the 403 is %q, not a page", p.Header.Get("Content-Type"))
+			}
+		}
+		for _, path := range []string{"/app/notes", "/app/notes/" + f.note + "/delete", "/app/notes/" + f.note + "/archive", "/app/tasks/" + f.task + "/status", "/app/time-zone"} {
+			want(t, b.post(path, url.Values{"version": {v}, "status": {"DONE"}, "archived": {"true"}, "tz": {"Europe/Berlin"}}), http.StatusForbidden, "This form has expired")
+		}
+		if got := f.content(t, f.note); strings.Contains(got, "csrf") {
+			t.Fatalf("a form without CSRF changed the note: %q", got)
+		}
+
+		// Another user's ids: 404 pages on every page and form, and nothing changes.
+		eve := newBrowser(t, f.s)
+		signUp(t, eve, "Eve Else")
+		for _, path := range []string{"/app/notebooks/" + f.notebook, "/app/notes/" + f.note, "/app/notes/" + f.note + "/edit",
+			"/app/notes/" + f.note + "/delete", "/app/tasks/" + f.task, "/app/notes/nope", "/app/tasks/nope", "/app/notebooks/nope"} {
+			p := eve.get(path)
+			want(t, p, http.StatusNotFound, "Not found")
+			if !strings.Contains(p.Header.Get("Content-Type"), "text/html") {
+				t.Fatalf("%s: %q, not a page", path, p.Header.Get("Content-Type"))
+			}
+		}
+		for _, path := range []string{"/app/notes/" + f.note + "/edit", "/app/notes/" + f.note + "/archive", "/app/notes/" + f.note + "/move", "/app/notes/" + f.note + "/delete", "/app/tasks/" + f.task + "/status"} {
+			want(t, eve.submit(path, url.Values{"version": {v}, "content": {"eve"}, "action": {"save"}, "archived": {"true"}, "notebookId": {f.notebook}, "status": {"DONE"}}), http.StatusNotFound, "Not found")
+		}
+		if got := f.content(t, f.note); strings.Contains(got, "eve") {
+			t.Fatalf("another user changed the note: %q", got)
+		}
+		// Eve's search and person pages show nothing of Mia's.
+		want(t, eve.get("/app/search?q=hiring"), http.StatusOK, "No notes.")
+		if p := eve.get("/app/people/sam"); p.Contains("Hiring plan") || p.Contains("Write the job ad") {
+			t.Fatalf("another user's person page shows Mia's items")
+		}
+	})
+}
+
+// TestAppTasksAndZone changes a task's status in one action from the list and the task page,
+// refuses an unknown status in the tasks module's words, and keeps the user's time zone.
+func TestAppTasksAndZone(t *testing.T) {
+	apitest.EachDB(t, func(t *testing.T, kind string) {
+		f := newAppFixture(t, kind)
+		b := f.b
+		p := b.get("/app/tasks?priority=MEDIUM")
+		want(t, p, http.StatusOK, "Write the job ad")
+		wantRedirect(t, b.submit("/app/tasks/"+f.task+"/status", url.Values{"status": {"IN_PROGRESS"}, "back": {"/app/tasks?priority=MEDIUM"}}), "/app/tasks?done=status&priority=MEDIUM")
+		r := b.api(http.MethodGet, "/tasks/"+f.task, "")
+		if !strings.Contains(string(r.Body), `"status":"IN_PROGRESS"`) {
+			t.Fatalf("after the button the API reads %s", r.Body)
+		}
+		p = b.get("/app/tasks?done=status&priority=MEDIUM")
+		want(t, p, http.StatusOK, "Status changed.")
+		if i, j := strings.Index(p.Body, `id="group-IN_PROGRESS"`), strings.Index(p.Body, "Write the job ad"); i < 0 || j < i {
+			t.Fatalf("the task is not under In progress")
+		}
+		wantRedirect(t, b.submit("/app/tasks/"+f.task+"/status", url.Values{"status": {"DONE"}, "back": {"https://evil.example/"}}), "/app/tasks/"+f.task+"?done=status")
+		want(t, b.get("/app/tasks/"+f.task+"?done=status"), http.StatusOK, "Status changed to Done.")
+		want(t, b.submit("/app/tasks/"+f.task+"/status", url.Values{"status": {"SOMEDAY"}}), http.StatusBadRequest, `"status" must be one of`)
+		// Filters the tasks module refuses come back in its words, never a 500.
+		want(t, b.get("/app/tasks?priority=SOON"), http.StatusBadRequest, `"priority" must be one of`)
+		want(t, b.get("/app/search?q="+strings.Repeat("x", 300)), http.StatusBadRequest)
+		for _, path := range []string{"/app/notebooks?cursor=zzz", "/app/decisions?cursor=zzz", "/app/search?q=a&cursor=zzz", "/app/notebooks/" + f.notebook + "?cursor=zzz", "/app?date=2026-13-40"} {
+			if p := b.get(path); p.Status != http.StatusSeeOther {
+				t.Fatalf("%s: %d, want a redirect to the first page", path, p.Status)
+			}
+		}
+
+		// The time zone: UTC until learned; a zone the Focus view does not know is refused.
+		want(t, b.get("/app"), http.StatusOK, "in UTC", `data-learn-zone="/app/time-zone"`)
+		want(t, b.submit("/app/time-zone", url.Values{"tz": {"Mars/Olympus"}}), http.StatusBadRequest, "Mars/Olympus")
+		wantRedirect(t, b.submit("/app/time-zone", url.Values{"tz": {"Europe/Berlin"}, "back": {"/app"}}), "/app")
+		p = b.get("/app")
+		want(t, p, http.StatusOK, "in Europe/Berlin")
+		if strings.Contains(p.Body, "data-learn-zone") {
+			t.Fatal("the Focus page still asks for the zone once one is known")
+		}
+		want(t, b.get("/settings/time-zone"), http.StatusOK, `value="Europe/Berlin"`)
+	})
+}
