@@ -119,7 +119,7 @@ func (s *Service) Suggest(ctx context.Context, p *auth.Principal, kind, itemID s
 			events = append(events, ev)
 		}
 		sg = Suggestion{ID: ids.New(), ItemKind: kind, ItemID: item.ID, Status: StatusPending, OriginalContent: original,
-			SuggestedContent: suggested, Rationale: rationale, CreatedByID: p.UserID, CreatedAt: now, Version: 1}
+			SuggestedContent: suggested, Rationale: rationale, CreatedByID: p.UserID, CreatedAt: now, Version: 1, ItemVersion: &item.Version}
 		if p.Credential == auth.CredentialKey {
 			sg.CreatedByKeyName, sg.CreatedByKeyPrefix = &p.KeyName, &p.KeyPrefix
 		}
@@ -167,25 +167,88 @@ const (
 // resolveEvents are the event types of the resolving statuses.
 var resolveEvents = map[string]string{StatusApproved: EventApproved, StatusRejected: EventRejected}
 
+// ApproveRequest is an approval as the client asked for it.
+type ApproveRequest struct {
+	// IfMatch carries the ETag of the item as the reviewer saw it.
+	IfMatch etag.IfMatch
+	// Choose: only the hunks named in Hunks are applied (a partial approval); else all are.
+	Choose bool
+	// Hunks are the chosen hunks' indexes as the client wrote them (JSON number literals, form
+	// values), checked against the suggestion's hunks under the item's lock.
+	Hunks []string
+}
+
+// Approval is an approval's outcome: the suggestion as resolved; Merged when its changes were
+// merged with changes made to the item since it was proposed; Partial when only some of them
+// were applied (some hunks chosen, or the conflicting ones left out).
+type Approval struct {
+	Suggestion
+	Merged, Partial bool
+}
+
 // Approve applies a PENDING suggestion: in one transaction, a snapshot of the item's current
 // content, the suggested content (tags, hasDecision and updatedAt follow as for a PATCH), the
-// APPROVED status and the audit entry. ifMatch carries the ETag of the item as the reviewer saw
-// it: checked under the item's lock, a stale one is 412 and the suggestion stays PENDING. It
-// returns the suggestion as resolved.
-func (s *Service) Approve(ctx context.Context, p *auth.Principal, id string, ifMatch etag.IfMatch) (Suggestion, error) {
-	return s.resolve(ctx, p, id, StatusApproved, ifMatch)
+// APPROVED status and the audit entry. req.IfMatch carries the ETag of the item as the reviewer
+// saw it: checked under the item's lock, a stale one is 412 and the suggestion stays PENDING.
+// When the item changed since the suggestion was made, its changes are merged into the current
+// content (merge.go): overlapping changes are 409 SUGGESTION_CONFLICT and nothing changes.
+// req.Hunks (with req.Choose) applies only those hunks.
+func (s *Service) Approve(ctx context.Context, p *auth.Principal, id string, req ApproveRequest) (Approval, error) {
+	var a Approval
+	sg, err := s.resolve(ctx, p, id, StatusApproved, req.IfMatch, func(item content.Item, sg Suggestion, suggestedText string) (document.Parsed, error) {
+		doc, merged, partial, err := approved(item, sg, suggestedText, req)
+		a.Merged, a.Partial = merged, partial
+		return doc, err
+	})
+	a.Suggestion = sg
+	return a, err
+}
+
+// approved is the content approving sg makes of item's (suggestedText is sg's suggested
+// Markdown), whether it was merged, and whether it is partial.
+func approved(item content.Item, sg Suggestion, suggestedText string, req ApproveRequest) (doc document.Parsed, merged, partial bool, err error) {
+	originalText, err := document.Render(sg.OriginalContent)
+	if err != nil {
+		return document.Parsed{}, false, false, err
+	}
+	currentText := document.Text(item.Content)
+	if currentText == originalText && !req.Choose {
+		// Made against the content as it stands: the suggested document, as SPEC.md has it.
+		d, err := markdown.Decode(sg.SuggestedContent)
+		return document.Parsed{Doc: d, Markdown: suggestedText}, false, false, err
+	}
+	pl := plan(originalText, currentText, suggestedText)
+	if !req.Choose {
+		if !pl.Mergeable() {
+			return document.Parsed{}, false, false, pl.conflictError(item.Kind)
+		}
+		return *pl.merged, pl.Stale, false, nil
+	}
+	chosen, err := pl.choose(req.Hunks)
+	if err != nil {
+		return document.Parsed{}, false, false, err
+	}
+	d, err := pl.read(chosen)
+	if err != nil {
+		return document.Parsed{}, false, false, partialError(chosen, err)
+	}
+	return d, pl.Stale, len(chosen) < len(pl.Hunks) || !pl.Mergeable(), nil
 }
 
 // Reject marks a PENDING suggestion REJECTED; the content is unchanged. It returns the suggestion
 // as resolved.
 func (s *Service) Reject(ctx context.Context, p *auth.Principal, id string) (Suggestion, error) {
-	return s.resolve(ctx, p, id, StatusRejected, etag.IfMatch{})
+	return s.resolve(ctx, p, id, StatusRejected, etag.IfMatch{}, nil)
 }
 
 // resolveVerbs are the audit verbs of the resolving statuses: note.approve, task.reject, ...
 var resolveVerbs = map[string]string{StatusApproved: "approve", StatusRejected: "reject"}
 
-func (s *Service) resolve(ctx context.Context, p *auth.Principal, id, status string, ifMatch etag.IfMatch) (Suggestion, error) {
+// resolve moves a PENDING suggestion to status. An approval (apply not nil) makes the item's
+// content what apply answers, given the item as locked, the suggestion and its suggested
+// Markdown; an error of apply changes nothing.
+func (s *Service) resolve(ctx context.Context, p *auth.Principal, id, status string, ifMatch etag.IfMatch,
+	apply func(item content.Item, sg Suggestion, suggestedText string) (document.Parsed, error)) (Suggestion, error) {
 	if !ids.Valid(id) {
 		return Suggestion{}, ErrNotFound
 	}
@@ -217,6 +280,19 @@ func (s *Service) resolve(ctx context.Context, p *auth.Principal, id, status str
 		verb := resolveVerbs[status]
 		// The suggestion is resolved first, so that its event carries it as resolved.
 		now := s.clock.Now()
+		resolving := sg
+		resolving.Status, resolving.ResolvedAt, resolving.ResolvedByID, resolving.Version = status, &now, &p.UserID, sg.Version+1
+		ev, data, err := suggestionEvent(resolveEvents[status], item, resolving)
+		if err != nil {
+			return err
+		}
+		var doc document.Parsed
+		if apply != nil {
+			// Before any write: a conflict or a refused choice of hunks changes nothing.
+			if doc, err = apply(item, sg, data.SuggestedContent); err != nil {
+				return err
+			}
+		}
 		resolved, err := s.store.resolve(ctx, tx, id, status, p.UserID, now)
 		if err != nil {
 			return err
@@ -224,20 +300,10 @@ func (s *Service) resolve(ctx context.Context, p *auth.Principal, id, status str
 		if !resolved {
 			return ErrAlreadyResolved
 		}
-		sg.Status, sg.ResolvedAt, sg.ResolvedByID, sg.Version = status, &now, &p.UserID, sg.Version+1
-		ev, data, err := suggestionEvent(resolveEvents[status], item, sg)
-		if err != nil {
-			return err
-		}
-		if status == StatusApproved {
-			doc, err := markdown.Decode(sg.SuggestedContent)
-			if err != nil {
-				return err
-			}
-			// The item's note.updated (task.updated) event, then suggestion.approved. The suggested
-			// document's Markdown is the one the suggestion's event shows.
-			suggested := document.Parsed{Doc: doc, Markdown: data.SuggestedContent}
-			return target.Replace(ctx, tx, p, item, suggested, items.ReasonSuggestion, item.Kind+"."+verb, ev)
+		sg = resolving
+		if apply != nil {
+			// The item's note.updated (task.updated) event, then suggestion.approved.
+			return target.Replace(ctx, tx, p, item, doc, items.ReasonSuggestion, item.Kind+"."+verb, ev)
 		}
 		if err := s.record(ctx, tx, p, item.Kind+"."+verb, item, ev); err != nil {
 			return err

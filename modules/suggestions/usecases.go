@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	"folio/modules/content"
 	"folio/modules/document"
 	"folio/platform/apierr"
 	"folio/platform/auth"
@@ -16,9 +15,8 @@ import (
 // and the MCP server each only turn their transport's input into these requests and the answers
 // back.
 
-// Response is a suggestion as the API writes it (ToResponse): the answer to a suggest, and MCP's
-// propose tools'.
-type Response = content.Suggestion
+// Response is a suggestion as a suggest answers it (ToResponse), and MCP's propose tools.
+type Response = Proposed
 
 // Propose answers POST /<kind>s/:id/suggest and MCP's propose tools: the rationale checked, then
 // the proposed Markdown (field is the name the client gave it under, which errors name), then the

@@ -280,7 +280,7 @@ func (h *Handler) approve(c *gin.Context, sess accounts.Session) {
 		return
 	}
 	ctx, p := c.Request.Context(), principal(sess)
-	if _, err := h.reviews.Approve(ctx, p, id, ifMatch); err != nil {
+	if _, err := h.reviews.Approve(ctx, p, id, suggestions.ApproveRequest{IfMatch: ifMatch}); err != nil {
 		kind := ""
 		if e, gerr := h.reviews.Get(ctx, p, id); gerr == nil {
 			kind = e.ItemKind // the conflict page names what changed: "This note changed ..."
