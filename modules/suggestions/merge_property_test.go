@@ -359,7 +359,6 @@ func TestMergeProperties(t *testing.T) {
 	}
 }
 
-
 // TestMergeRefusesWhatReadsBackOtherwise: changes apart line by line whose lines, put together,
 // the codec would read otherwise are a conflict at the hunk where it reads otherwise, never
 // stored; so is a partial choice that does the same.
