@@ -1,6 +1,7 @@
 package suggestions
 
 import (
+	"bytes"
 	"context"
 	"unicode/utf8"
 
@@ -136,6 +137,8 @@ func (s *Service) Suggest(ctx context.Context, p *auth.Principal, kind, itemID s
 		if err != nil {
 			return err
 		}
+		// Its data is the suggestion as the suggest answers it, mergeable included.
+		created.Data = Proposed{Suggestion: resp, Mergeable: true}
 		return s.record(ctx, tx, p, kind+".suggest", item, append(events, created)...)
 	})
 	return sg, err
@@ -195,8 +198,8 @@ type Approval struct {
 // req.Hunks (with req.Choose) applies only those hunks.
 func (s *Service) Approve(ctx context.Context, p *auth.Principal, id string, req ApproveRequest) (Approval, error) {
 	var a Approval
-	sg, err := s.resolve(ctx, p, id, StatusApproved, req.IfMatch, func(item content.Item, sg Suggestion, suggestedText string) (document.Parsed, error) {
-		doc, merged, partial, err := approved(item, sg, suggestedText, req)
+	sg, err := s.resolve(ctx, p, id, StatusApproved, req.IfMatch, func(item content.Item, sg Suggestion, texts content.Suggestion) (document.Parsed, error) {
+		doc, merged, partial, err := approved(item, sg, texts, req)
 		a.Merged, a.Partial = merged, partial
 		return doc, err
 	})
@@ -204,25 +207,30 @@ func (s *Service) Approve(ctx context.Context, p *auth.Principal, id string, req
 	return a, err
 }
 
-// approved is the content approving sg makes of item's (suggestedText is sg's suggested
-// Markdown), whether it was merged, and whether it is partial.
-func approved(item content.Item, sg Suggestion, suggestedText string, req ApproveRequest) (doc document.Parsed, merged, partial bool, err error) {
-	originalText, err := document.Render(sg.OriginalContent)
-	if err != nil {
-		return document.Parsed{}, false, false, err
-	}
-	currentText := document.Text(item.Content)
-	if currentText == originalText && !req.Choose {
+// approved is the content approving sg makes of item's (texts is sg on the wire: its two
+// documents' Markdown), whether it was merged, and whether it is partial.
+func approved(item content.Item, sg Suggestion, texts content.Suggestion, req ApproveRequest) (doc document.Parsed, merged, partial bool, err error) {
+	suggested := func() (document.Parsed, bool, bool, error) {
 		// Made against the content as it stands: the suggested document, as SPEC.md has it.
 		d, err := markdown.Decode(sg.SuggestedContent)
-		return document.Parsed{Doc: d, Markdown: suggestedText}, false, false, err
+		return document.Parsed{Doc: d, Markdown: texts.SuggestedContent}, false, false, err
 	}
-	pl := plan(originalText, currentText, suggestedText)
 	if !req.Choose {
-		if !pl.Mergeable() {
+		// The common case, told without rendering the current content.
+		unchanged, err := sameDocument(item.Content, sg.OriginalContent)
+		if err != nil || unchanged {
+			return suggested()
+		}
+	}
+	pl := plan(texts.OriginalContent, document.Text(item.Content), texts.SuggestedContent)
+	if !req.Choose {
+		switch {
+		case !pl.Stale:
+			return suggested()
+		case !pl.Mergeable():
 			return document.Parsed{}, false, false, pl.conflictError(item.Kind)
 		}
-		return *pl.merged, pl.Stale, false, nil
+		return *pl.merged, true, false, nil
 	}
 	chosen, err := pl.choose(req.Hunks)
 	if err != nil {
@@ -235,6 +243,22 @@ func approved(item content.Item, sg Suggestion, suggestedText string, req Approv
 	return d, pl.Stale, len(chosen) < len(pl.Hunks) || !pl.Mergeable(), nil
 }
 
+// sameDocument says whether doc is the stored document: compared in the codec's stored form
+// (the database may space a stored document its own way, so stored is read and written again
+// when its bytes differ).
+func sameDocument(doc markdown.Doc, stored []byte) (bool, error) {
+	encoded, err := markdown.Encode(doc)
+	if err != nil || bytes.Equal(encoded, stored) {
+		return err == nil, err
+	}
+	other, err := markdown.Decode(stored)
+	if err != nil {
+		return false, err
+	}
+	again, err := markdown.Encode(other)
+	return bytes.Equal(encoded, again), err
+}
+
 // Reject marks a PENDING suggestion REJECTED; the content is unchanged. It returns the suggestion
 // as resolved.
 func (s *Service) Reject(ctx context.Context, p *auth.Principal, id string) (Suggestion, error) {
@@ -245,10 +269,10 @@ func (s *Service) Reject(ctx context.Context, p *auth.Principal, id string) (Sug
 var resolveVerbs = map[string]string{StatusApproved: "approve", StatusRejected: "reject"}
 
 // resolve moves a PENDING suggestion to status. An approval (apply not nil) makes the item's
-// content what apply answers, given the item as locked, the suggestion and its suggested
-// Markdown; an error of apply changes nothing.
+// content what apply answers, given the item as locked, the suggestion and the suggestion on the
+// wire (its documents' Markdown, rendered once for its event); an error of apply changes nothing.
 func (s *Service) resolve(ctx context.Context, p *auth.Principal, id, status string, ifMatch etag.IfMatch,
-	apply func(item content.Item, sg Suggestion, suggestedText string) (document.Parsed, error)) (Suggestion, error) {
+	apply func(item content.Item, sg Suggestion, texts content.Suggestion) (document.Parsed, error)) (Suggestion, error) {
 	if !ids.Valid(id) {
 		return Suggestion{}, ErrNotFound
 	}
@@ -289,7 +313,7 @@ func (s *Service) resolve(ctx context.Context, p *auth.Principal, id, status str
 		var doc document.Parsed
 		if apply != nil {
 			// Before any write: a conflict or a refused choice of hunks changes nothing.
-			if doc, err = apply(item, sg, data.SuggestedContent); err != nil {
+			if doc, err = apply(item, sg, data); err != nil {
 				return err
 			}
 		}

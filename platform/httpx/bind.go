@@ -91,14 +91,15 @@ func Bind(c *gin.Context, dst any) error {
 }
 
 // BindIfAny is Bind for an endpoint whose body is optional (SPEC.md's approve takes none): a body
-// that is empty or only white space binds nothing and answers false, whatever its Content-Type;
-// any other body is bound as Bind binds it, and answers true.
+// that is empty, only white space, or JSON null (what many clients send for "nothing") binds
+// nothing and answers false, whatever its Content-Type; any other body is bound as Bind binds it,
+// and answers true.
 func BindIfAny(c *gin.Context, dst any) (bool, error) {
 	body, err := readBody(c)
 	if err != nil {
 		return false, err
 	}
-	if len(bytes.TrimSpace(body)) == 0 {
+	if trimmed := bytes.TrimSpace(body); len(trimmed) == 0 || string(trimmed) == "null" {
 		return false, nil
 	}
 	c.Request.Body = io.NopCloser(bytes.NewReader(body))

@@ -285,7 +285,8 @@ func TestBindIfAny(t *testing.T) {
 		{"an empty object", "application/json", `{}`, true, `field "name" is required`},
 		{"not JSON", "text/plain", `hunks=1`, true, "Content-Type must be application/json"},
 		{"an unknown field", "application/json", `{"other":1}`, true, `unknown field "other"`},
-		{"null", "application/json", `null`, true, "the request body must be a JSON object"},
+		{"null", "application/json", ` null `, false, ""},
+		{"an array", "application/json", `[]`, true, "the request body must be a JSON object"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c, _ := gin.CreateTestContext(httptest.NewRecorder())

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"maps"
 	"net/http"
 	"reflect"
 	"slices"
@@ -426,11 +427,15 @@ func TestMCPTools(t *testing.T) {
 
 		// Proposals: the note does not change until the owner approves over the API.
 		sg := c.mustCall(t, "propose_note_change", map[string]any{"id": id, "content": "1:1 with @dana about #hiring and #budget", "rationale": "the budget came up too"})
-		if sg["status"] != "PENDING" || sg["originalContent"] != "1:1 with @dana about #hiring" || sg["rationale"] != "the budget came up too" {
+		if sg["status"] != "PENDING" || sg["originalContent"] != "1:1 with @dana about #hiring" || sg["rationale"] != "the budget came up too" || sg["mergeable"] != true {
 			t.Fatalf("propose_note_change %v", sg)
 		}
 		note := apitest.Must(t, s.Get(t, w.annRW, "/notes/"+id), http.StatusOK).JSON(t)
-		if note["content"] != "1:1 with @dana about #hiring" || !reflect.DeepEqual(note["pendingSuggestion"], any(sg)) {
+		// The note's pendingSuggestion is the proposal without mergeable (which the suggest
+		// answers, and GET /suggestions/:id reports as the note changes).
+		pending := maps.Clone(sg)
+		delete(pending, "mergeable")
+		if note["content"] != "1:1 with @dana about #hiring" || !reflect.DeepEqual(note["pendingSuggestion"], any(pending)) {
 			t.Fatalf("note after the proposal: %v", note)
 		}
 		sameAsAPI(t, "get_note with a pending suggestion", c.mustCall(t, "get_note", map[string]any{"id": id}), s.Get(t, w.annRW, "/notes/"+id))
