@@ -94,13 +94,14 @@ func (h *Handler) inbox(c *gin.Context) error {
 	return nil
 }
 
-// get is GET /suggestions/:id: one suggestion with the diff from its item's current content. It
-// has no ETag: stale and the diff change with the item, which the suggestion's version does not
-// follow.
+// get is GET /suggestions/:id: one suggestion with the diff from its item's current content and
+// its hunks. It has no ETag: stale, mergeable, the hunks and the diff change with the item, which
+// the suggestion's version does not follow.
 func (h *Handler) get(c *gin.Context) error {
-	e, err := h.svc.Get(c.Request.Context(), auth.FromGin(c), c.Param("id"))
+	d, err := h.svc.FindDetail(c.Request.Context(), auth.FromGin(c), c.Param("id"))
 	if err != nil {
 		return err
 	}
-	return httpx.Write(c, http.StatusOK, e, toInboxDetail)
+	httpx.JSON(c, http.StatusOK, d)
+	return nil
 }

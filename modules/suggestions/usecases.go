@@ -81,3 +81,17 @@ func (s *Service) SearchInbox(ctx context.Context, p *auth.Principal, q InboxQue
 	}
 	return paginate.Convert(entries, next, toInboxItem)
 }
+
+// Detail is a suggestion as GET /suggestions/:id answers it (FindDetail): an inbox item with its
+// diff and hunks. MCP's get_suggestion answers with the same.
+type Detail = inboxDetail
+
+// FindDetail answers GET /suggestions/:id and MCP's get_suggestion: the suggestion of an item the
+// principal can read, with what approving it would do to the item's current content.
+func (s *Service) FindDetail(ctx context.Context, p *auth.Principal, id string) (Detail, error) {
+	e, err := s.Get(ctx, p, id)
+	if err != nil {
+		return Detail{}, err
+	}
+	return toInboxDetail(e)
+}
