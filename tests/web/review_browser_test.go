@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"net/http"
 	"strings"
 	"testing"
@@ -32,7 +33,20 @@ func TestBrowserReview(t *testing.T) {
 	apitest.EachDB(t, browserReview)
 }
 
-func browserReview(t *testing.T, kind string) {
+// reviewScene is what a browser test of the review pages starts from: a headless Chromium, a
+// server on one database, Mia signed up with an assistant's key of hers, and a note made by the
+// key in her notebook Leadership.
+type reviewScene struct {
+	ctx    context.Context
+	logs   *consoleLog
+	s      *apitest.Server
+	d      driver
+	person account
+	key    string
+	note   string
+}
+
+func newReviewScene(t *testing.T, kind, original string) reviewScene {
 	ctx, logs := chromium(t)
 	s := apitest.Start(t, kind)
 	out := outputDir(t)
@@ -43,8 +57,26 @@ func browserReview(t *testing.T, kind string) {
 	person := signUp(t, hb, "Mia Manager")
 	key := createKey(t, hb, "Research assistant", 3, "")
 	notebook := apitest.Must(t, s.Post(t, key, "/notebooks", map[string]any{"name": "Leadership"}), 201).Str(t, "id")
-	original := "Hiring plan\n\nOpen two #backend roles in Q1.\n\n> **Decision:** start with one senior hire.\n\nOwner: @mia"
 	note := apitest.Must(t, s.Post(t, key, "/notes", map[string]any{"notebookId": notebook, "content": original}), 201).Str(t, "id")
+	return reviewScene{ctx: ctx, logs: logs, s: s, d: driver{t: t, ctx: ctx, out: out}, person: person, key: key, note: note}
+}
+
+// signIn signs Mia in through the sign-in page.
+func (sc reviewScene) signIn() {
+	sc.d.run("sign in",
+		chromedp.Navigate(sc.s.URL+"/signin"),
+		chromedp.WaitVisible(chromedp.CSS(`#email`)),
+		chromedp.SendKeys(chromedp.CSS(`#email`), sc.person.Email),
+		chromedp.SendKeys(chromedp.CSS(`#password`), sc.person.Password),
+		chromedp.Click(chromedp.CSS(`form button[type=submit]`)),
+		chromedp.WaitVisible(chromedp.CSS(`.tabs`)),
+	)
+}
+
+func browserReview(t *testing.T, kind string) {
+	original := "Hiring plan\n\nOpen two #backend roles in Q1.\n\n> **Decision:** start with one senior hire.\n\nOwner: @mia"
+	sc := newReviewScene(t, kind, original)
+	logs, s, key, note := sc.logs, sc.s, sc.key, sc.note
 
 	// The assistant, through MCP with the same key.
 	client := mcp.NewClient(&mcp.Implementation{Name: "assistant", Version: "1"}, nil)
@@ -65,17 +97,11 @@ func browserReview(t *testing.T, kind string) {
 	proposed := "Hiring plan\n\nOpen three #backend roles in Q1.\n\n> **Decision:** start with one senior hire.\n\nOwner: @mia"
 	propose(proposed, "The Q1 budget allows a third role.")
 
-	d := driver{t: t, ctx: ctx, out: out}
-	run, text, shot := d.run, d.text, d.shot
+	run, text, shot := sc.d.run, sc.d.text, sc.d.shot
 
 	// Sign in, open the review list.
-	run("sign in",
-		chromedp.Navigate(s.URL+"/signin"),
-		chromedp.WaitVisible(chromedp.CSS(`#email`)),
-		chromedp.SendKeys(chromedp.CSS(`#email`), person.Email),
-		chromedp.SendKeys(chromedp.CSS(`#password`), person.Password),
-		chromedp.Click(chromedp.CSS(`form button[type=submit]`)),
-		chromedp.WaitVisible(chromedp.CSS(`.tabs`)),
+	sc.signIn()
+	run("open the review list",
 		chromedp.Click(chromedp.CSS(`.tabs a[href="/review"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`#pending`)),
 	)
@@ -190,31 +216,14 @@ func TestBrowserReviewMerge(t *testing.T) {
 }
 
 func browserReviewMerge(t *testing.T, kind string) {
-	ctx, logs := chromium(t)
-	s := apitest.Start(t, kind)
-	out := outputDir(t)
-	if kind != "sqlite" {
-		out = t.TempDir()
-	}
-	hb := newBrowser(t, s)
-	person := signUp(t, hb, "Mia Manager")
-	key := createKey(t, hb, "Research assistant", 3, "")
-	notebook := apitest.Must(t, s.Post(t, key, "/notebooks", map[string]any{"name": "Leadership"}), 201).Str(t, "id")
 	original := "Offsite plan\n\nBook the venue in March.\n\nInvite the whole team.\n\nBudget: 5k."
-	note := apitest.Must(t, s.Post(t, key, "/notes", map[string]any{"notebookId": notebook, "content": original}), 201).Str(t, "id")
+	sc := newReviewScene(t, kind, original)
+	ctx, logs, s, key, note := sc.ctx, sc.logs, sc.s, sc.key, sc.note
 	proposed := "Offsite plan\n\nBook the venue in April.\n\nInvite the whole team.\n\nBudget: 8k, approved."
 	sg := apitest.Must(t, s.Post(t, key, "/notes/"+note+"/suggest", map[string]any{"content": proposed, "rationale": "March is full."}), 201).Str(t, "id")
 
-	d := driver{t: t, ctx: ctx, out: out}
-	run, text, shot := d.run, d.text, d.shot
-	run("sign in",
-		chromedp.Navigate(s.URL+"/signin"),
-		chromedp.WaitVisible(chromedp.CSS(`#email`)),
-		chromedp.SendKeys(chromedp.CSS(`#email`), person.Email),
-		chromedp.SendKeys(chromedp.CSS(`#password`), person.Password),
-		chromedp.Click(chromedp.CSS(`form button[type=submit]`)),
-		chromedp.WaitVisible(chromedp.CSS(`.tabs`)),
-	)
+	run, text, shot := sc.d.run, sc.d.text, sc.d.shot
+	sc.signIn()
 
 	// Two hunks, each with its checkbox, ticked; the changed words marked.
 	run("open the suggestion", chromedp.Navigate(s.URL+"/review/suggestions/"+sg), chromedp.WaitVisible(chromedp.CSS(`#approve`)))
