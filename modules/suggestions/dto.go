@@ -106,9 +106,25 @@ type inboxDetail struct {
 	Hunks []Hunk `json:"hunks"`
 }
 
+// toInboxItem is e in a list: mergeable needs a merge only when the suggestion is stale.
 func toInboxItem(e InboxEntry) (inboxItem, error) {
-	item, _, err := inboxItemPlan(e)
-	return item, err
+	sg, err := toSuggestionResponse(e.Suggestion)
+	if err != nil {
+		return inboxItem{}, err
+	}
+	stale, err := e.Stale()
+	if err != nil {
+		return inboxItem{}, err
+	}
+	mergeable := true
+	if stale {
+		pl, err := e.Plan()
+		if err != nil {
+			return inboxItem{}, err
+		}
+		mergeable = pl.Mergeable()
+	}
+	return inboxItem{Suggestion: sg, ItemKind: e.ItemKind, ItemID: e.ItemID, NotebookID: e.NotebookID, Stale: stale, Mergeable: mergeable}, nil
 }
 
 // inboxItemPlan is e as an inbox item, and its plan.
