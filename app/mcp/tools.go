@@ -54,6 +54,7 @@ type (
 	Suggestions interface {
 		Propose(ctx context.Context, p *auth.Principal, kind, id, field, text, rationale string) (suggestions.Suggestion, error)
 		SearchInbox(ctx context.Context, p *auth.Principal, q suggestions.InboxQuery) (paginate.Page[suggestions.InboxItem], error)
+		FindDetail(ctx context.Context, p *auth.Principal, id string) (suggestions.Detail, error)
 	}
 	// Focus is the focus module's service.
 	Focus interface {
@@ -119,8 +120,9 @@ func (t *tools) specs() []spec {
 			Name:  "list_suggestions",
 			Title: "List suggestions (the review inbox)",
 			Description: "List the proposed changes (suggestions) on every note and task the user can see, newest first: the " +
-				"proposed and the original Markdown, the rationale, the item (itemKind, itemId, notebookId), and stale, true when " +
-				"the item changed since the proposal was made. status is PENDING by default (waiting for review); APPROVED, " +
+				"proposed and the original Markdown, the rationale, the item (itemKind, itemId, notebookId), stale, true when " +
+				"the item changed since the proposal was made, and mergeable, false when those changes overlap the proposal's " +
+				"(approving it all would then be refused: read it with get_suggestion). status is PENDING by default (waiting for review); APPROVED, " +
 				"REJECTED and SUPERSEDED show decided ones. Narrow with itemKind (note or task) and notebookId. Pages as " +
 				"search_notes does.",
 			InputSchema: inputSchema[listSuggestionsInput](func(props map[string]*jsonschema.Schema) {
@@ -130,6 +132,17 @@ func (t *tools) specs() []spec {
 			}),
 			Annotations: readOnly,
 		}, t.listSuggestions),
+		tool(auth.ScopeRead, &sdk.Tool{
+			Name:  "get_suggestion",
+			Title: "Read a suggestion and what approving it would change",
+			Description: "Read one suggestion by id (ids come from list_suggestions or a proposal), with what approving it " +
+				"would do to the item's content as it is now: hunks, each {index, removed, added, line} (lines of Markdown; line " +
+				"is where it applies, 1-based). When the item changed since the proposal (stale), its changes are merged with " +
+				"those changes; mergeable is false when they overlap, and hunks then leave the overlapping changes out. To " +
+				"propose again against the current text, read the item (get_note) and propose its complete new content. Also " +
+				"diff, a unified diff from the current content to the proposal.",
+			Annotations: readOnly,
+		}, t.getSuggestion),
 		tool(auth.ScopeRead, &sdk.Tool{
 			Name:  "get_history",
 			Title: "List an item's earlier versions",
@@ -170,7 +183,7 @@ func (t *tools) specs() []spec {
 				"who approves it (the note then gets this content, and its previous content is kept as a version) or rejects it. " +
 				"A newer proposal for the same note replaces a pending one. content is the complete new Markdown of the note, " +
 				"not a diff: read the note with get_note first. rationale tells the owner why (optional, up to 2,000 characters). " +
-				"Returns the suggestion, status PENDING.",
+				"Returns the suggestion, status PENDING, and mergeable (true when made; get_suggestion tells it again later).",
 			Annotations: additive,
 		}, t.proposeNoteChange),
 		tool(auth.ScopeWrite, &sdk.Tool{
@@ -204,7 +217,7 @@ func (t *tools) specs() []spec {
 			Description: "Propose new Markdown notes for an existing task. The task does not change: the proposal waits for the " +
 				"owner, who approves or rejects it; a newer proposal for the same task replaces a pending one. notes is the " +
 				"complete new text, not a diff. rationale tells the owner why (optional, up to 2,000 characters). Returns the " +
-				"suggestion, status PENDING.",
+				"suggestion, status PENDING, and mergeable (true when made; get_suggestion tells it again later).",
 			Annotations: additive,
 		}, t.proposeTaskChange),
 	}
@@ -446,6 +459,15 @@ type listSuggestionsInput struct {
 // listSuggestions is GET /suggestions?status=&itemKind=&notebookId=&limit=&cursor=.
 func (t *tools) listSuggestions(ctx context.Context, p *auth.Principal, in listSuggestionsInput) (paginate.Page[suggestions.InboxItem], error) {
 	return t.suggestions.SearchInbox(ctx, p, suggestions.InboxQuery{Query: in.query(), Status: in.Status, ItemKind: in.ItemKind, NotebookID: in.NotebookID})
+}
+
+type suggestionIDInput struct {
+	ID string `json:"id" jsonschema:"the suggestion's id"`
+}
+
+// getSuggestion is GET /suggestions/:id.
+func (t *tools) getSuggestion(ctx context.Context, p *auth.Principal, in suggestionIDInput) (suggestions.Detail, error) {
+	return t.suggestions.FindDetail(ctx, p, in.ID)
 }
 
 type historyInput struct {

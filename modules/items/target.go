@@ -48,7 +48,7 @@ func (t target[Row]) load(ctx context.Context, tx *gorm.DB, p *auth.Principal, i
 	if err != nil {
 		return content.Item{}, err
 	}
-	return content.Item{Kind: s.shape.Name, ID: c.ID, NotebookID: nb.ID, WorkspaceID: nb.WorkspaceID, Content: doc, ETag: c.ETag(), Label: s.label(&row, doc)}, nil
+	return content.Item{Kind: s.shape.Name, ID: c.ID, NotebookID: nb.ID, WorkspaceID: nb.WorkspaceID, Content: doc, ETag: c.ETag(), Version: c.Version, Label: s.label(&row, doc)}, nil
 }
 
 // label is Shape.Label, or the first non-blank line of the document's text, at most 120 characters.

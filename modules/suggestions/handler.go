@@ -41,7 +41,7 @@ func (h *Handler) suggest(kind string) httpx.HandlerFunc {
 			return err
 		}
 		httpx.Location(c, "suggestions", sg.ID)
-		return httpx.WriteTagged(c, http.StatusCreated, sg.ETag(), sg, toSuggestionResponse)
+		return httpx.WriteTagged(c, http.StatusCreated, sg.ETag(), sg, toProposed)
 	}
 }
 
@@ -54,13 +54,22 @@ func (h *Handler) list(kind string) httpx.HandlerFunc {
 }
 
 // approve answers with the resolved suggestion's ETag. If-Match carries the item's ETag as the
-// reviewer saw it (CONTRACT.md section 12).
+// reviewer saw it (CONTRACT.md section 12). The body is optional (SPEC.md has none): {"hunks":
+// [...]} approves only those hunks (CONTRACT.md section 22).
 func (h *Handler) approve(c *gin.Context) error {
-	sg, err := h.svc.Approve(c.Request.Context(), auth.FromGin(c), c.Param("id"), httpx.IfMatch(c))
+	var body approveRequest
+	if _, err := httpx.BindIfAny(c, &body); err != nil {
+		return err
+	}
+	req := ApproveRequest{IfMatch: httpx.IfMatch(c), Choose: body.Hunks.Present}
+	for _, raw := range body.Hunks.Value {
+		req.Hunks = append(req.Hunks, string(raw))
+	}
+	a, err := h.svc.Approve(c.Request.Context(), auth.FromGin(c), c.Param("id"), req)
 	if err != nil {
 		return err
 	}
-	return httpx.WriteTagged(c, http.StatusOK, sg.ETag(), sg, httpx.Infallible(toResolved))
+	return httpx.WriteTagged(c, http.StatusOK, a.ETag(), a, httpx.Infallible(toApproved))
 }
 
 func (h *Handler) reject(c *gin.Context) error {
@@ -85,13 +94,14 @@ func (h *Handler) inbox(c *gin.Context) error {
 	return nil
 }
 
-// get is GET /suggestions/:id: one suggestion with the diff from its item's current content. It
-// has no ETag: stale and the diff change with the item, which the suggestion's version does not
-// follow.
+// get is GET /suggestions/:id: one suggestion with the diff from its item's current content and
+// its hunks. It has no ETag: stale, mergeable, the hunks and the diff change with the item, which
+// the suggestion's version does not follow.
 func (h *Handler) get(c *gin.Context) error {
-	e, err := h.svc.Get(c.Request.Context(), auth.FromGin(c), c.Param("id"))
+	d, err := h.svc.FindDetail(c.Request.Context(), auth.FromGin(c), c.Param("id"))
 	if err != nil {
 		return err
 	}
-	return httpx.Write(c, http.StatusOK, e, toInboxDetail)
+	httpx.JSON(c, http.StatusOK, d)
+	return nil
 }

@@ -44,6 +44,21 @@ func (e InboxEntry) Stale() (bool, error) {
 	return current != original, nil
 }
 
+// Plan is what approving the suggestion would do to the item's current content (merge.go):
+// whether it is stale and mergeable, its hunks and its conflicts. As stale and the diff, it is
+// made whatever the suggestion's status.
+func (e InboxEntry) Plan() (Plan, error) {
+	var texts [3]string
+	for i, stored := range [][]byte{e.OriginalContent, e.Current, e.SuggestedContent} {
+		text, err := document.Render(stored)
+		if err != nil {
+			return Plan{}, err
+		}
+		texts[i] = text
+	}
+	return plan(texts[0], texts[1], texts[2]), nil
+}
+
 // Diff is the unified diff, lines of Markdown, from the item's current content to the suggested
 // one; empty when they are the same. Both texts get a final newline first, so that the diff has
 // no "\ No newline at end of file" markers: responses carry Markdown without its final newline.

@@ -20,5 +20,7 @@ func migrations() db.Migrations {
 	},
 		db.AddVersionColumn("202611232300_suggestions_version", "suggestions"),
 		db.AddColumns("202611261000_suggestions_key", &Suggestion{}, "CreatedByKeyName", "CreatedByKeyPrefix"),
+		// Suggestions made before it have none (NULL): see Suggestion.ItemVersion.
+		db.AddColumns("202612011000_suggestions_item_version", &Suggestion{}, "ItemVersion"),
 	}
 }

@@ -34,6 +34,11 @@ type Suggestion struct {
 	CreatedAt          time.Time
 	ResolvedAt         *time.Time
 	ResolvedByID       *string `gorm:"size:24"`
+	// ItemVersion is the item's version (the counter its ETag is made of) when the suggestion was
+	// made, read under the item's lock: the version the suggestion was made against. nil for a
+	// suggestion made before it was recorded (migration 202612011000); the merge of an approval
+	// does not need it either way, its base being OriginalContent.
+	ItemVersion *int64
 	// Version is 1 when suggested; superseding or resolving increments it in the same UPDATE. Its
 	// ETag is made of it.
 	Version int64 `gorm:"not null;default:1"`

@@ -33,7 +33,7 @@ var Module = fx.Module("suggestions",
 		httpx.AsRoutes(NewHandler),
 		apidoc.AsPart("suggestions", openapiYAML),
 		journal.DeclareEvents(
-			journal.EventType{Name: EventCreated, Resource: "suggestion", Schema: "Suggestion"},
+			journal.EventType{Name: EventCreated, Resource: "suggestion", Schema: "ProposedSuggestion"},
 			journal.EventType{Name: EventApproved, Resource: "suggestion", Schema: "Suggestion"},
 			journal.EventType{Name: EventRejected, Resource: "suggestion", Schema: "Suggestion"},
 			journal.EventType{Name: EventSuperseded, Resource: "suggestion", Schema: "Suggestion"},

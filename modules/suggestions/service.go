@@ -1,6 +1,7 @@
 package suggestions
 
 import (
+	"bytes"
 	"context"
 	"unicode/utf8"
 
@@ -119,7 +120,7 @@ func (s *Service) Suggest(ctx context.Context, p *auth.Principal, kind, itemID s
 			events = append(events, ev)
 		}
 		sg = Suggestion{ID: ids.New(), ItemKind: kind, ItemID: item.ID, Status: StatusPending, OriginalContent: original,
-			SuggestedContent: suggested, Rationale: rationale, CreatedByID: p.UserID, CreatedAt: now, Version: 1}
+			SuggestedContent: suggested, Rationale: rationale, CreatedByID: p.UserID, CreatedAt: now, Version: 1, ItemVersion: &item.Version}
 		if p.Credential == auth.CredentialKey {
 			sg.CreatedByKeyName, sg.CreatedByKeyPrefix = &p.KeyName, &p.KeyPrefix
 		}
@@ -136,6 +137,8 @@ func (s *Service) Suggest(ctx context.Context, p *auth.Principal, kind, itemID s
 		if err != nil {
 			return err
 		}
+		// Its data is the suggestion as the suggest answers it, mergeable included.
+		created.Data = Proposed{Suggestion: resp, Mergeable: true}
 		return s.record(ctx, tx, p, kind+".suggest", item, append(events, created)...)
 	})
 	return sg, err
@@ -167,25 +170,109 @@ const (
 // resolveEvents are the event types of the resolving statuses.
 var resolveEvents = map[string]string{StatusApproved: EventApproved, StatusRejected: EventRejected}
 
+// ApproveRequest is an approval as the client asked for it.
+type ApproveRequest struct {
+	// IfMatch carries the ETag of the item as the reviewer saw it.
+	IfMatch etag.IfMatch
+	// Choose: only the hunks named in Hunks are applied (a partial approval); else all are.
+	Choose bool
+	// Hunks are the chosen hunks' indexes as the client wrote them (JSON number literals, form
+	// values), checked against the suggestion's hunks under the item's lock.
+	Hunks []string
+}
+
+// Approval is an approval's outcome: the suggestion as resolved; Merged when its changes were
+// merged with changes made to the item since it was proposed; Partial when only some of them
+// were applied (some hunks chosen, or the conflicting ones left out).
+type Approval struct {
+	Suggestion
+	Merged, Partial bool
+}
+
 // Approve applies a PENDING suggestion: in one transaction, a snapshot of the item's current
 // content, the suggested content (tags, hasDecision and updatedAt follow as for a PATCH), the
-// APPROVED status and the audit entry. ifMatch carries the ETag of the item as the reviewer saw
-// it: checked under the item's lock, a stale one is 412 and the suggestion stays PENDING. It
-// returns the suggestion as resolved.
-func (s *Service) Approve(ctx context.Context, p *auth.Principal, id string, ifMatch etag.IfMatch) (Suggestion, error) {
-	return s.resolve(ctx, p, id, StatusApproved, ifMatch)
+// APPROVED status and the audit entry. req.IfMatch carries the ETag of the item as the reviewer
+// saw it: checked under the item's lock, a stale one is 412 and the suggestion stays PENDING.
+// When the item changed since the suggestion was made, its changes are merged into the current
+// content (merge.go): overlapping changes are 409 SUGGESTION_CONFLICT and nothing changes.
+// req.Hunks (with req.Choose) applies only those hunks.
+func (s *Service) Approve(ctx context.Context, p *auth.Principal, id string, req ApproveRequest) (Approval, error) {
+	var a Approval
+	sg, err := s.resolve(ctx, p, id, StatusApproved, req.IfMatch, func(item content.Item, sg Suggestion, texts content.Suggestion) (document.Parsed, error) {
+		doc, merged, partial, err := approved(item, sg, texts, req)
+		a.Merged, a.Partial = merged, partial
+		return doc, err
+	})
+	a.Suggestion = sg
+	return a, err
+}
+
+// approved is the content approving sg makes of item's (texts is sg on the wire: its two
+// documents' Markdown), whether it was merged, and whether it is partial.
+func approved(item content.Item, sg Suggestion, texts content.Suggestion, req ApproveRequest) (doc document.Parsed, merged, partial bool, err error) {
+	suggested := func() (document.Parsed, bool, bool, error) {
+		// Made against the content as it stands: the suggested document, as SPEC.md has it.
+		d, err := markdown.Decode(sg.SuggestedContent)
+		return document.Parsed{Doc: d, Markdown: texts.SuggestedContent}, false, false, err
+	}
+	if !req.Choose {
+		// The common case, told without rendering the current content.
+		unchanged, err := sameDocument(item.Content, sg.OriginalContent)
+		if err != nil || unchanged {
+			return suggested()
+		}
+	}
+	pl := plan(texts.OriginalContent, document.Text(item.Content), texts.SuggestedContent)
+	if !req.Choose {
+		switch {
+		case !pl.Stale:
+			return suggested()
+		case !pl.Mergeable():
+			return document.Parsed{}, false, false, pl.conflictError(item.Kind)
+		}
+		return *pl.merged, true, false, nil
+	}
+	chosen, err := pl.choose(req.Hunks)
+	if err != nil {
+		return document.Parsed{}, false, false, err
+	}
+	d, err := pl.read(chosen)
+	if err != nil {
+		return document.Parsed{}, false, false, partialError(chosen, err)
+	}
+	return d, pl.Stale, len(chosen) < len(pl.Hunks) || !pl.Mergeable(), nil
+}
+
+// sameDocument says whether doc is the stored document: compared in the codec's stored form
+// (the database may space a stored document its own way, so stored is read and written again
+// when its bytes differ).
+func sameDocument(doc markdown.Doc, stored []byte) (bool, error) {
+	encoded, err := markdown.Encode(doc)
+	if err != nil || bytes.Equal(encoded, stored) {
+		return err == nil, err
+	}
+	other, err := markdown.Decode(stored)
+	if err != nil {
+		return false, err
+	}
+	again, err := markdown.Encode(other)
+	return bytes.Equal(encoded, again), err
 }
 
 // Reject marks a PENDING suggestion REJECTED; the content is unchanged. It returns the suggestion
 // as resolved.
 func (s *Service) Reject(ctx context.Context, p *auth.Principal, id string) (Suggestion, error) {
-	return s.resolve(ctx, p, id, StatusRejected, etag.IfMatch{})
+	return s.resolve(ctx, p, id, StatusRejected, etag.IfMatch{}, nil)
 }
 
 // resolveVerbs are the audit verbs of the resolving statuses: note.approve, task.reject, ...
 var resolveVerbs = map[string]string{StatusApproved: "approve", StatusRejected: "reject"}
 
-func (s *Service) resolve(ctx context.Context, p *auth.Principal, id, status string, ifMatch etag.IfMatch) (Suggestion, error) {
+// resolve moves a PENDING suggestion to status. An approval (apply not nil) makes the item's
+// content what apply answers, given the item as locked, the suggestion and the suggestion on the
+// wire (its documents' Markdown, rendered once for its event); an error of apply changes nothing.
+func (s *Service) resolve(ctx context.Context, p *auth.Principal, id, status string, ifMatch etag.IfMatch,
+	apply func(item content.Item, sg Suggestion, texts content.Suggestion) (document.Parsed, error)) (Suggestion, error) {
 	if !ids.Valid(id) {
 		return Suggestion{}, ErrNotFound
 	}
@@ -217,6 +304,19 @@ func (s *Service) resolve(ctx context.Context, p *auth.Principal, id, status str
 		verb := resolveVerbs[status]
 		// The suggestion is resolved first, so that its event carries it as resolved.
 		now := s.clock.Now()
+		resolving := sg
+		resolving.Status, resolving.ResolvedAt, resolving.ResolvedByID, resolving.Version = status, &now, &p.UserID, sg.Version+1
+		ev, data, err := suggestionEvent(resolveEvents[status], item, resolving)
+		if err != nil {
+			return err
+		}
+		var doc document.Parsed
+		if apply != nil {
+			// Before any write: a conflict or a refused choice of hunks changes nothing.
+			if doc, err = apply(item, sg, data); err != nil {
+				return err
+			}
+		}
 		resolved, err := s.store.resolve(ctx, tx, id, status, p.UserID, now)
 		if err != nil {
 			return err
@@ -224,20 +324,10 @@ func (s *Service) resolve(ctx context.Context, p *auth.Principal, id, status str
 		if !resolved {
 			return ErrAlreadyResolved
 		}
-		sg.Status, sg.ResolvedAt, sg.ResolvedByID, sg.Version = status, &now, &p.UserID, sg.Version+1
-		ev, data, err := suggestionEvent(resolveEvents[status], item, sg)
-		if err != nil {
-			return err
-		}
-		if status == StatusApproved {
-			doc, err := markdown.Decode(sg.SuggestedContent)
-			if err != nil {
-				return err
-			}
-			// The item's note.updated (task.updated) event, then suggestion.approved. The suggested
-			// document's Markdown is the one the suggestion's event shows.
-			suggested := document.Parsed{Doc: doc, Markdown: data.SuggestedContent}
-			return target.Replace(ctx, tx, p, item, suggested, items.ReasonSuggestion, item.Kind+"."+verb, ev)
+		sg = resolving
+		if apply != nil {
+			// The item's note.updated (task.updated) event, then suggestion.approved.
+			return target.Replace(ctx, tx, p, item, doc, items.ReasonSuggestion, item.Kind+"."+verb, ev)
 		}
 		if err := s.record(ctx, tx, p, item.Kind+"."+verb, item, ev); err != nil {
 			return err

@@ -84,7 +84,7 @@ func TestStateMachine(t *testing.T) {
 		if err != nil || pending == nil || pending.ID != second.ID {
 			t.Fatalf("pending %+v, %v", pending, err)
 		}
-		apitest.WantErr(t, errOf(g.Suggestions.Approve(ctx, annP, first.ID, etag.IfMatch{})), suggestions.ErrAlreadyResolved)
+		apitest.WantErr(t, errOf(g.Suggestions.Approve(ctx, annP, first.ID, suggestions.ApproveRequest{})), suggestions.ErrAlreadyResolved)
 
 		// Reject: the content stays.
 		apitest.WantErr(t, errOf(g.Suggestions.Reject(ctx, annP, "zzzzzzzzzzzzzzzzzzzzzzzz")), suggestions.ErrNotFound)
@@ -97,12 +97,12 @@ func TestStateMachine(t *testing.T) {
 		if pending, err := g.Suggestions.PendingFor(ctx, notes.ItemKind, id); err != nil || pending != nil {
 			t.Fatalf("pending after reject %+v, %v", pending, err)
 		}
-		apitest.WantErr(t, errOf(g.Suggestions.Approve(ctx, annP, second.ID, etag.IfMatch{})), suggestions.ErrAlreadyResolved)
+		apitest.WantErr(t, errOf(g.Suggestions.Approve(ctx, annP, second.ID, suggestions.ApproveRequest{})), suggestions.ErrAlreadyResolved)
 
 		// Approve: the suggested content replaces the note's, tags follow, the old one is kept.
 		third := suggest("third proposal #new")
 		g.Clock.Advance(time.Second)
-		if _, err := g.Suggestions.Approve(ctx, annP, third.ID, etag.IfMatch{}); err != nil {
+		if _, err := g.Suggestions.Approve(ctx, annP, third.ID, suggestions.ApproveRequest{}); err != nil {
 			t.Fatal(err)
 		}
 		if want := markdown.Render(apitest.Doc(t, "third proposal #new").Doc); content() != want {
@@ -151,7 +151,7 @@ func TestReach(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		apitest.WantErr(t, errOf(g.Suggestions.Approve(ctx, carlP, sg.ID, etag.IfMatch{})), suggestions.ErrNotFound)
+		apitest.WantErr(t, errOf(g.Suggestions.Approve(ctx, carlP, sg.ID, suggestions.ApproveRequest{})), suggestions.ErrNotFound)
 		apitest.WantErr(t, errOf(g.Suggestions.Reject(ctx, otherKey, sg.ID)), suggestions.ErrNotFound)
 		_, _, err = g.Suggestions.List(ctx, carlP, tasks.ItemKind, task.Item.ID, paginate.Params{Limit: 10})
 		apitest.WantErr(t, err, tasks.ErrNotFound)
@@ -159,7 +159,7 @@ func TestReach(t *testing.T) {
 		if err := g.Tasks.Delete(ctx, annP, task.Item.ID, etag.IfMatch{}); err != nil {
 			t.Fatal(err)
 		}
-		apitest.WantErr(t, errOf(g.Suggestions.Approve(ctx, annP, sg.ID, etag.IfMatch{})), suggestions.ErrNotFound)
+		apitest.WantErr(t, errOf(g.Suggestions.Approve(ctx, annP, sg.ID, suggestions.ApproveRequest{})), suggestions.ErrNotFound)
 		_, err = g.Suggestions.Suggest(ctx, annP, tasks.ItemKind, task.Item.ID, apitest.Doc(t, "again"), "")
 		apitest.WantErr(t, err, tasks.ErrNotFound)
 	})

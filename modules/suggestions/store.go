@@ -77,14 +77,14 @@ const pendingSQL = "SELECT " + suggestionColumns + " FROM suggestions WHERE item
 
 // suggestionColumns are the columns scanSuggestion reads, in its order.
 const suggestionColumns = "id, item_kind, item_id, status, original_content, suggested_content, rationale, created_by_id, " +
-	"created_by_key_name, created_by_key_prefix, created_at, resolved_at, resolved_by_id, version"
+	"created_by_key_name, created_by_key_prefix, created_at, resolved_at, resolved_by_id, version, item_version"
 
 // scanSuggestion reads a row of suggestionColumns without reflection (PostgreSQL only, whose
 // driver returns timestamps as time.Time).
 func scanSuggestion(rows db.RowScanner) (Suggestion, error) {
 	var sg Suggestion
 	err := rows.Scan(&sg.ID, &sg.ItemKind, &sg.ItemID, &sg.Status, &sg.OriginalContent, &sg.SuggestedContent, &sg.Rationale,
-		&sg.CreatedByID, &sg.CreatedByKeyName, &sg.CreatedByKeyPrefix, &sg.CreatedAt, &sg.ResolvedAt, &sg.ResolvedByID, &sg.Version)
+		&sg.CreatedByID, &sg.CreatedByKeyName, &sg.CreatedByKeyPrefix, &sg.CreatedAt, &sg.ResolvedAt, &sg.ResolvedByID, &sg.Version, &sg.ItemVersion)
 	return sg, err
 }
 

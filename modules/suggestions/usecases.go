@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	"folio/modules/content"
 	"folio/modules/document"
 	"folio/platform/apierr"
 	"folio/platform/auth"
@@ -16,9 +15,8 @@ import (
 // and the MCP server each only turn their transport's input into these requests and the answers
 // back.
 
-// Response is a suggestion as the API writes it (ToResponse): the answer to a suggest, and MCP's
-// propose tools'.
-type Response = content.Suggestion
+// Response is a suggestion as a suggest answers it (ToResponse), and MCP's propose tools.
+type Response = Proposed
 
 // Propose answers POST /<kind>s/:id/suggest and MCP's propose tools: the rationale checked, then
 // the proposed Markdown (field is the name the client gave it under, which errors name), then the
@@ -82,4 +80,18 @@ func (s *Service) SearchInbox(ctx context.Context, p *auth.Principal, q InboxQue
 		return paginate.Page[InboxItem]{}, err
 	}
 	return paginate.Convert(entries, next, toInboxItem)
+}
+
+// Detail is a suggestion as GET /suggestions/:id answers it (FindDetail): an inbox item with its
+// diff and hunks. MCP's get_suggestion answers with the same.
+type Detail = inboxDetail
+
+// FindDetail answers GET /suggestions/:id and MCP's get_suggestion: the suggestion of an item the
+// principal can read, with what approving it would do to the item's current content.
+func (s *Service) FindDetail(ctx context.Context, p *auth.Principal, id string) (Detail, error) {
+	e, err := s.Get(ctx, p, id)
+	if err != nil {
+		return Detail{}, err
+	}
+	return toInboxDetail(e)
 }

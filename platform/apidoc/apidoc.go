@@ -186,12 +186,15 @@ func merge(doc, frag map[string]any, name string) error {
 // mergeErrors adds a part's own error codes (x-folio-errors: {statuses: {CODE: status}}) to the
 // base's: a module declares the codes it answers with beside its routes, so the document's list
 // of codes is assembled, not written centrally. A code may be declared by several parts with the
-// same status (a kernel error two modules answer with); another status is an error.
+// same status (a kernel error two modules answer with); another status is an error. A part may
+// also give the schema of a code's error.details (x-folio-errors: {details: {CODE: {$ref: ...}}}),
+// once: every response that can carry the code then describes its details.
 func mergeErrors(doc map[string]any, v any, name string) error {
 	own, ok := v.(map[string]any)
 	statuses, ok2 := own["statuses"].(map[string]any)
-	if !ok || !ok2 || len(own) != 1 {
-		return fmt.Errorf("openapi part %s: x-folio-errors may hold only statuses, a map of code to status", name)
+	details, hasDetails := own["details"].(map[string]any)
+	if !ok || !ok2 || len(own) != 1 && (len(own) != 2 || !hasDetails) {
+		return fmt.Errorf("openapi part %s: x-folio-errors may hold only statuses, a map of code to status, and details, a map of code to schema", name)
 	}
 	into := child(child(doc, "x-folio-errors"), "statuses")
 	for code, status := range statuses {
@@ -199,6 +202,16 @@ func mergeErrors(doc map[string]any, v any, name string) error {
 			return fmt.Errorf("openapi part %s: error code %s has status %v here and %v elsewhere", name, code, status, prev)
 		}
 		into[code] = status
+	}
+	intoDetails := child(child(doc, "x-folio-errors"), "details")
+	for code, schema := range details {
+		if _, dup := intoDetails[code]; dup {
+			return fmt.Errorf("openapi part %s: the details of error code %s are described twice", name, code)
+		}
+		if _, declared := into[code]; !declared {
+			return fmt.Errorf("openapi part %s: details of error code %s, which has no status", name, code)
+		}
+		intoDetails[code] = schema
 	}
 	return nil
 }
@@ -263,6 +276,7 @@ func expandOperations(doc map[string]any) error {
 // authenticated operation and every authenticated write can answer with.
 type shared struct {
 	statusOf                     map[string]int
+	details                      map[string]any // code → the schema of its error.details
 	every, authenticated, writes []string
 }
 
@@ -274,6 +288,7 @@ func readShared(doc map[string]any) (shared, error) {
 	delete(doc, "x-folio-errors")
 	var cfg struct {
 		Statuses                map[string]int `json:"statuses"`
+		Details                 map[string]any `json:"details"`
 		EveryOperation          []string       `json:"everyOperation"`
 		EveryAuthenticated      []string       `json:"everyAuthenticated"`
 		EveryAuthenticatedWrite []string       `json:"everyAuthenticatedWrite"`
@@ -281,7 +296,7 @@ func readShared(doc map[string]any) (shared, error) {
 	if err := json.Unmarshal(raw, &cfg); err != nil || len(cfg.Statuses) == 0 {
 		return shared{}, fmt.Errorf("openapi base: x-folio-errors missing or malformed: %v", err)
 	}
-	return shared{statusOf: cfg.Statuses, every: cfg.EveryOperation, authenticated: cfg.EveryAuthenticated, writes: cfg.EveryAuthenticatedWrite}, nil
+	return shared{statusOf: cfg.Statuses, details: cfg.Details, every: cfg.EveryOperation, authenticated: cfg.EveryAuthenticated, writes: cfg.EveryAuthenticatedWrite}, nil
 }
 
 // expand completes one operation (method m; where names it in errors).
@@ -385,7 +400,7 @@ func (sh shared) addErrors(responses map[string]any, codes []string, where strin
 		if _, dup := responses[key]; dup {
 			return fmt.Errorf("openapi %s: response %s is written by hand and by x-errors", where, key)
 		}
-		responses[key] = errorResponse(s, cs)
+		responses[key] = sh.errorResponse(s, cs)
 	}
 	return nil
 }
@@ -432,11 +447,15 @@ var rateLimitHeaders = []struct {
 }
 
 // errorResponse is the response of one error status carrying one of codes.
-func errorResponse(status int, codes []string) map[string]any {
+func (sh shared) errorResponse(status int, codes []string) map[string]any {
 	sort.Strings(codes)
 	enum := make([]any, len(codes))
+	var details []any
 	for i, c := range codes {
 		enum[i] = c
+		if d, ok := sh.details[c]; ok {
+			details = append(details, d)
+		}
 	}
 	headers := map[string]any{}
 	if status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable {
@@ -445,6 +464,14 @@ func errorResponse(status int, codes []string) map[string]any {
 	if status == http.StatusUnauthorized {
 		headers["WWW-Authenticate"] = ref("headers", "WWW-Authenticate")
 	}
+	errorProps := map[string]any{"code": map[string]any{"enum": enum}}
+	switch len(details) {
+	case 0:
+	case 1:
+		errorProps["details"] = details[0]
+	default:
+		errorProps["details"] = map[string]any{"anyOf": details}
+	}
 	return map[string]any{
 		"description": http.StatusText(status) + ": " + strings.Join(codes, ", ") + ".",
 		"headers":     headers,
@@ -452,7 +479,7 @@ func errorResponse(status int, codes []string) map[string]any {
 			"allOf": []any{
 				ref("schemas", "Error"),
 				map[string]any{"properties": map[string]any{"error": map[string]any{
-					"properties": map[string]any{"code": map[string]any{"enum": enum}},
+					"properties": errorProps,
 				}}},
 			},
 		}}},

@@ -79,3 +79,42 @@ func TestAssembleRefusesWhatItCannotMerge(t *testing.T) {
 		}
 	}
 }
+
+// TestAssembleDescribesDetails: a code's details schema (x-folio-errors' details) is in every
+// response that can carry the code, and a part cannot describe another's or an unknown code's.
+func TestAssembleDescribesDetails(t *testing.T) {
+	frag := strings.Replace(part, "THING_NOT_FOUND_IS_UNKNOWN", "THING_CLASH", 1) +
+		"components:\n  schemas:\n    ClashDetails: {type: object}\n" +
+		"x-folio-errors:\n  statuses:\n    THING_CLASH: 409\n  details:\n    THING_CLASH: {$ref: \"#/components/schemas/ClashDetails\"}\n"
+	raw, err := apidoc.Assemble([]apidoc.Part{{Name: "things", YAML: []byte(frag)}}, apidoc.Facts{RateLimit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Paths map[string]map[string]struct {
+			Responses map[string]struct {
+				Content map[string]struct {
+					Schema struct {
+						AllOf []map[string]any `json:"allOf"`
+					} `json:"schema"`
+				} `json:"content"`
+			} `json:"responses"`
+		} `json:"paths"`
+	}
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	allOf := doc.Paths["/things/{id}"]["get"].Responses["409"].Content["application/json"].Schema.AllOf
+	got, _ := json.Marshal(allOf)
+	if !strings.Contains(string(got), `"details":{"$ref":"#/components/schemas/ClashDetails"}`) {
+		t.Fatalf("the 409 response does not describe the details: %s", got)
+	}
+	for name, frag := range map[string]string{
+		"details of a code without a status": "x-folio-errors:\n  statuses:\n    THING_CLASH: 409\n  details:\n    OTHER: {type: object}\n",
+		"another key":                        "x-folio-errors:\n  statuses:\n    THING_CLASH: 409\n  everyOperation: [THING_CLASH]\n",
+	} {
+		if _, err := apidoc.Assemble([]apidoc.Part{{Name: "a", YAML: []byte(frag)}}, apidoc.Facts{RateLimit: 100}); err == nil {
+			t.Errorf("%s: assembled", name)
+		}
+	}
+}

@@ -16,6 +16,10 @@ type Error struct {
 	Code    string // API code, e.g. NOTE_NOT_FOUND
 	Message string // public, human-readable; names the offending field where there is one
 	Header  map[string]string
+	// Details, when not nil, is written as the envelope's error.details: what a client needs to act
+	// on the error beyond its message (SUGGESTION_CONFLICT's conflicting lines). The code's module
+	// describes its shape in the OpenAPI document (x-folio-errors' details).
+	Details any
 	cause   error
 }
 
@@ -55,6 +59,13 @@ func (e *Error) Wrap(cause error) *Error {
 func (e *Error) WithMessage(format string, args ...any) *Error {
 	c := *e
 	c.Message = fmt.Sprintf(format, args...)
+	return &c
+}
+
+// WithDetails returns a copy of e whose envelope carries details as error.details.
+func (e *Error) WithDetails(details any) *Error {
+	c := *e
+	c.Details = details
 	return &c
 }
 

@@ -90,11 +90,23 @@ func Bind(c *gin.Context, dst any) error {
 	return bindFields(raw, dst)
 }
 
-func readObject(c *gin.Context) (map[string]json.RawMessage, error) {
-	mt, _, err := mime.ParseMediaType(c.GetHeader("Content-Type"))
-	if err != nil || mt != "application/json" {
-		return nil, apierr.Validation("Content-Type must be application/json")
+// BindIfAny is Bind for an endpoint whose body is optional (SPEC.md's approve takes none): a body
+// that is empty, only white space, or JSON null (what many clients send for "nothing") binds
+// nothing and answers false, whatever its Content-Type; any other body is bound as Bind binds it,
+// and answers true.
+func BindIfAny(c *gin.Context, dst any) (bool, error) {
+	body, err := readBody(c)
+	if err != nil {
+		return false, err
 	}
+	if trimmed := bytes.TrimSpace(body); len(trimmed) == 0 || string(trimmed) == "null" {
+		return false, nil
+	}
+	c.Request.Body = io.NopCloser(bytes.NewReader(body))
+	return true, Bind(c, dst)
+}
+
+func readBody(c *gin.Context) ([]byte, error) {
 	body, err := io.ReadAll(c.Request.Body)
 	if err != nil {
 		var maxErr *http.MaxBytesError
@@ -102,6 +114,18 @@ func readObject(c *gin.Context) (map[string]json.RawMessage, error) {
 			return nil, errBodyTooLarge
 		}
 		return nil, apierr.Validation("the request body could not be read")
+	}
+	return body, nil
+}
+
+func readObject(c *gin.Context) (map[string]json.RawMessage, error) {
+	mt, _, err := mime.ParseMediaType(c.GetHeader("Content-Type"))
+	if err != nil || mt != "application/json" {
+		return nil, apierr.Validation("Content-Type must be application/json")
+	}
+	body, err := readBody(c)
+	if err != nil {
+		return nil, err
 	}
 	if !utf8.Valid(body) {
 		return nil, apierr.Validation("the request body is not valid UTF-8")

@@ -118,7 +118,8 @@ func Logger(c *gin.Context) *zap.Logger {
 	return zap.NewNop()
 }
 
-// Envelope is the body of every error response, {"error": {"code", "message", "requestId"}}: the
+// Envelope is the body of every error response, {"error": {"code", "message", "requestId"}}, and
+// "details" for the few codes that carry them (apierr.Error.Details): the
 // API's (WriteError), and the text of the MCP server's tool errors.
 type Envelope struct {
 	Error EnvelopeBody `json:"error"`
@@ -129,6 +130,7 @@ type EnvelopeBody struct {
 	Code      string `json:"code"`
 	Message   string `json:"message"`
 	RequestID string `json:"requestId"`
+	Details   any    `json:"details,omitempty"`
 }
 
 // Refusal is the answer to a request, of id requestID, that failed with err: the *apierr.Error in
@@ -140,7 +142,7 @@ func Refusal(err error, requestID string, log func() *zap.Logger) (*apierr.Error
 	if ae.Status >= 500 {
 		log().Error("request failed", zap.Int("status", ae.Status), zap.String("code", ae.Code), zap.Error(err))
 	}
-	return ae, Envelope{Error: EnvelopeBody{Code: ae.Code, Message: ae.Message, RequestID: requestID}}
+	return ae, Envelope{Error: EnvelopeBody{Code: ae.Code, Message: ae.Message, RequestID: requestID, Details: ae.Details}}
 }
 
 // WriteError writes err as the error envelope (Refusal), with the error's headers.

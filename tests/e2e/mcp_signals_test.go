@@ -107,7 +107,7 @@ func TestMCPSchemasNullOnlyWhereNull(t *testing.T) {
 				} `json:"tools"`
 			} `json:"result"`
 		}
-		if err := json.Unmarshal(r.Body, &list); err != nil || len(list.Result.Tools) != 12 {
+		if err := json.Unmarshal(r.Body, &list); err != nil || len(list.Result.Tools) != 13 {
 			t.Fatalf("tools/list: %d %.300s", r.Status, r.Body)
 		}
 		nullable := map[string]bool{"targetAt": true, "followUpAt": true, "dueAt": true, "nextCursor": true,

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"maps"
 	"net/http"
 	"reflect"
 	"slices"
@@ -27,7 +28,7 @@ import (
 
 // Tools by the scope they need (app/mcp/tools.go).
 var (
-	mcpReadTools  = []string{"get_focus", "get_history", "get_note", "list_notebooks", "list_suggestions", "list_tasks", "search_notes"}
+	mcpReadTools  = []string{"get_focus", "get_history", "get_note", "get_suggestion", "list_notebooks", "list_suggestions", "list_tasks", "search_notes"}
 	mcpWriteTools = []string{"create_note", "create_task", "propose_note_change", "propose_task_change", "update_task"}
 )
 
@@ -426,11 +427,15 @@ func TestMCPTools(t *testing.T) {
 
 		// Proposals: the note does not change until the owner approves over the API.
 		sg := c.mustCall(t, "propose_note_change", map[string]any{"id": id, "content": "1:1 with @dana about #hiring and #budget", "rationale": "the budget came up too"})
-		if sg["status"] != "PENDING" || sg["originalContent"] != "1:1 with @dana about #hiring" || sg["rationale"] != "the budget came up too" {
+		if sg["status"] != "PENDING" || sg["originalContent"] != "1:1 with @dana about #hiring" || sg["rationale"] != "the budget came up too" || sg["mergeable"] != true {
 			t.Fatalf("propose_note_change %v", sg)
 		}
 		note := apitest.Must(t, s.Get(t, w.annRW, "/notes/"+id), http.StatusOK).JSON(t)
-		if note["content"] != "1:1 with @dana about #hiring" || !reflect.DeepEqual(note["pendingSuggestion"], any(sg)) {
+		// The note's pendingSuggestion is the proposal without mergeable (which the suggest
+		// answers, and GET /suggestions/:id reports as the note changes).
+		pending := maps.Clone(sg)
+		delete(pending, "mergeable")
+		if note["content"] != "1:1 with @dana about #hiring" || !reflect.DeepEqual(note["pendingSuggestion"], any(pending)) {
 			t.Fatalf("note after the proposal: %v", note)
 		}
 		sameAsAPI(t, "get_note with a pending suggestion", c.mustCall(t, "get_note", map[string]any{"id": id}), s.Get(t, w.annRW, "/notes/"+id))
@@ -528,11 +533,12 @@ func TestMCPTools(t *testing.T) {
 func TestMCPAccessMatchesAPI(t *testing.T) {
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		w := newWorld(t, s)
-		type place struct{ name, nb, note, task string }
+		type place struct{ name, nb, note, task, suggestion string }
 		places := []place{{name: "personal", nb: w.annNB}, {name: "team", nb: w.teamNB}, {name: "carl", nb: w.carlNB}}
 		for i, owner := range []string{w.annRW, w.annRW, w.carlRW} {
 			places[i].note = createNote(t, s, owner, places[i].nb, "seen by #whom")["id"].(string)
 			places[i].task = newContent(t, s, owner, "task", places[i].nb, "task notes")
+			places[i].suggestion = apitest.Must(t, suggest(t, s, owner, "task", places[i].task, "better task notes"), http.StatusCreated).Str(t, "id")
 			focusItems{t, s, owner, places[i].nb}.task("in focus", map[string]any{"targetAt": "2025-05-05", "followUpAt": "2025-05-01", "dueAt": "2025-05-05T12:00:00Z"})
 		}
 		type op struct {
@@ -557,6 +563,7 @@ func TestMCPAccessMatchesAPI(t *testing.T) {
 				op{name: "search_notes " + p.name, tool: "search_notes", args: map[string]any{"notebookId": p.nb}, api: apitest.Request{Method: "GET", Path: "/notes?notebookId=" + p.nb}, read: true},
 				op{name: "list_tasks " + p.name, tool: "list_tasks", args: map[string]any{"notebookId": p.nb}, api: apitest.Request{Method: "GET", Path: "/tasks?notebookId=" + p.nb}, read: true},
 				op{name: "list_suggestions " + p.name, tool: "list_suggestions", args: map[string]any{"notebookId": p.nb}, api: apitest.Request{Method: "GET", Path: "/suggestions?notebookId=" + p.nb}, read: true},
+				op{name: "get_suggestion " + p.name, tool: "get_suggestion", args: map[string]any{"id": p.suggestion}, api: apitest.Request{Method: "GET", Path: "/suggestions/" + p.suggestion}, read: true},
 				op{name: "get_history " + p.name, tool: "get_history", args: map[string]any{"itemKind": "note", "id": p.note}, api: apitest.Request{Method: "GET", Path: "/notes/" + p.note + "/versions"}, read: true},
 				op{name: "create_note " + p.name, tool: "create_note", args: map[string]any{"notebookId": p.nb, "content": "new"}, api: apitest.Request{Method: "POST", Path: "/notes", Body: map[string]any{"notebookId": p.nb, "content": "new"}}},
 				op{name: "create_task " + p.name, tool: "create_task", args: map[string]any{"notebookId": p.nb, "title": "new"}, api: apitest.Request{Method: "POST", Path: "/tasks", Body: map[string]any{"notebookId": p.nb, "title": "new"}}},
@@ -584,6 +591,8 @@ func TestMCPAccessMatchesAPI(t *testing.T) {
 			"nbPersonal propose_note_change personal": "ok",
 			"write get_focus":                         "unlisted",
 			"carl get_focus":                          "ok",
+			"carl get_suggestion personal":            "SUGGESTION_NOT_FOUND",
+			"nbTeam get_suggestion team":              "ok",
 		}
 		keys := matrixKeys(w)
 		checked := 0

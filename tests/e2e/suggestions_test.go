@@ -25,10 +25,10 @@ func TestSuggestionTransitions(t *testing.T) {
 		note := createNote(t, s, w.annRW, w.teamNB, "original #old")["id"].(string)
 
 		first := apitest.Must(t, suggest(t, s, w.bobRW, "note", note, "first proposal"), http.StatusCreated).JSON(t)
-		if got := fieldNames(first); !slices.Equal(got, []string{"createdAt", "id", "originalContent", "rationale", "status", "suggestedContent"}) {
+		if got := fieldNames(first); !slices.Equal(got, []string{"createdAt", "id", "mergeable", "originalContent", "rationale", "status", "suggestedContent"}) {
 			t.Fatalf("suggestion fields %v", got)
 		}
-		if first["status"] != "PENDING" || first["originalContent"] != "original #old" || first["suggestedContent"] != "first proposal" || first["rationale"] != "because" {
+		if first["status"] != "PENDING" || first["originalContent"] != "original #old" || first["suggestedContent"] != "first proposal" || first["rationale"] != "because" || first["mergeable"] != true {
 			t.Fatalf("suggestion %v", first)
 		}
 		// The note is unchanged and shows the pending suggestion.
@@ -136,33 +136,42 @@ func TestSuggestionConcurrency(t *testing.T) {
 			t.Fatalf("%d of 16 concurrent approve/reject calls won, want 1", won)
 		}
 
-		// Approve racing a PATCH: the final content is one of the two writes, the other is in a snapshot.
+		// Approve racing a PATCH of the same line: nothing is lost. Approved first, the PATCH
+		// replaces the approved content, which a snapshot keeps; patched first, the suggestion
+		// is stale and overlaps the PATCH, so approving it is a conflict that changes nothing
+		// and leaves it PENDING (CONTRACT.md section 22).
 		for round := 0; round < 15; round++ {
-			sg := apitest.Must(t, suggest(t, s, w.bobRW, "note", note, fmt.Sprintf("suggested %d", round)), http.StatusCreated).Str(t, "id")
+			suggested, patched := fmt.Sprintf("suggested %d", round), fmt.Sprintf("patched %d", round)
+			sg := apitest.Must(t, suggest(t, s, w.bobRW, "note", note, suggested), http.StatusCreated).Str(t, "id")
 			var wg sync.WaitGroup
+			var approve apitest.Response
 			wg.Add(2)
 			go func() {
 				defer wg.Done()
-				apitest.Must(t, s.Post(t, w.annRW, "/suggestions/"+sg+"/approve", nil), http.StatusOK)
+				approve = s.Post(t, w.annRW, "/suggestions/"+sg+"/approve", nil)
 			}()
 			go func() {
 				defer wg.Done()
-				apitest.Must(t, patch(t, s, w.annRW, "/notes/"+note, map[string]any{"content": fmt.Sprintf("patched %d", round)}), http.StatusOK)
+				apitest.Must(t, patch(t, s, w.annRW, "/notes/"+note, map[string]any{"content": patched}), http.StatusOK)
 			}()
 			wg.Wait()
-			final := apitest.Must(t, s.Get(t, w.annRW, "/notes/"+note), http.StatusOK).Str(t, "content")
-			snaps, _ := versions.NewStore(nil, nil).List(context.Background(), s.DB, "note", note)
-			var other string
-			switch final {
-			case fmt.Sprintf("suggested %d", round):
-				other = fmt.Sprintf("patched %d", round)
-			case fmt.Sprintf("patched %d", round):
-				other = fmt.Sprintf("suggested %d", round)
-			default:
-				t.Fatalf("round %d: final content %q is neither write", round, final)
+			if final := apitest.Must(t, s.Get(t, w.annRW, "/notes/"+note), http.StatusOK).Str(t, "content"); final != patched {
+				t.Fatalf("round %d: final content %q, want the PATCH's %q", round, final, patched)
 			}
-			if !snapshotHolds(t, snaps, other) {
-				t.Fatalf("round %d: the losing write %q is not in a snapshot", round, other)
+			status := apitest.Must(t, s.Get(t, w.annRW, "/suggestions/"+sg), http.StatusOK).Str(t, "status")
+			switch approve.Status {
+			case http.StatusOK:
+				snaps, _ := versions.NewStore(nil, nil).List(context.Background(), s.DB, "note", note)
+				if !snapshotHolds(t, snaps, suggested) || status != "APPROVED" {
+					t.Fatalf("round %d: approved, then patched: the approved content is in no snapshot, or the suggestion is %s", round, status)
+				}
+			case http.StatusConflict:
+				apitest.CheckEnvelope(t, approve, http.StatusConflict, "SUGGESTION_CONFLICT")
+				if status != "PENDING" {
+					t.Fatalf("round %d: a conflicting approval left the suggestion %s", round, status)
+				}
+			default:
+				t.Fatalf("round %d: approve answered %d %s", round, approve.Status, approve.Body)
 			}
 		}
 	})
@@ -208,7 +217,7 @@ func TestSuggestionStateMachine(t *testing.T) {
 						}
 					}
 					model.status[id], model.order = "PENDING", append(model.order, id)
-					model.status[id+":content"] = text
+					model.status[id+":content"], model.status[id+":base"] = text, model.content
 				case op <= 2 && len(model.order) > 0: // approve or reject a random earlier suggestion
 					id := model.order[rng.Intn(len(model.order))]
 					verb := []string{"approve", "reject"}[rng.Intn(2)]
@@ -218,6 +227,10 @@ func TestSuggestionStateMachine(t *testing.T) {
 						apitest.CheckEnvelope(t, r, http.StatusNotFound, "SUGGESTION_NOT_FOUND")
 					case model.status[id] != "PENDING":
 						apitest.CheckEnvelope(t, r, http.StatusConflict, "SUGGESTION_ALREADY_RESOLVED")
+					case verb == "approve" && model.status[id+":base"] != model.content:
+						// Every text is one line of its own: a suggestion made before the last
+						// change overlaps it, and stays PENDING.
+						apitest.CheckEnvelope(t, r, http.StatusConflict, "SUGGESTION_CONFLICT")
 					default:
 						apitest.Must(t, r, http.StatusOK)
 						if verb == "approve" {
@@ -329,7 +342,7 @@ func TestSuggestionInbox(t *testing.T) {
 
 		// An inbox item: the suggestion's fields, its item, and stale.
 		items := apitest.Must(t, s.Get(t, w.annRW, "/suggestions?itemKind=note&notebookId="+w.teamNB), http.StatusOK).Data(t)
-		if got := fieldNames(items[0]); !slices.Equal(got, []string{"createdAt", "id", "itemId", "itemKind", "notebookId", "originalContent", "rationale", "stale", "status", "suggestedContent"}) {
+		if got := fieldNames(items[0]); !slices.Equal(got, []string{"createdAt", "id", "itemId", "itemKind", "mergeable", "notebookId", "originalContent", "rationale", "stale", "status", "suggestedContent"}) {
 			t.Fatalf("inbox item fields %v", got)
 		}
 		if it := items[0]; it["itemKind"] != "note" || it["itemId"] != teamNote || it["notebookId"] != w.teamNB || it["stale"] != false ||

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"net/http"
 	"strings"
 	"testing"
@@ -32,7 +33,20 @@ func TestBrowserReview(t *testing.T) {
 	apitest.EachDB(t, browserReview)
 }
 
-func browserReview(t *testing.T, kind string) {
+// reviewScene is what a browser test of the review pages starts from: a headless Chromium, a
+// server on one database, Mia signed up with an assistant's key of hers, and a note made by the
+// key in her notebook Leadership.
+type reviewScene struct {
+	ctx    context.Context
+	logs   *consoleLog
+	s      *apitest.Server
+	d      driver
+	person account
+	key    string
+	note   string
+}
+
+func newReviewScene(t *testing.T, kind, original string) reviewScene {
 	ctx, logs := chromium(t)
 	s := apitest.Start(t, kind)
 	out := outputDir(t)
@@ -43,8 +57,26 @@ func browserReview(t *testing.T, kind string) {
 	person := signUp(t, hb, "Mia Manager")
 	key := createKey(t, hb, "Research assistant", 3, "")
 	notebook := apitest.Must(t, s.Post(t, key, "/notebooks", map[string]any{"name": "Leadership"}), 201).Str(t, "id")
-	original := "Hiring plan\n\nOpen two #backend roles in Q1.\n\n> **Decision:** start with one senior hire.\n\nOwner: @mia"
 	note := apitest.Must(t, s.Post(t, key, "/notes", map[string]any{"notebookId": notebook, "content": original}), 201).Str(t, "id")
+	return reviewScene{ctx: ctx, logs: logs, s: s, d: driver{t: t, ctx: ctx, out: out}, person: person, key: key, note: note}
+}
+
+// signIn signs Mia in through the sign-in page.
+func (sc reviewScene) signIn() {
+	sc.d.run("sign in",
+		chromedp.Navigate(sc.s.URL+"/signin"),
+		chromedp.WaitVisible(chromedp.CSS(`#email`)),
+		chromedp.SendKeys(chromedp.CSS(`#email`), sc.person.Email),
+		chromedp.SendKeys(chromedp.CSS(`#password`), sc.person.Password),
+		chromedp.Click(chromedp.CSS(`form button[type=submit]`)),
+		chromedp.WaitVisible(chromedp.CSS(`.tabs`)),
+	)
+}
+
+func browserReview(t *testing.T, kind string) {
+	original := "Hiring plan\n\nOpen two #backend roles in Q1.\n\n> **Decision:** start with one senior hire.\n\nOwner: @mia"
+	sc := newReviewScene(t, kind, original)
+	logs, s, key, note := sc.logs, sc.s, sc.key, sc.note
 
 	// The assistant, through MCP with the same key.
 	client := mcp.NewClient(&mcp.Implementation{Name: "assistant", Version: "1"}, nil)
@@ -65,17 +97,11 @@ func browserReview(t *testing.T, kind string) {
 	proposed := "Hiring plan\n\nOpen three #backend roles in Q1.\n\n> **Decision:** start with one senior hire.\n\nOwner: @mia"
 	propose(proposed, "The Q1 budget allows a third role.")
 
-	d := driver{t: t, ctx: ctx, out: out}
-	run, text, shot := d.run, d.text, d.shot
+	run, text, shot := sc.d.run, sc.d.text, sc.d.shot
 
 	// Sign in, open the review list.
-	run("sign in",
-		chromedp.Navigate(s.URL+"/signin"),
-		chromedp.WaitVisible(chromedp.CSS(`#email`)),
-		chromedp.SendKeys(chromedp.CSS(`#email`), person.Email),
-		chromedp.SendKeys(chromedp.CSS(`#password`), person.Password),
-		chromedp.Click(chromedp.CSS(`form button[type=submit]`)),
-		chromedp.WaitVisible(chromedp.CSS(`.tabs`)),
+	sc.signIn()
+	run("open the review list",
 		chromedp.Click(chromedp.CSS(`.tabs a[href="/review"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`#pending`)),
 	)
@@ -141,8 +167,9 @@ func browserReview(t *testing.T, kind string) {
 		t.Fatalf("a stale approve changed the note: %q", got)
 	}
 	run("open it again", chromedp.Click(chromedp.CSS(`#open-again`)), chromedp.WaitVisible(chromedp.CSS(`#reject`)))
-	if got := text(`.status-stale`); got != "Stale" {
-		t.Fatalf("the reopened suggestion is not marked stale: %q", got)
+	// Both appended a line at the end: the reopened suggestion shows the conflict.
+	if got := text(`.status-stale`); got != "Conflicts" {
+		t.Fatalf("the reopened suggestion is not marked as conflicting: %q", got)
 	}
 	run("reject", chromedp.Click(chromedp.CSS(`#reject`)), chromedp.WaitVisible(chromedp.CSS(`.notice`)))
 
@@ -174,6 +201,95 @@ func browserReview(t *testing.T, kind string) {
 		}
 	}
 	if len(errs) > 0 {
+		t.Fatalf("the browser reported errors:\n%s", strings.Join(errs, "\n"))
+	}
+}
+
+// TestBrowserReviewMerge: in a real headless Chromium, a person approves one of a suggestion's
+// two changes by unticking the other (the changed words are marked inside the changed lines);
+// then a suggestion whose change overlaps the person's later edit shows the conflict view (the
+// lines when proposed, now and suggested, side by side), offers nothing to approve, and is
+// rejected. No console error (CSP included). Screenshots: review-hunks.png, review-conflicts.png.
+// On SQLite and PostgreSQL.
+func TestBrowserReviewMerge(t *testing.T) {
+	apitest.EachDB(t, browserReviewMerge)
+}
+
+func browserReviewMerge(t *testing.T, kind string) {
+	original := "Offsite plan\n\nBook the venue in March.\n\nInvite the whole team.\n\nBudget: 5k."
+	sc := newReviewScene(t, kind, original)
+	ctx, logs, s, key, note := sc.ctx, sc.logs, sc.s, sc.key, sc.note
+	proposed := "Offsite plan\n\nBook the venue in April.\n\nInvite the whole team.\n\nBudget: 8k, approved."
+	sg := apitest.Must(t, s.Post(t, key, "/notes/"+note+"/suggest", map[string]any{"content": proposed, "rationale": "March is full."}), 201).Str(t, "id")
+
+	run, text, shot := sc.d.run, sc.d.text, sc.d.shot
+	sc.signIn()
+
+	// Two hunks, each with its checkbox, ticked; the changed words marked.
+	run("open the suggestion", chromedp.Navigate(s.URL+"/review/suggestions/"+sg), chromedp.WaitVisible(chromedp.CSS(`#approve`)))
+	if got := text(`#hunk-0 legend`); got != "Change 1, at line 3" {
+		t.Fatalf("the first hunk's legend reads %q", got)
+	}
+	if got := text(`#hunk-0 .diff-del mark.word`); got != "March" {
+		t.Fatalf("the removed word marked in the first hunk is %q", got)
+	}
+	if got := text(`#hunk-0 .diff-add mark.word`); got != "April" {
+		t.Fatalf("the added word marked in the first hunk is %q", got)
+	}
+	if got := text(`#hunk-1 .diff-add`); !strings.Contains(got, "Budget: 8k, approved.") {
+		t.Fatalf("the second hunk adds %q", got)
+	}
+	checked, err := chromedp.Run(ctx, chromedp.Evaluate[[]bool](`[...document.querySelectorAll('input[name=hunk]')].map(b => b.checked)`))
+	if err != nil || len(checked) != 2 || !checked[0] || !checked[1] {
+		t.Fatalf("the hunks' checkboxes: %v %v, want two, ticked", checked, err)
+	}
+	shot("review-hunks.png")
+	// Untick the budget change (by its label), approve the rest.
+	run("approve the first change only",
+		chromedp.Click(chromedp.CSS(`label[for=hunk-check-1]`)),
+		chromedp.Click(chromedp.CSS(`#approve`)),
+		chromedp.WaitVisible(chromedp.CSS(`.notice`)),
+	)
+	if got := text(".notice"); !strings.HasPrefix(got, "Approved in part.") {
+		t.Fatalf("after a partial approval the page says %q", got)
+	}
+	withVenue := strings.Replace(original, "March", "April", 1)
+	if got := apitest.Must(t, s.Get(t, key, "/notes/"+note), 200).Str(t, "content"); got != withVenue {
+		t.Fatalf("after approving the first change the API shows %q, want %q", got, withVenue)
+	}
+	if got := apitest.Must(t, s.Get(t, key, "/suggestions/"+sg), 200).Str(t, "status"); got != "APPROVED" {
+		t.Fatalf("the suggestion is %s", got)
+	}
+
+	// A proposal on the invitation line, then Mia rewrites that line: the conflict view.
+	sg = apitest.Must(t, s.Post(t, key, "/notes/"+note+"/suggest", map[string]any{"content": strings.Replace(withVenue, "Invite the whole team.", "Invite the leads only.", 1)}), 201).Str(t, "id")
+	edited := strings.Replace(withVenue, "Invite the whole team.", "Invite the whole team and partners.", 1)
+	apitest.Must(t, s.Do(t, apitest.Request{Method: http.MethodPatch, Path: "/notes/" + note, Key: key, Body: map[string]any{"content": edited}}), 200)
+	run("open the conflicting suggestion", chromedp.Navigate(s.URL+"/review/suggestions/"+sg), chromedp.WaitVisible(chromedp.CSS(`#conflicts`)))
+	if got := text(`#conflicts caption`); got != "Conflict 1, at line 5 of the current content" {
+		t.Fatalf("the conflict's caption reads %q", got)
+	}
+	for sel, want := range map[string]string{
+		`#conflicts thead`:               "When proposed\tNow\tSuggested",
+		`#conflicts .conflict-base`:      "Invite the whole team.",
+		`#conflicts .conflict-current`:   "Invite the whole team and partners.",
+		`#conflicts .conflict-suggested`: "Invite the leads only.",
+	} {
+		if got := strings.Join(strings.Fields(text(sel)), " "); got != strings.Join(strings.Fields(want), " ") {
+			t.Fatalf("%s reads %q, want %q", sel, got, want)
+		}
+	}
+	if approveButtons, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('#approve').length`)); err != nil || approveButtons != 0 {
+		t.Fatalf("a suggestion with nothing to apply offers %d approve buttons (%v)", approveButtons, err)
+	}
+	shot("review-conflicts.png")
+	run("phone", chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2), chromedp.EmulateMobile), chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS(`#conflicts`)))
+	shot("review-conflicts-phone.png")
+	run("reject", chromedp.EmulateViewport(1280, 900), chromedp.Click(chromedp.CSS(`#reject`)), chromedp.WaitVisible(chromedp.CSS(`.notice`)))
+	if got := apitest.Must(t, s.Get(t, key, "/notes/"+note), 200).Str(t, "content"); got != edited {
+		t.Fatalf("after the conflict and the rejection the API shows %q", got)
+	}
+	if errs := logs.all(); len(errs) > 0 {
 		t.Fatalf("the browser reported errors:\n%s", strings.Join(errs, "\n"))
 	}
 }

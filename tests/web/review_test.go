@@ -123,7 +123,8 @@ func TestReviewPages(t *testing.T) {
 		want(t, b.submit("/review/suggestions/"+noteSug+"/approve", url.Values{"item_etag": {noteETag}}), http.StatusConflict, "Already decided")
 
 		// A stale approve: the task changes after the page is shown; the conflict page says so and
-		// nothing is overwritten; opened again, the page shows the change as it stands and approves.
+		// nothing is overwritten; opened again, the page shows the two changes of the one line side
+		// by side, and offers no change to approve.
 		p = b.get("/review/suggestions/" + taskSug)
 		want(t, p, http.StatusOK, "Write the launch email")
 		wantSaid(t, p, "Removed: Draft by Friday.", "Added: Draft by Thursday.")
@@ -136,8 +137,14 @@ func TestReviewPages(t *testing.T) {
 			t.Fatalf("a stale approve changed the task: %q", got)
 		}
 		p = b.get("/review/suggestions/" + taskSug)
-		want(t, p, http.StatusOK, "Stale")
-		wantSaid(t, p, "Removed: Draft by Friday, reviewed by Sam.", "Added: Draft by Thursday.")
+		want(t, p, http.StatusOK, "Conflicts", "When proposed", "Now", "Suggested", "Conflict 1, at line 1 of the current content",
+			`<td class="conflict-base"><span class="line">Draft by Friday.</span></td>`,
+			`<td class="conflict-current"><span class="line">Draft by Friday, reviewed by Sam.</span></td>`,
+			`<td class="conflict-suggested"><span class="line">Draft by Thursday.</span></td>`,
+			"No change can be applied without a conflict.")
+		if strings.Contains(string(p.Body), `id="approve"`) {
+			t.Fatalf("a suggestion with nothing to apply offers to approve:\n%s", p.Body)
+		}
 		// Reject it: the content stays, the suggestion is REJECTED.
 		wantRedirect(t, b.submit("/review/suggestions/"+taskSug+"/reject", nil), "/review?done=rejected")
 		sug := apitest.Must(t, s.Get(t, f.key, "/suggestions/"+taskSug), 200)

@@ -219,6 +219,10 @@ func (h *Handler) reviewPage(c *gin.Context, sess accounts.Session) {
 	switch c.Query("done") {
 	case "approved":
 		v.Notice = "Approved. The suggested content is now the item's content; the previous content is kept in its history."
+	case "approved-merged":
+		v.Notice = "Approved. The suggested changes were applied together with the changes made since it was proposed; the previous content is kept in its history."
+	case "approved-part":
+		v.Notice = "Approved in part. The changes you chose were applied, the others were not; the previous content is kept in its history."
 	case "rejected":
 		v.Notice = "Rejected. The content is unchanged; the suggestion is kept."
 	}
@@ -254,15 +258,38 @@ func (h *Handler) suggestionPage(c *gin.Context, sess accounts.Session) {
 		h.pages.Internal(c, &sess, err)
 		return
 	}
-	unified, err := e.Diff()
+	v := suggestionView{View: web.Base(&sess, "Suggested change", "review"), Row: r, ItemETag: item.ETag, Pending: e.Status == suggestions.StatusPending}
+	if !v.Pending {
+		unified, err := e.Diff()
+		if err != nil {
+			h.pages.Internal(c, &sess, err)
+			return
+		}
+		v.Diff = diffLines(unified)
+		h.pages.Render(c, http.StatusOK, "suggestion", v)
+		return
+	}
+	// What approving would do, as GET /suggestions/:id shows it: the hunks, and the conflicts.
+	pl, err := e.Plan()
 	if err != nil {
 		h.pages.Internal(c, &sess, err)
 		return
 	}
-	v := suggestionView{View: web.Base(&sess, "Suggested change", "review"), Row: r, Diff: diffLines(unified),
-		ItemETag: item.ETag, Pending: e.Status == suggestions.StatusPending}
+	for _, hk := range pl.Hunks {
+		v.Hunks = append(v.Hunks, hunkView{Index: hk.Index, Number: hk.Index + 1, Line: hk.Line, Lines: hunkLines(hk.Removed, hk.Added)})
+	}
+	for i, cf := range pl.Conflicts {
+		v.Conflicts = append(v.Conflicts, conflictRow{Number: i + 1, Line: cf.Line, Base: cf.Base, Current: cf.Current, Suggested: cf.Suggested})
+	}
 	h.pages.Render(c, http.StatusOK, "suggestion", v)
 }
+
+// hunkChoiceField marks an approve form that chooses hunks (its checkboxes are hunkField): a form
+// without it (an older page) approves every hunk.
+const (
+	hunkChoiceField = "choose_hunks"
+	hunkField       = "hunk"
+)
 
 // shownVersion is the If-Match of an approve or restore form: the item version the page showed.
 // A form without one (or with "*", which matches anything) was not made by the page: it would
@@ -280,7 +307,20 @@ func (h *Handler) approve(c *gin.Context, sess accounts.Session) {
 		return
 	}
 	ctx, p := c.Request.Context(), principal(sess)
-	if _, err := h.reviews.Approve(ctx, p, id, ifMatch); err != nil {
+	req := suggestions.ApproveRequest{IfMatch: ifMatch}
+	if c.Request.PostForm.Has(hunkChoiceField) {
+		// The checked boxes, as the form sent them: the module reads and checks them.
+		req.Choose, req.Hunks = true, c.Request.PostForm[hunkField]
+		if len(req.Hunks) == 0 {
+			v := web.MessageView{View: web.Base(&sess, "No change chosen", "review"), Status: http.StatusBadRequest,
+				Body: "Nothing was changed: tick at least one change to approve it, or reject the suggestion.",
+				Back: "/review/suggestions/" + url.PathEscape(id), BackText: "Back to the suggestion"}
+			h.pages.Render(c, http.StatusBadRequest, "message", v)
+			return
+		}
+	}
+	a, err := h.reviews.Approve(ctx, p, id, req)
+	if err != nil {
 		kind := ""
 		if e, gerr := h.reviews.Get(ctx, p, id); gerr == nil {
 			kind = e.ItemKind // the conflict page names what changed: "This note changed ..."
@@ -288,7 +328,13 @@ func (h *Handler) approve(c *gin.Context, sess accounts.Session) {
 		h.reviewError(c, sess, err, "/review/suggestions/"+url.PathEscape(id), kind)
 		return
 	}
-	c.Redirect(http.StatusSeeOther, "/review?done=approved")
+	done := "approved"
+	if a.Partial {
+		done = "approved-part"
+	} else if a.Merged {
+		done = "approved-merged"
+	}
+	c.Redirect(http.StatusSeeOther, "/review?done="+done)
 }
 
 func (h *Handler) reject(c *gin.Context, sess accounts.Session) {
@@ -323,9 +369,19 @@ func (h *Handler) reviewError(c *gin.Context, sess accounts.Session, err error, 
 			v.Kind = kind[0]
 		}
 		h.pages.Render(c, http.StatusPreconditionFailed, "conflict", v)
+	case ae.Code == suggestions.ErrConflict.Code:
+		v := web.MessageView{View: web.Base(&sess, "These changes conflict", "review"), Status: http.StatusConflict,
+			Body: "Some of the suggested changes overlap changes made since it was proposed, so nothing was changed. Open it again to choose the changes that do not conflict.",
+			Back: again, BackText: "Open it again"}
+		h.pages.Render(c, http.StatusConflict, "message", v)
 	case ae.Status == http.StatusConflict:
 		h.reviewMessage(c, sess, http.StatusConflict, "Already decided",
 			"Someone decided on this suggestion, or replaced it with a newer one, since you opened it. Nothing was changed.")
+	case ae.Code == apierr.CodeValidation && again != "":
+		// A choice of changes the suggestion refuses (none chosen, or some that do not stand alone).
+		v := web.MessageView{View: web.Base(&sess, "Choose the changes again", "review"), Status: http.StatusBadRequest,
+			Body: "Nothing was changed: " + ae.Message + ".", Back: again, BackText: "Back to the suggestion"}
+		h.pages.Render(c, http.StatusBadRequest, "message", v)
 	case ae.Status == http.StatusNotFound || ae.Status == http.StatusBadRequest:
 		h.reviewMessage(c, sess, http.StatusNotFound, "Not found",
 			"This suggestion, item or version does not exist, or you cannot see it.")

@@ -46,7 +46,7 @@ type Reviews interface {
 	ParseInbox(q suggestions.InboxQuery) (suggestions.InboxFilter, paginate.Params, error)
 	Inbox(ctx context.Context, p *auth.Principal, f suggestions.InboxFilter, page paginate.Params) ([]suggestions.InboxEntry, *string, error)
 	Get(ctx context.Context, p *auth.Principal, id string) (suggestions.InboxEntry, error)
-	Approve(ctx context.Context, p *auth.Principal, id string, ifMatch etag.IfMatch) (suggestions.Suggestion, error)
+	Approve(ctx context.Context, p *auth.Principal, id string, req suggestions.ApproveRequest) (suggestions.Approval, error)
 	Reject(ctx context.Context, p *auth.Principal, id string) (suggestions.Suggestion, error)
 }
 

@@ -7,6 +7,7 @@ import (
 	udiff "github.com/aymanbagabas/go-udiff"
 
 	"folio/app/web"
+	"folio/platform/textmerge"
 )
 
 // suggestionRow is a suggestion as the review list and page show it.
@@ -32,9 +33,26 @@ type reviewView struct {
 type suggestionView struct {
 	web.View
 	Row      suggestionRow
-	Diff     []diffLine
+	Diff     []diffLine // a resolved suggestion's diff from the current content
 	ItemETag string
 	Pending  bool
+	// A pending suggestion's hunks, each chosen with a checkbox, and its conflicts.
+	Hunks     []hunkView
+	Conflicts []conflictRow
+}
+
+// hunkView is one hunk of a suggestion: its removed, then its added lines, changed words marked
+// where a removed line and an added line pair up.
+type hunkView struct {
+	Index, Number, Line int // Number is Index + 1, as the page counts
+	Lines               []diffLine
+}
+
+// conflictRow is one conflict side by side: the lines when the suggestion was made, now, and
+// suggested; Line is where it starts in the current content.
+type conflictRow struct {
+	Number, Line             int
+	Base, Current, Suggested []string
 }
 
 type historyView struct {
@@ -71,6 +89,29 @@ type conflictView struct {
 type diffLine struct {
 	Op   string // "add", "del", "same" or "hunk" (a gap between changed regions)
 	Text string
+	// Words, when not nil, is Text cut into segments, those the paired line lacks marked.
+	Words []textmerge.Segment
+}
+
+// hunkLines are a hunk's lines as the page shows them: the removed, then the added ones; the
+// i-th removed line and the i-th added line are compared word by word.
+func hunkLines(removed, added []string) []diffLine {
+	out := make([]diffLine, 0, len(removed)+len(added))
+	for i, r := range removed {
+		l := diffLine{Op: "del", Text: r}
+		if i < len(added) {
+			l.Words, _ = textmerge.Words(r, added[i])
+		}
+		out = append(out, l)
+	}
+	for i, a := range added {
+		l := diffLine{Op: "add", Text: a}
+		if i < len(removed) {
+			_, l.Words = textmerge.Words(removed[i], a)
+		}
+		out = append(out, l)
+	}
+	return out
 }
 
 // diffLines parses a unified diff (a suggestion's InboxEntry.Diff, or versionDiff) into lines,
