@@ -1,6 +1,7 @@
 package suggestions
 
 import (
+	"strings"
 	"testing"
 
 	"folio/modules/content"
@@ -30,5 +31,20 @@ func TestApprovedNeverOverwritesWhatItCannotCompare(t *testing.T) {
 	got, _, _, err := approved(item, sg, texts, ApproveRequest{})
 	if err == nil {
 		t.Fatalf("approving with an unreadable original stored %q", got.Markdown)
+	}
+}
+
+// TestChooseQuotesLittle: a hunk index that is not one is named in the 400's message, shortened:
+// a body of up to 1 MiB is not echoed back whole.
+func TestChooseQuotesLittle(t *testing.T) {
+	pl := plan("a\n\nb", "a\n\nb", "A\n\nb")
+	for _, raw := range []string{"1" + strings.Repeat("0", 100_000), `"` + strings.Repeat("x", 100_000) + `"`} {
+		_, err := pl.choose([]string{raw})
+		if err == nil {
+			t.Fatalf("%.20s… was taken for a hunk index", raw)
+		}
+		if msg := err.Error(); len(msg) > 400 || !strings.Contains(msg, raw[:20]) {
+			t.Fatalf("the message quotes %d bytes: %.300s", len(msg), msg)
+		}
 	}
 }

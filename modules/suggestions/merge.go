@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"folio/modules/document"
 	"folio/platform/apierr"
@@ -170,7 +171,7 @@ func (pl Plan) choose(raw []string) ([]int, error) {
 	for _, r := range raw {
 		i, err := strconv.Atoi(strings.TrimSpace(r))
 		if err != nil {
-			return nil, apierr.Validation("field \"hunks\": %s is not a hunk index (a whole number from GET /suggestions/{id}'s hunks)", r)
+			return nil, apierr.Validation("field \"hunks\": %s is not a hunk index (a whole number from GET /suggestions/{id}'s hunks)", shortened(r))
 		}
 		if i < 0 || i >= len(pl.Hunks) {
 			return nil, apierr.Validation("field \"hunks\": %d is not the index of one of this suggestion's hunks (%s)", i, pl.hunkRange())
@@ -181,6 +182,16 @@ func (pl Plan) choose(raw []string) ([]int, error) {
 		out = append(out, i)
 	}
 	return out, nil
+}
+
+// shortened is a value the client sent, as an error message quotes it: at most 40 characters (a
+// body of up to 1 MiB is not echoed back whole).
+func shortened(raw string) string {
+	const most = 40
+	if utf8.RuneCountInString(raw) <= most {
+		return raw
+	}
+	return string([]rune(raw)[:most]) + "…"
 }
 
 func (pl Plan) hunkRange() string {
