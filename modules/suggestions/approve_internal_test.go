@@ -48,3 +48,23 @@ func TestChooseQuotesLittle(t *testing.T) {
 		}
 	}
 }
+
+// TestConflictSaysWhy: a merge refused because the codec would not keep it (here, longer than
+// the content's limit) is a conflict whose message says so, not that changes overlap.
+func TestConflictSaysWhy(t *testing.T) {
+	a, b, more := strings.Repeat("a", 30_000), strings.Repeat("b", 30_000), strings.Repeat(" x", 12_000)
+	base := a + "\n\nmid\n\n" + b
+	pl := plan(base, a+"\n\nmid\n\n"+b+more, a+more+"\n\nmid\n\n"+b)
+	if pl.Mergeable() {
+		t.Fatal("a merge over the length limit was mergeable")
+	}
+	msg := pl.conflictError("note").Error()
+	if strings.Contains(msg, "overlap") || !strings.Contains(msg, "at most 100000 characters") {
+		t.Fatalf("message %q", msg)
+	}
+	// Overlapping changes still say so.
+	pl = plan("a\n\nb", "a\n\nB", "a\n\nb2")
+	if msg := pl.conflictError("note").Error(); !strings.Contains(msg, "overlap") {
+		t.Fatalf("message %q", msg)
+	}
+}

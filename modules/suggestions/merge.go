@@ -43,6 +43,9 @@ type Conflict struct {
 	Current   []string `json:"current"`
 	Suggested []string `json:"suggested"`
 	Base      []string `json:"-"`
+	// why, for a merge the codec refuses or reads back otherwise rather than overlapping
+	// changes, is why (for the message; not on the wire).
+	why string
 }
 
 // Plan is what approving a suggestion would do to its item's current content.
@@ -154,11 +157,15 @@ func (pl Plan) unreadable(err error) Conflict {
 		at = i
 		shift += len(c.Lines) - (c.End - c.Start)
 	}
+	why := "the codec refuses it"
+	if u != nil {
+		why = u.why
+	}
 	if len(pl.Hunks) == 0 { // not reached: with no hunk the result is the current content, which reads back
-		return Conflict{Line: line, Current: []string{}, Suggested: []string{}, Base: []string{}}
+		return Conflict{Line: line, Current: []string{}, Suggested: []string{}, Base: []string{}, why: why}
 	}
 	h := pl.Hunks[at]
-	return Conflict{Line: h.Line, Current: h.Removed, Suggested: h.Added, Base: []string{}}
+	return Conflict{Line: h.Line, Current: h.Removed, Suggested: h.Added, Base: []string{}, why: why}
 }
 
 // choose checks a partial approval's hunk indexes (as the client wrote them: JSON numbers, form
@@ -215,6 +222,11 @@ func (pl Plan) conflictError(kind string) error {
 	where := fmt.Sprintf("line %d", c.Line)
 	if n := len(pl.Conflicts); n > 1 {
 		where = fmt.Sprintf("%d places, the first at line %d", n, c.Line)
+	}
+	if c.why != "" {
+		// Nothing overlaps: the merge as a whole would not be stored as merged.
+		return ErrConflict.WithMessage("merged with the changes made to the %s since it was proposed, this suggestion's changes make Markdown that the codec does not keep as merged (line %d: %s); nothing was changed: approve only some of its hunks, or reject it and propose again against the current content", kind, c.Line, c.why).
+			WithDetails(ConflictDetails{Conflicts: pl.Conflicts})
 	}
 	return ErrConflict.WithMessage("this suggestion's changes overlap changes made to the %s since it was proposed (%s); nothing was changed: approve only the hunks that do not conflict, or reject it and propose again against the current content", kind, where).
 		WithDetails(ConflictDetails{Conflicts: pl.Conflicts})
