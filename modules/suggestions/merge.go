@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"folio/modules/document"
 	"folio/platform/apierr"
@@ -42,6 +43,9 @@ type Conflict struct {
 	Current   []string `json:"current"`
 	Suggested []string `json:"suggested"`
 	Base      []string `json:"-"`
+	// why, for a merge the codec refuses or reads back otherwise rather than overlapping
+	// changes, is why (for the message; not on the wire).
+	why string
 }
 
 // Plan is what approving a suggestion would do to its item's current content.
@@ -153,11 +157,15 @@ func (pl Plan) unreadable(err error) Conflict {
 		at = i
 		shift += len(c.Lines) - (c.End - c.Start)
 	}
+	why := "the codec refuses it"
+	if u != nil {
+		why = u.why
+	}
 	if len(pl.Hunks) == 0 { // not reached: with no hunk the result is the current content, which reads back
-		return Conflict{Line: line, Current: []string{}, Suggested: []string{}, Base: []string{}}
+		return Conflict{Line: line, Current: []string{}, Suggested: []string{}, Base: []string{}, why: why}
 	}
 	h := pl.Hunks[at]
-	return Conflict{Line: h.Line, Current: h.Removed, Suggested: h.Added, Base: []string{}}
+	return Conflict{Line: h.Line, Current: h.Removed, Suggested: h.Added, Base: []string{}, why: why}
 }
 
 // choose checks a partial approval's hunk indexes (as the client wrote them: JSON numbers, form
@@ -170,7 +178,7 @@ func (pl Plan) choose(raw []string) ([]int, error) {
 	for _, r := range raw {
 		i, err := strconv.Atoi(strings.TrimSpace(r))
 		if err != nil {
-			return nil, apierr.Validation("field \"hunks\": %s is not a hunk index (a whole number from GET /suggestions/{id}'s hunks)", r)
+			return nil, apierr.Validation("field \"hunks\": %s is not a hunk index (a whole number from GET /suggestions/{id}'s hunks)", shortened(r))
 		}
 		if i < 0 || i >= len(pl.Hunks) {
 			return nil, apierr.Validation("field \"hunks\": %d is not the index of one of this suggestion's hunks (%s)", i, pl.hunkRange())
@@ -181,6 +189,16 @@ func (pl Plan) choose(raw []string) ([]int, error) {
 		out = append(out, i)
 	}
 	return out, nil
+}
+
+// shortened is a value the client sent, as an error message quotes it: at most 40 characters (a
+// body of up to 1 MiB is not echoed back whole).
+func shortened(raw string) string {
+	const most = 40
+	if utf8.RuneCountInString(raw) <= most {
+		return raw
+	}
+	return string([]rune(raw)[:most]) + "…"
 }
 
 func (pl Plan) hunkRange() string {
@@ -204,6 +222,11 @@ func (pl Plan) conflictError(kind string) error {
 	where := fmt.Sprintf("line %d", c.Line)
 	if n := len(pl.Conflicts); n > 1 {
 		where = fmt.Sprintf("%d places, the first at line %d", n, c.Line)
+	}
+	if c.why != "" {
+		// Nothing overlaps: the merge as a whole would not be stored as merged.
+		return ErrConflict.WithMessage("merged with the changes made to the %s since it was proposed, this suggestion's changes make Markdown that the codec does not keep as merged (line %d: %s); nothing was changed: approve only some of its hunks, or reject it and propose again against the current content", kind, c.Line, c.why).
+			WithDetails(ConflictDetails{Conflicts: pl.Conflicts})
 	}
 	return ErrConflict.WithMessage("this suggestion's changes overlap changes made to the %s since it was proposed (%s); nothing was changed: approve only the hunks that do not conflict, or reject it and propose again against the current content", kind, where).
 		WithDetails(ConflictDetails{Conflicts: pl.Conflicts})

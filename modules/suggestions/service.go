@@ -218,7 +218,12 @@ func approved(item content.Item, sg Suggestion, texts content.Suggestion, req Ap
 	if !req.Choose {
 		// The common case, told without rendering the current content.
 		unchanged, err := sameDocument(item.Content, sg.OriginalContent)
-		if err != nil || unchanged {
+		if err != nil {
+			// Never the suggested content in place of one that could not be compared: it would
+			// throw away an edit made since without a word.
+			return document.Parsed{}, false, false, err
+		}
+		if unchanged {
 			return suggested()
 		}
 	}

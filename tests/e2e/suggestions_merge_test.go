@@ -243,7 +243,14 @@ func TestSuggestionMergeConcurrentApprove(t *testing.T) {
 			if i%2 == 1 {
 				body = map[string]any{"hunks": []int{0}}
 			}
-			return s.Post(t, w.annRW, "/suggestions/"+id+"/approve", body).Status
+			r := s.Post(t, w.annRW, "/suggestions/"+id+"/approve", body)
+			if r.Status == http.StatusConflict {
+				// A loser finds it decided: never a conflict of the merge, never a 500.
+				if code := r.JSON(t)["error"].(map[string]any)["code"]; code != "SUGGESTION_ALREADY_RESOLVED" {
+					t.Errorf("a losing approval answered %v", code)
+				}
+			}
+			return r.Status
 		}, http.StatusOK, http.StatusConflict)
 		if won != 1 {
 			t.Fatalf("%d of 12 concurrent approvals won, want 1", won)
