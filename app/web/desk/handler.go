@@ -165,10 +165,6 @@ func (h *Handler) fail(c *gin.Context, sess accounts.Session, err error) {
 	}
 }
 
-func (h *Handler) notFound(c *gin.Context, sess accounts.Session) {
-	h.fail(c, sess, apierr.New(http.StatusNotFound, "NOT_FOUND", "not found"))
-}
-
 func (h *Handler) message(c *gin.Context, sess accounts.Session, status int, title, body string) {
 	v := web.MessageView{View: web.Base(&sess, title, ""), Status: status, Body: body, Back: "/app", BackText: "Back to Focus"}
 	h.pages.Render(c, status, "message", v)

@@ -23,17 +23,19 @@ type taskForm struct {
 	DueAt, TargetAt, FollowUpAt                string
 }
 
-// dateFields are the form's date fields, in the order the tasks module checks them.
-var dateFields = []string{"dueAt", "targetAt", "followUpAt"}
+// dateField is one of a task's dates: its form field (the API's name), where a form and a PATCH
+// keep it.
+type dateField struct {
+	name  string
+	form  func(*taskForm) *string
+	patch func(*tasks.PatchRequest) *httpx.Optional[string]
+}
 
-func (f *taskForm) date(name string) *string {
-	switch name {
-	case "dueAt":
-		return &f.DueAt
-	case "targetAt":
-		return &f.TargetAt
-	}
-	return &f.FollowUpAt
+// dateFields are the form's date fields, in the order the tasks module checks them.
+var dateFields = []dateField{
+	{"dueAt", func(f *taskForm) *string { return &f.DueAt }, func(r *tasks.PatchRequest) *httpx.Optional[string] { return &r.DueAt }},
+	{"targetAt", func(f *taskForm) *string { return &f.TargetAt }, func(r *tasks.PatchRequest) *httpx.Optional[string] { return &r.TargetAt }},
+	{"followUpAt", func(f *taskForm) *string { return &f.FollowUpAt }, func(r *tasks.PatchRequest) *httpx.Optional[string] { return &r.FollowUpAt }},
 }
 
 // taskFormOf reads the fields a task form sent.
@@ -41,8 +43,8 @@ func taskFormOf(c *gin.Context) taskForm {
 	form := c.Request.PostForm
 	f := taskForm{Title: form.Get("title"), Notes: form.Get("notes"), NotebookID: form.Get("notebookId"),
 		Status: form.Get("status"), Priority: form.Get("priority")}
-	for _, name := range dateFields {
-		*f.date(name) = form.Get(name)
+	for _, d := range dateFields {
+		*d.form(&f) = form.Get(d.name)
 	}
 	return f
 }
@@ -190,12 +192,12 @@ func (h *Handler) saveTask(c *gin.Context, sess accounts.Session) {
 	if nb := v.Form.NotebookID; nb != form.Get("was_notebookId") {
 		req.NotebookID = httpx.Optional[string]{Present: true, Value: nb}
 	}
-	for _, name := range dateFields {
-		day := *v.Form.date(name)
-		if day == form.Get("was_"+name) {
+	for _, d := range dateFields {
+		day := *d.form(&v.Form)
+		if day == form.Get("was_"+d.name) {
 			continue
 		}
-		*patchDate(&req, name) = httpx.Optional[string]{Present: true, Null: day == "", Value: formDate(day, &sess)}
+		*d.patch(&req) = httpx.Optional[string]{Present: true, Null: day == "", Value: formDate(day, &sess)}
 	}
 	ifMatch, ok := shownVersion(c)
 	if ok {
@@ -210,16 +212,6 @@ func (h *Handler) saveTask(c *gin.Context, sess accounts.Session) {
 		return
 	}
 	c.Redirect(http.StatusSeeOther, "/app/tasks/"+url.PathEscape(id)+"?done=saved")
-}
-
-func patchDate(req *tasks.PatchRequest, name string) *httpx.Optional[string] {
-	switch name {
-	case "dueAt":
-		return &req.DueAt
-	case "targetAt":
-		return &req.TargetAt
-	}
-	return &req.FollowUpAt
 }
 
 // taskConflict is the page of a stale save: the task as it is now beside the fields the person
@@ -246,8 +238,8 @@ func (h *Handler) taskFormError(c *gin.Context, sess accounts.Session, v *taskFo
 	if v.ID != "" { // the form keeps what it opened with
 		form := c.Request.PostForm
 		v.Was.NotebookID = form.Get("was_notebookId")
-		for _, name := range dateFields {
-			*v.Was.date(name) = form.Get("was_" + name)
+		for _, d := range dateFields {
+			*d.form(&v.Was) = form.Get("was_" + d.name)
 		}
 	}
 	v.Field = ae.Message
