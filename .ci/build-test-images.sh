@@ -12,6 +12,11 @@
 #                            official nginx image (conf.d/*.conf included,
 #                            logs to stdout/stderr, STOPSIGNAL SIGQUIT); only
 #                            the compose stack test uses it (.ci/compose-test.sh)
+#   folio-test/chromium      Debian bookworm + chromium, headless, DevTools on
+#                            --remote-debugging-port=$DEVTOOLS_PORT (default
+#                            9222; see .ci/images/chromium/docker-entrypoint.sh);
+#                            the web tests start it when the machine has no
+#                            Chromium of its own (tests/testenv/chromium.go)
 #
 # Each image is a debootstrapped minimal bookworm (variant minbase) with the
 # server installed from Debian's packages, turned into an image with
@@ -24,10 +29,10 @@
 # folio.test-image.inputs holds their hash). Run as root, after
 # .ci/docker-up.sh.
 #
-# Usage: .ci/build-test-images.sh [--force] [--force-base] [postgres] [redis] [nginx]
+# Usage: .ci/build-test-images.sh [--force] [--force-base] [postgres] [redis] [nginx] [chromium]
 #   --force        rebuild the images even when up to date (keeps the cache)
 #   --force-base   also re-debootstrap the cached base rootfs
-#   postgres|redis|nginx  build only these (default: postgres and redis)
+#   postgres|redis|nginx|chromium  build only these (default: postgres and redis)
 # Environment:
 #   FOLIO_TEST_IMAGES_CACHE  cache directory (default /var/cache/folio-test-images)
 #   DEBIAN_MIRROR            (default http://deb.debian.org/debian)
@@ -46,6 +51,7 @@ DEBS=$CACHE/debs
 PG_IMAGE=folio-test/postgres:15
 REDIS_IMAGE=folio-test/redis:7
 NGINX_IMAGE=folio-test/nginx:1.22
+CHROMIUM_IMAGE=folio-test/chromium
 
 say() { printf '[build-test-images] %s\n' "$*"; }
 die() { printf '[build-test-images] ERROR: %s\n' "$*" >&2; exit 1; }
@@ -57,7 +63,7 @@ for a in "$@"; do
   case "$a" in
     --force) force=1 ;;
     --force-base) force=1; force_base=1 ;;
-    postgres|redis|nginx) want+=("$a") ;;
+    postgres|redis|nginx|chromium) want+=("$a") ;;
     -h|--help) sed -n '3,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument: $a (see --help)" ;;
   esac
@@ -194,7 +200,7 @@ inputs_hash() { # $1 image kind (an image without files of its own has no images
 }
 
 image_of() { # $1 image kind
-  case "$1" in postgres) echo "$PG_IMAGE" ;; redis) echo "$REDIS_IMAGE" ;; nginx) echo "$NGINX_IMAGE" ;; esac
+  case "$1" in postgres) echo "$PG_IMAGE" ;; redis) echo "$REDIS_IMAGE" ;; nginx) echo "$NGINX_IMAGE" ;; chromium) echo "$CHROMIUM_IMAGE" ;; esac
 }
 
 image_current() { # $1 image, $2 hash
@@ -258,13 +264,22 @@ ln -sf /dev/stdout /var/log/nginx/access.log
 ln -sf /dev/stderr /var/log/nginx/error.log
 '"$SLIM"
 
-build_image() { # $1 kind (postgres|redis)
+# Debian's chromium (the same package .ci/run installs on the host), with the
+# fonts the host's pages are drawn with, so screenshots and axe's colour checks
+# see text as on a machine with Chromium installed.
+CHROMIUM_SCRIPT='
+apt-get update -qq
+apt-get install -y -qq chromium fonts-dejavu-core fonts-liberation >/dev/null
+'"$SLIM"
+
+build_image() { # $1 kind (postgres|redis|nginx|chromium)
   local kind=$1 image script hash t0 root
   image=$(image_of "$kind")
   case "$kind" in
     postgres) script=$PG_SCRIPT ;;
     redis) script=$REDIS_SCRIPT ;;
     nginx) script=$NGINX_SCRIPT ;;
+    chromium) script=$CHROMIUM_SCRIPT ;;
   esac
   hash=$(inputs_hash "$kind")
   if [ "$force" = 0 ] && image_current "$image" "$hash"; then
@@ -321,6 +336,13 @@ build_image() { # $1 kind (postgres|redis)
       )
       # As the official image: SIGQUIT = graceful stop (finish the open requests).
       stopsignal=SIGQUIT ;;
+    chromium)
+      changes=(
+        'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
+        'ENV LANG=C.UTF-8'
+        'ENTRYPOINT ["docker-entrypoint.sh"]'
+        'EXPOSE 9222/tcp'
+      ) ;;
   esac
   changes+=("LABEL folio.test-image.inputs=$hash")
   local -a cargs=()

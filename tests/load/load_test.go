@@ -9,11 +9,13 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"folio/platform/auth"
 	"folio/platform/config"
 	"folio/platform/httpx"
 	"folio/tests/apitest"
@@ -109,17 +111,31 @@ func newClient(s *apitest.Server, key string, conc int) *Client {
 // Close drops the client's idle connections.
 func (c *Client) Close() { c.http.CloseIdleConnections() }
 
-// do sends one request and reads the whole response.
+// do sends one request to the API with the client's key and reads the whole response.
 func (c *Client) do(method, path string, body []byte, idemKey string, buf *bytes.Buffer) (int, error) {
+	return c.send(method, path, body, idemKey, "", buf)
+}
+
+// send is do, or, with a session token, a request for a web page (path from the server's root)
+// signed in with that session's cookie instead of the key.
+func (c *Client) send(method, path string, body []byte, idemKey, session string, buf *bytes.Buffer) (int, error) {
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
 	}
-	req, err := http.NewRequest(method, c.base+path, rd)
+	url := c.base + path
+	if session != "" {
+		url = strings.TrimSuffix(c.base, httpx.APIBase) + path
+	}
+	req, err := http.NewRequest(method, url, rd)
 	if err != nil {
 		return 0, err
 	}
-	req.Header.Set("Authorization", "Bearer "+c.key)
+	if session != "" {
+		req.Header.Set("Cookie", auth.SessionCookie+"="+session)
+	} else {
+		req.Header.Set("Authorization", "Bearer "+c.key)
+	}
 	if idemKey != "" {
 		req.Header.Set("Idempotency-Key", idemKey)
 	}
@@ -145,6 +161,9 @@ type Target struct {
 	Req    func(i int) (path string, body []byte)
 	// Idempotent requests carry an Idempotency-Key never sent before (so each one writes).
 	Idempotent bool
+	// Session, when set, makes the target a page of the web app: Req's path is from the server's
+	// root, and the request is signed in with this web session's cookie instead of the key.
+	Session string
 }
 
 // idemSeq numbers the Idempotency-Keys of a test binary's run.
@@ -211,7 +230,7 @@ func drive(c *Client, conc, n int, tgt Target, deadline time.Time) Result {
 					idemKey = fmt.Sprintf("load-%d", idemSeq.Add(1))
 				}
 				t0 := time.Now()
-				status, err := c.do(tgt.Method, path, body, idemKey, &buf)
+				status, err := c.send(tgt.Method, path, body, idemKey, tgt.Session, &buf)
 				lat = append(lat, time.Since(t0))
 				if err != nil || status != tgt.Status {
 					errs.Add(1)
@@ -279,6 +298,14 @@ func Targets(d Seeded) []Target {
 		// A Focus view of about 20 notes, the size of GET /notes' page (Seeded.Focus20).
 		{Name: "focus-20", Method: http.MethodGet, Status: http.StatusOK,
 			Req: func(int) (string, []byte) { return d.Focus20, nil }},
+		// The web app's pages (CONTRACT.md section 23), signed in with the caller's web session, from
+		// one client: the server's time for a page, without queueing behind other requests. The
+		// Focus page of today in the user's zone (UTC: the seed sets none), and a note's page
+		// (rendered from its stored document, with its pending suggestion and the notebooks).
+		{Name: "app-focus", Method: http.MethodGet, Status: http.StatusOK, Conc: 1, Session: d.Session,
+			Req: func(int) (string, []byte) { return "/app", nil }},
+		{Name: "app-note", Method: http.MethodGet, Status: http.StatusOK, Conc: 1, Session: d.Session,
+			Req: func(i int) (string, []byte) { return "/app/notes/" + note(i), nil }},
 		{Name: "create", Method: http.MethodPost, Status: http.StatusCreated,
 			Req: func(i int) (string, []byte) { return "/notes", create(i) }},
 		{Name: "create-followup", Method: http.MethodPost, Status: http.StatusCreated,

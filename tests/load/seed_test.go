@@ -46,6 +46,7 @@ var Scenarios = []Scenario{
 type Seeded struct {
 	UserID          string   // the caller
 	Key             string   // read-write key of the caller, unrestricted
+	Session         string   // a web session of the caller (its folio_session cookie), for the web app's pages
 	CallerNotebooks []string // the caller's notebooks
 	VisibleIDs      []string // live, unarchived notes the caller sees
 	// Focus20 is the query of a Focus view whose answer holds about 20 notes (the 20 oldest
@@ -98,6 +99,7 @@ func Seed(t testing.TB, s *apitest.Server, sc Scenario) Seeded {
 		t.Fatalf("seed: %v", err)
 	}
 	d.Key = s.NewKey(t, ann, auth.ScopeReadWrite)
+	d.Session = s.OpenSession(t, ann).Token // as the sign-in page does, through the accounts module
 	t.Logf("seeded %s in %v: %d notes (%d in the caller's %d notebooks, %d visible live)",
 		sc.Name, time.Since(start).Round(time.Millisecond), sc.Total, sc.CallerNotes, sc.CallerNotebooks, len(d.VisibleIDs))
 	return d

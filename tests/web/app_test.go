@@ -2,6 +2,7 @@ package web
 
 import (
 	"encoding/json"
+	"html"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -87,6 +88,9 @@ func TestAppPages(t *testing.T) {
 			{"/app/notes/" + f.note + "/delete", []string{"Delete “Hiring plan”?"}},
 			{"/app/tasks", []string{"To do", "In progress", "Blocked", "Done", "Write the job ad"}},
 			{"/app/tasks/" + f.task, []string{"Write the job ad", "To do", "#backend"}},
+			{"/app/tasks/" + f.task + "/edit", []string{"Edit task", "Write the job ad", "Ask @sam for the #backend stack."}},
+			{"/app/tasks/new?notebookId=" + f.notebook, []string{"New task", "Leadership"}},
+			{"/app/notebooks/new", []string{"New notebook", "Personal"}},
 			{"/app/people/sam", []string{"@sam", "Hiring plan", "Write the job ad", "start with one senior hire."}},
 			{"/app/tags/backend", []string{"#backend", "Hiring plan", "Write the job ad"}},
 			{"/app/decisions", []string{"Decisions", "Hiring plan", "start with one senior hire."}},
@@ -276,5 +280,136 @@ func TestAppTasksAndZone(t *testing.T) {
 			t.Fatal("the Focus page still asks for the zone once one is known")
 		}
 		want(t, b.get("/settings/time-zone"), http.StatusOK, `value="Europe/Berlin"`)
+	})
+}
+
+var hiddenFieldRe = regexp.MustCompile(`<input type="hidden" name="([^"]+)" value="([^"]*)">`)
+
+// hiddenFields are the hidden fields of a page's forms, as a browser sends them back, but the
+// CSRF token (browser.submit adds it; browser.post leaves it out).
+func hiddenFields(p page) url.Values {
+	out := url.Values{}
+	for _, m := range hiddenFieldRe.FindAllStringSubmatch(p.Body, -1) {
+		if m[1] != "csrf_token" {
+			out.Set(m[1], html.UnescapeString(m[2]))
+		}
+	}
+	return out
+}
+
+// with is form with the fields of more added.
+func with(form url.Values, more url.Values) url.Values {
+	out := url.Values{}
+	for k, v := range form {
+		out[k] = v
+	}
+	for k, v := range more {
+		out[k] = v
+	}
+	return out
+}
+
+// TestAppTaskAndNotebookForms creates a notebook and a task and edits the task through the forms
+// alone (as a browser without JavaScript does): the modules' words on a refusal with the fields
+// kept, days in the user's zone, only the dates the form changed sent, a stale edit meeting the
+// conflict page with both versions, no CSRF a 403, another user's ids a 404. On both databases.
+func TestAppTaskAndNotebookForms(t *testing.T) {
+	apitest.EachDB(t, func(t *testing.T, kind string) {
+		f := newAppFixture(t, kind)
+		b := f.b
+
+		// A notebook, refused first in the notebooks module's words.
+		want(t, b.get("/app/notebooks"), http.StatusOK, `href="/app/notebooks/new"`)
+		want(t, b.get("/app/notebooks/new"), http.StatusOK, "New notebook", "Personal", "teal")
+		want(t, b.submit("/app/notebooks", url.Values{"name": {"1:1s"}, "color": {"plaid"}}), http.StatusBadRequest, "Not created", "color", `value="1:1s"`)
+		want(t, b.submit("/app/notebooks", url.Values{"name": {strings.Repeat("n", 41)}, "color": {"teal"}}), http.StatusBadRequest, "Not created", "name")
+		p := b.submit("/app/notebooks", url.Values{"name": {"1:1s"}, "color": {"teal"}, "workspaceId": {""}})
+		if p.Status != http.StatusSeeOther || !strings.HasPrefix(p.Location(), "/app/notebooks/") || !strings.HasSuffix(p.Location(), "?done=created") {
+			t.Fatalf("create notebook: %d to %q\n%s", p.Status, p.Location(), p.Text)
+		}
+		nb := strings.TrimSuffix(strings.TrimPrefix(p.Location(), "/app/notebooks/"), "?done=created")
+		want(t, b.get(p.Location()), http.StatusOK, "Notebook created.", "1:1s", `href="/app/tasks/new?notebookId=`+nb+`"`)
+		if r := b.api(http.MethodGet, "/notebooks/"+nb, ""); r.Status != http.StatusOK || !strings.Contains(string(r.Body), `"color":"teal"`) || !strings.Contains(string(r.Body), `"workspaceId":null`) {
+			t.Fatalf("the API reads the notebook as %d %s", r.Status, r.Body)
+		}
+
+		// A task, in Berlin: the days chosen are Berlin's days.
+		wantRedirect(t, b.submit("/app/time-zone", url.Values{"tz": {"Europe/Berlin"}, "back": {"/app"}}), "/app")
+		want(t, b.get("/app/tasks/new?notebookId="+nb), http.StatusOK, "New task", `<option value="`+nb+`" selected>`, "Europe/Berlin")
+		task := url.Values{"title": {"Prepare the 1:1 with @ana"}, "notebookId": {nb}, "status": {"IN_PROGRESS"}, "priority": {"HIGH"},
+			"dueAt": {"2026-03-05"}, "targetAt": {""}, "followUpAt": {"2026-03-10"}, "notes": {"Ask about #growth\n\n- one\n- two"}}
+		// Refused in the tasks module's words, the fields kept.
+		want(t, b.submit("/app/tasks", with(task, url.Values{"title": {""}})), http.StatusBadRequest, "Not saved", `"title"`, "Ask about #growth")
+		want(t, b.submit("/app/tasks", with(task, url.Values{"dueAt": {"5 March"}})), http.StatusBadRequest, "Not saved", `field "dueAt"`, "Prepare the 1:1")
+		want(t, b.submit("/app/tasks", with(task, url.Values{"priority": {"SOON"}})), http.StatusBadRequest, "Not saved", `"priority"`)
+		p = b.submit("/app/tasks", task)
+		if p.Status != http.StatusSeeOther || !strings.HasPrefix(p.Location(), "/app/tasks/") || !strings.HasSuffix(p.Location(), "?done=created") {
+			t.Fatalf("create task: %d to %q\n%s", p.Status, p.Location(), p.Text)
+		}
+		id := strings.TrimSuffix(strings.TrimPrefix(p.Location(), "/app/tasks/"), "?done=created")
+		want(t, b.get(p.Location()), http.StatusOK, "Task created.", "Prepare the 1:1 with @ana", "In progress", "HIGH", "Thu 5 Mar 2026", "Tue 10 Mar 2026", "#growth", "1:1s")
+		apiTask := func() string {
+			r := b.api(http.MethodGet, "/tasks/"+id, "")
+			if r.Status != http.StatusOK {
+				t.Fatalf("GET /tasks/%s: %d %s", id, r.Status, r.Body)
+			}
+			return string(r.Body)
+		}
+		for _, s := range []string{`"status":"IN_PROGRESS"`, `"priority":"HIGH"`, `"dueAt":"2026-03-04T23:00:00`, `"targetAt":null`, `"followUpAt":"2026-03-09T23:00:00`, `"notes":"Ask about #growth`} {
+			if got := apiTask(); !strings.Contains(got, s) {
+				t.Fatalf("the API reads the new task without %s: %s", s, got)
+			}
+		}
+
+		// Edit with the version opened: a date cleared, one set, one left as it was.
+		p = b.get("/app/tasks/" + id + "/edit")
+		want(t, p, http.StatusOK, "Edit task", `value="2026-03-05"`, `value="2026-03-10"`, "Ask about #growth")
+		opened := hiddenFields(p)
+		edit := with(opened, with(task, url.Values{"title": {"Prepare the 1:1"}, "status": {"BLOCKED"}, "dueAt": {""}, "targetAt": {"2026-03-06"}}))
+		wantRedirect(t, b.submit("/app/tasks/"+id+"/edit", edit), "/app/tasks/"+id+"?done=saved")
+		want(t, b.get("/app/tasks/"+id+"?done=saved"), http.StatusOK, "Saved.", "Prepare the 1:1", "Blocked", "Fri 6 Mar 2026")
+		for _, s := range []string{`"title":"Prepare the 1:1"`, `"status":"BLOCKED"`, `"dueAt":null`, `"targetAt":"2026-03-05T23:00:00`, `"followUpAt":"2026-03-09T23:00:00`} {
+			if got := apiTask(); !strings.Contains(got, s) {
+				t.Fatalf("after the edit the API reads the task without %s: %s", s, got)
+			}
+		}
+		// A refused edit keeps the fields and the version it opened.
+		p = b.submit("/app/tasks/"+id+"/edit", with(edit, url.Values{"title": {""}}))
+		want(t, p, http.StatusBadRequest, "Not saved", `"title"`)
+		// A stale edit: nothing is overwritten; the task now and my fields show.
+		p = b.submit("/app/tasks/"+id+"/edit", with(opened, with(task, url.Values{"title": {"My stale title"}})))
+		want(t, p, http.StatusConflict, "This task changed since you opened it", "The task now", `value="My stale title"`, "Prepare the 1:1", "Blocked")
+		if got := apiTask(); !strings.Contains(got, `"title":"Prepare the 1:1"`) {
+			t.Fatalf("a stale edit overwrote the task: %s", got)
+		}
+		// Saving mine from the conflict page is a knowing choice, with the version it showed.
+		wantRedirect(t, b.submit("/app/tasks/"+id+"/edit", with(hiddenFields(p), with(task, url.Values{"title": {"My title after all"}}))), "/app/tasks/"+id+"?done=saved")
+		if got := apiTask(); !strings.Contains(got, `"title":"My title after all"`) {
+			t.Fatalf("the API reads %s", got)
+		}
+		// A form without a version (or with *) is never applied unconditionally.
+		for _, v := range []string{"", "*"} {
+			want(t, b.submit("/app/tasks/"+id+"/edit", with(task, url.Values{"version": {v}, "title": {"forced"}})), http.StatusConflict, "The task now")
+		}
+
+		// CSRF: a form without the session's token is a 403 page and changes nothing.
+		for _, path := range []string{"/app/notebooks", "/app/tasks", "/app/tasks/" + id + "/edit"} {
+			want(t, b.post(path, with(edit, url.Values{"name": {"csrf"}, "title": {"csrf"}})), http.StatusForbidden, "This form has expired")
+		}
+		if got := apiTask(); strings.Contains(got, "csrf") {
+			t.Fatalf("a form without CSRF changed the task: %s", got)
+		}
+
+		// Another user's ids: 404 pages, and nothing changes.
+		eve := newBrowser(t, f.s)
+		signUp(t, eve, "Eve Else")
+		want(t, eve.get("/app/tasks/"+id+"/edit"), http.StatusNotFound, "Not found")
+		want(t, eve.submit("/app/tasks/"+id+"/edit", with(edit, url.Values{"title": {"eve"}})), http.StatusNotFound, "Not found")
+		if p := eve.submit("/app/tasks", with(task, url.Values{"title": {"eve"}})); p.Status != http.StatusNotFound {
+			t.Fatalf("a task in another user's notebook: %d\n%s", p.Status, p.Text)
+		}
+		if got := apiTask(); strings.Contains(got, "eve") {
+			t.Fatalf("another user changed the task: %s", got)
+		}
 	})
 }

@@ -11,13 +11,20 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/remote"
 
 	"folio/tests/apitest"
+	"folio/tests/testenv"
 )
 
-// chromiumEnv overrides where the browser test finds Chromium (default /usr/bin/chromium, Debian's
-// chromium package, which .ci/run installs when it is missing).
+// chromiumEnv says where the browser tests find Chromium: unset, Debian's /usr/bin/chromium when
+// it is there (.ci/run installs it), else a container of testenv's Chromium image
+// (FOLIO_TEST_CHROMIUM_IMAGE); "container", always the container; anything else, the path of a
+// Chromium binary.
 const chromiumEnv = "FOLIO_TEST_CHROMIUM"
+
+// localChromium is the binary used when chromiumEnv is unset and it exists.
+const localChromium = "/usr/bin/chromium"
 
 // outputDir is where the browser test keeps its screenshots: tests/output/web (git-ignored).
 func outputDir(t *testing.T) string {
@@ -32,19 +39,65 @@ func outputDir(t *testing.T) string {
 	return dir
 }
 
+// executable says why path is not an executable file, or nil.
+func executable(path string) error {
+	st, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	if st.IsDir() || st.Mode()&0o111 == 0 {
+		return fmt.Errorf("%s is not an executable file", path)
+	}
+	return nil
+}
+
 // chromium starts a headless Chromium with a fresh profile and returns a browser context, and
-// the page's console errors as they come. A missing Chromium fails the test (it is never
-// skipped): the UI must be tested in a real browser.
+// the page's console errors as they come. chromiumEnv chooses where it comes from: a local
+// binary, or a new browser context (its own cookies and storage) in the Chromium container that
+// testenv starts once per test binary. A missing Chromium fails the test (it is never skipped):
+// the UI must be tested in a real browser.
 func chromium(t *testing.T) (context.Context, *consoleLog) {
 	t.Helper()
 	exe := os.Getenv(chromiumEnv)
 	if exe == "" {
-		exe = "/usr/bin/chromium"
+		exe = localChromium
+		if executable(exe) != nil {
+			exe = "container"
+		}
 	}
-	if st, err := os.Stat(exe); err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
+	var ctx context.Context
+	if exe == "container" {
+		ctx = containerChromium(t)
+	} else {
+		ctx = localChromiumContext(t, exe)
+	}
+	// The first Run starts the browser (or opens the context's tab); it lives as long as ctx.
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatalf("start Chromium (%s): %v", exe, err)
+	}
+	logs := &consoleLog{}
+	messages := chromedp.Console(ctx)
+	go func() {
+		for m, err := range messages {
+			if err != nil {
+				return
+			}
+			if m.Type == chromedp.ConsoleError || m.IsException() {
+				logs.add(m.String() + " (" + m.URL + ")")
+			}
+		}
+	}()
+	return ctx, logs
+}
+
+// localChromiumContext starts the Chromium binary exe with a fresh profile, for this test only.
+func localChromiumContext(t *testing.T, exe string) context.Context {
+	t.Helper()
+	if err := executable(exe); err != nil {
 		t.Fatalf("the browser test needs a headless Chromium at %s (%v).\n"+
 			"Install Debian's package: apt-get update && apt-get install -y chromium (.ci/run does this), "+
-			"or set %s to a Chromium binary.", exe, err, chromiumEnv)
+			"set %s to a Chromium binary, or set it to \"container\" for the Chromium image "+
+			"(bash .ci/build-test-images.sh chromium).", exe, err, chromiumEnv)
 	}
 	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
 		chromedp.ExecPath(exe),
@@ -64,23 +117,22 @@ func chromium(t *testing.T) (context.Context, *consoleLog) {
 	t.Cleanup(cancelAlloc)
 	ctx, cancel := chromedp.NewContext(alloc, chromedp.WithLogf(t.Logf))
 	t.Cleanup(cancel)
-	// The first Run starts the browser; it lives as long as ctx.
-	if err := chromedp.Do(ctx); err != nil {
-		t.Fatalf("start Chromium (%s): %v", exe, err)
-	}
-	logs := &consoleLog{}
-	messages := chromedp.Console(ctx)
-	go func() {
-		for m, err := range messages {
-			if err != nil {
-				return
-			}
-			if m.Type == chromedp.ConsoleError || m.IsException() {
-				logs.add(m.String() + " (" + m.URL + ")")
-			}
-		}
-	}()
-	return ctx, logs
+	return ctx
+}
+
+// containerChromium attaches to the Chromium container (started with the host's network, so it
+// reaches the test server on 127.0.0.1) and opens a new browser context in it: the test's own
+// cookies and storage, disposed of when the test ends. The container's window is 1280×900, as
+// the local browser's.
+func containerChromium(t *testing.T) context.Context {
+	t.Helper()
+	devtools := testenv.ChromiumDevTools(t)
+	alloc, cancelAlloc := remote.NewAllocator(context.Background(), devtools)
+	t.Cleanup(cancelAlloc)
+	ctx, cancel := chromedp.NewContext(alloc, chromedp.WithNewBrowserContext(), chromedp.WithLogf(t.Logf))
+	t.Cleanup(cancel)
+	t.Logf("Chromium: a container of %s (DevTools %s)", testenv.ChromiumImage(), devtools)
+	return ctx
 }
 
 // driver runs steps in a browser context for a test, reads text from the page and keeps

@@ -76,6 +76,8 @@ func (h *Handler) Register(r httpx.Router) {
 	g.POST("/app/time-zone", in(h.setZone))
 	g.GET("/settings/time-zone", in(h.zonePage))
 	g.GET("/app/notebooks", in(h.notebooksPage))
+	g.GET("/app/notebooks/new", in(h.newNotebookPage))
+	g.POST("/app/notebooks", in(h.createNotebook))
 	g.GET("/app/notebooks/:id", in(h.notebookPage))
 	g.GET("/app/notes/new", in(h.newNotePage))
 	g.POST("/app/notes", in(h.createNote))
@@ -87,7 +89,11 @@ func (h *Handler) Register(r httpx.Router) {
 	g.GET("/app/notes/:id/delete", in(h.deletePage))
 	g.POST("/app/notes/:id/delete", in(h.deleteNote))
 	g.GET("/app/tasks", in(h.tasksPage))
+	g.GET("/app/tasks/new", in(h.newTaskPage))
+	g.POST("/app/tasks", in(h.createTask))
 	g.GET("/app/tasks/:id", in(h.taskPage))
+	g.GET("/app/tasks/:id/edit", in(h.editTaskPage))
+	g.POST("/app/tasks/:id/edit", in(h.saveTask))
 	g.POST("/app/tasks/:id/status", in(h.setStatus))
 	g.GET("/app/people/:name", in(h.personPage))
 	g.GET("/app/tags/:name", in(h.tagPage))
@@ -157,10 +163,6 @@ func (h *Handler) fail(c *gin.Context, sess accounts.Session, err error) {
 	default:
 		h.pages.Internal(c, &sess, err)
 	}
-}
-
-func (h *Handler) notFound(c *gin.Context, sess accounts.Session) {
-	h.fail(c, sess, apierr.New(http.StatusNotFound, "NOT_FOUND", "not found"))
 }
 
 func (h *Handler) message(c *gin.Context, sess accounts.Session, status int, title, body string) {

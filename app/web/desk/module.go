@@ -12,6 +12,7 @@
 //	POST /app/time-zone                      remember the browser's or the settings' zone
 //	GET  /settings/time-zone                 the zone, editable
 //	GET  /app/notebooks, /app/notebooks/:id  notebooks, and one notebook's notes and tasks
+//	GET  /app/notebooks/new                  a new notebook; POST /app/notebooks creates it
 //	GET  /app/notes/new?notebookId=          write a note; POST /app/notes saves or previews it
 //	GET  /app/notes/:id                      a note, rendered (notes.go)
 //	GET  /app/notes/:id/edit                 edit it; POST saves with the version it opened
@@ -19,6 +20,8 @@
 //	GET  /app/notes/:id/delete               the confirmation; POST deletes
 //	GET  /app/tasks, /app/tasks/:id          tasks by status, one task (tasks.go)
 //	POST /app/tasks/:id/status               a status in one action
+//	GET  /app/tasks/new?notebookId=          a new task; POST /app/tasks creates it (taskforms.go)
+//	GET  /app/tasks/:id/edit                 edit it; POST saves with the version it opened
 //	GET  /app/people/:name, /app/tags/:name  a person's page, a tag's (lists.go)
 //	GET  /app/decisions, /app/search         notes with a Decision, search
 package desk
@@ -72,12 +75,14 @@ type (
 	Tasks interface {
 		Search(ctx context.Context, p *auth.Principal, q tasks.ListQuery) (paginate.Page[tasks.Response], error)
 		Get(ctx context.Context, p *auth.Principal, id string) (tasks.View, error)
+		CreateFrom(ctx context.Context, p *auth.Principal, req tasks.CreateRequest) (tasks.View, error)
 		UpdateFrom(ctx context.Context, p *auth.Principal, id string, req tasks.PatchRequest, ifMatch etag.IfMatch) (tasks.View, error)
 	}
 	// Notebooks is the notebooks module's service.
 	Notebooks interface {
 		ListPage(ctx context.Context, p *auth.Principal, q paginate.Query) (paginate.Page[notebooks.Response], error)
 		Get(ctx context.Context, p *auth.Principal, id string) (notebooks.Notebook, error)
+		Create(ctx context.Context, p *auth.Principal, in notebooks.NewNotebook) (notebooks.Notebook, error)
 	}
 	// Focus is the focus module's service.
 	Focus interface {

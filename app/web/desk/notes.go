@@ -91,6 +91,9 @@ func (h *Handler) notebookPage(c *gin.Context, sess accounts.Session) {
 	if c.Query("deleted") != "" {
 		v.Notice = "The note was deleted."
 	}
+	if c.Query("done") == "created" {
+		v.Notice = "Notebook created."
+	}
 	nq := notes.ListQuery{ListQuery: items.ListQuery{Query: limit(listSize), NotebookID: id}}
 	nq.Cursor = c.Query("cursor")
 	if v.Archived {

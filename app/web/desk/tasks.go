@@ -118,8 +118,13 @@ func (h *Handler) taskPage(c *gin.Context, sess accounts.Session) {
 	v.TargetAt, v.FollowUpAt = stampAt(resp.TargetAt, v.Loc), stampAt(resp.FollowUpAt, v.Loc)
 	v.Created, v.Updated = stampOf(t.Item.CreatedAt, v.Loc), stampOf(t.Item.UpdatedAt, v.Loc)
 	v.People, v.Tags = splitTags(resp.Tags)
-	if c.Query("done") == "status" {
+	switch c.Query("done") {
+	case "status":
 		v.Notice = "Status changed to " + statusLabel(resp.Status) + "."
+	case "created":
+		v.Notice = "Task created."
+	case "saved":
+		v.Notice = "Saved."
 	}
 	h.pages.Render(c, http.StatusOK, "task", v)
 }
