@@ -24,21 +24,26 @@ func openEmptyLogged(t *testing.T, kind string, log *zap.Logger) *gorm.DB {
 	return testenv.OpenEmpty(t, kind, log)
 }
 
+// unitTable is an empty database of kind with the unitRow table, and a count of its rows.
+func unitTable(t *testing.T, kind string) (*gorm.DB, func() int64) {
+	gdb := openEmpty(t, kind)
+	if err := gdb.Migrator().CreateTable(&unitRow{}); err != nil {
+		t.Fatal(err)
+	}
+	return gdb, func() (n int64) {
+		if err := gdb.Model(&unitRow{}).Count(&n).Error; err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+}
+
 // TestUnit: within a unit, every Transaction joins one transaction that commits only with the
 // unit (AfterCommit functions after it), rolls back whole, and a write outside it is refused.
 func TestUnit(t *testing.T) {
 	for _, kind := range []string{"sqlite", "postgres"} {
 		t.Run(kind, func(t *testing.T) {
-			gdb := openEmpty(t, kind)
-			if err := gdb.Migrator().CreateTable(&unitRow{}); err != nil {
-				t.Fatal(err)
-			}
-			count := func() (n int64) {
-				if err := gdb.Model(&unitRow{}).Count(&n).Error; err != nil {
-					t.Fatal(err)
-				}
-				return n
-			}
+			gdb, count := unitTable(t, kind)
 			insert := func(id string) func(tx *gorm.DB) error {
 				return func(tx *gorm.DB) error { return tx.Create(&unitRow{ID: id}).Error }
 			}
@@ -99,16 +104,7 @@ func TestUnit(t *testing.T) {
 func TestAtomically(t *testing.T) {
 	for _, kind := range []string{"sqlite", "postgres"} {
 		t.Run(kind, func(t *testing.T) {
-			gdb := openEmpty(t, kind)
-			if err := gdb.Migrator().CreateTable(&unitRow{}); err != nil {
-				t.Fatal(err)
-			}
-			count := func() (n int64) {
-				if err := gdb.Model(&unitRow{}).Count(&n).Error; err != nil {
-					t.Fatal(err)
-				}
-				return n
-			}
+			gdb, count := unitTable(t, kind)
 			insert := func(ctx context.Context, id string) error {
 				return db.Transaction(ctx, gdb, func(tx *gorm.DB) error { return tx.Create(&unitRow{ID: id}).Error })
 			}
