@@ -35,6 +35,9 @@ type item struct {
 	updatedAt time.Time
 	tags      []string // front matter tags, added to the text as #tags when it lacks them
 	changes   []string // what was altered, for the answer
+	// lineOffset turns a line of text into the file's line: the front matter's lines before it,
+	// less the lines put at its top (a heading).
+	lineOffset int
 }
 
 // Fields of front matter, by their normalised key (lower case, without "_", "-" and spaces).
@@ -107,10 +110,11 @@ func readItem(name string, data []byte, folio bool) (it item, why string) {
 	text := strings.ReplaceAll(strings.TrimPrefix(string(data), "\ufeff"), "\r\n", "\n")
 	front, body, hasFront := splitFrontMatter(text)
 	it.text = body
+	it.lineOffset = strings.Count(text[:len(text)-len(body)], "\n")
 	var meta map[string]any
 	if hasFront {
 		if err := yaml.Unmarshal([]byte(front), &meta); err != nil {
-			it.text = text
+			it.text, it.lineOffset = text, 0
 			it.changes = append(it.changes, "its front matter is not valid YAML; it was kept as text at the top of the note")
 			meta = nil
 		}
@@ -135,6 +139,7 @@ func readItem(name string, data []byte, folio bool) (it item, why string) {
 		}
 		if heading != "" && !startsWithHeading(it.text) {
 			it.text = "# " + heading + "\n\n" + it.text
+			it.lineOffset -= 2
 			it.changes = append(it.changes, what+" became the note's first heading")
 		} else if it.title != "" && !strings.EqualFold(firstHeading(it.text), it.title) {
 			it.changes = append(it.changes, fmt.Sprintf("its front matter title %q was not imported: the note begins with a heading of its own", it.title))

@@ -125,7 +125,7 @@ func TestUnreadable(t *testing.T) {
 // TestToDocument: images become links and foreign links text, each said; tags from front matter
 // are added once; code is left alone; what cannot be stored is a reason to skip.
 func TestToDocument(t *testing.T) {
-	doc, changes, why := toDocument("content", "# Plan\n\n![diagram](img/d.png) and `![code](x.png)`\n\nSee [the vault](obsidian://open?vault=v) and ![[embed.png]].\n\n![two](b.png)\n", []string{"plan", "Alpha"})
+	doc, changes, why := toDocument("content", "# Plan\n\n![diagram](img/d.png) and `![code](x.png)`\n\nSee [the vault](obsidian://open?vault=v) and ![[embed.png]].\n\n![two](b.png)\n", []string{"plan", "Alpha"}, 0)
 	if why != "" {
 		t.Fatal(why)
 	}
@@ -143,14 +143,14 @@ func TestToDocument(t *testing.T) {
 		}
 	}
 	// A tag the text has already is not added again (case aside).
-	if _, changes, _ := toDocument("content", "about #Plan", []string{"plan"}); len(changes) != 0 {
+	if _, changes, _ := toDocument("content", "about #Plan", []string{"plan"}, 0); len(changes) != 0 {
 		t.Errorf("a tag the text has: %v", changes)
 	}
 	// Over the length limit, or nested too deep: skipped, with the reason.
-	if _, _, why := toDocument("content", strings.Repeat("x", 100_001), nil); !strings.Contains(why, "100000") {
+	if _, _, why := toDocument("content", strings.Repeat("x", 100_001), nil, 0); !strings.Contains(why, "100000") {
 		t.Errorf("too long: %q", why)
 	}
-	if _, _, why := toDocument("content", strings.Repeat("> ", 20)+"deep", nil); !strings.Contains(why, "nested") {
+	if _, _, why := toDocument("content", strings.Repeat("> ", 20)+"deep", nil, 3); !strings.Contains(why, "nested") || !strings.Contains(why, "line 4") {
 		t.Errorf("too deep: %q", why)
 	}
 }

@@ -19,8 +19,9 @@ const maxRepairs = 200
 // becomes a link to its file (`![a](x.png)` → `[a](x.png)`), a link of a scheme folio does not
 // store (obsidian://, file://, data:) becomes its text. The front matter's tags that the Markdown
 // lacks are added at its end as #tags. why is not empty when the file cannot be imported (over
-// the length limit, lists nested too deep, ...).
-func toDocument(field, text string, tags []string) (doc document.Parsed, changes []string, why string) {
+// the length limit, lists nested too deep, ...). lineOffset is added to the text's line numbers to
+// name the file's lines.
+func toDocument(field, text string, tags []string, lineOffset int) (doc document.Parsed, changes []string, why string) {
 	var images []int
 	var schemes []string
 	for range maxRepairs {
@@ -48,16 +49,17 @@ func toDocument(field, text string, tags []string) (doc document.Parsed, changes
 		switch me.Construct {
 		case markdown.ConstructImage:
 			if fixed, ok = imageToLink(text, me.Line); ok {
-				images = append(images, me.Line)
+				images = append(images, me.Line+lineOffset)
 			}
 		case markdown.ConstructScheme:
 			if fixed, ok = linkToText(text, me.Line, me.Detail); ok {
-				schemes = append(schemes, fmt.Sprintf("a link with the scheme %q became text (line %d): folio links only to http, https and mailto", me.Detail, me.Line))
+				schemes = append(schemes, fmt.Sprintf("a link with the scheme %q became text (line %d): folio links only to http, https and mailto", me.Detail, me.Line+lineOffset))
 			}
 		case markdown.ConstructLength:
 			return document.Parsed{}, nil, "cannot be imported: " + apierr.From(err).Message
 		}
 		if !ok {
+			me.Line += lineOffset
 			return document.Parsed{}, nil, "cannot be imported: " + me.Error()
 		}
 		text = fixed

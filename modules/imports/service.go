@@ -323,7 +323,7 @@ func (r *run) file(ctx context.Context, f *zip.File) error {
 	if it.task {
 		field = "notes"
 	}
-	doc, changes, why := toDocument(field, it.text, it.tags)
+	doc, changes, why := toDocument(field, it.text, it.tags, it.lineOffset)
 	if why != "" {
 		return skip(why)
 	}
