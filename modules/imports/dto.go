@@ -34,3 +34,6 @@ func toImportResponse(r Result) importResponse {
 	}
 	return out
 }
+
+// Answer is the Result as POST /import answers it, for another front end to print (folio import).
+func (r Result) Answer() any { return toImportResponse(r) }
