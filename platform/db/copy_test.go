@@ -243,4 +243,3 @@ func TestOpenReadOnly(t *testing.T) {
 		t.Fatal("a missing source opened")
 	}
 }
-
