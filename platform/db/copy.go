@@ -116,7 +116,7 @@ func Tables(ctx context.Context, q Querier, d Dialect) (map[string]Table, error)
 
 func tableNames(ctx context.Context, q Querier, d Dialect) ([]string, error) {
 	if d.Postgres {
-		return strings1(ctx, q, "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() ORDER BY tablename")
+		return Strings(ctx, q, "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() ORDER BY tablename")
 	}
 	rows, err := q.QueryContext(ctx, "SELECT name, COALESCE(sql, '') FROM sqlite_master WHERE type = 'table' ORDER BY name")
 	if err != nil {
@@ -199,15 +199,15 @@ func kindOf(declared string) Kind {
 
 func refers(ctx context.Context, q Querier, d Dialect, table string) ([]string, error) {
 	if d.Postgres {
-		return strings1(ctx, q, `SELECT DISTINCT cf.relname FROM pg_constraint c JOIN pg_class cr ON cr.oid = c.conrelid
+		return Strings(ctx, q, `SELECT DISTINCT cf.relname FROM pg_constraint c JOIN pg_class cr ON cr.oid = c.conrelid
 			JOIN pg_class cf ON cf.oid = c.confrelid JOIN pg_namespace n ON n.oid = cr.relnamespace
 			WHERE c.contype = 'f' AND cr.relname = $1 AND n.nspname = current_schema()`, table)
 	}
-	return strings1(ctx, q, `SELECT DISTINCT "table" FROM pragma_foreign_key_list(?)`, table)
+	return Strings(ctx, q, `SELECT DISTINCT "table" FROM pragma_foreign_key_list(?)`, table)
 }
 
-// strings1 reads one string column.
-func strings1(ctx context.Context, q Querier, query string, args ...any) ([]string, error) {
+// Strings reads the one string column of a query's rows.
+func Strings(ctx context.Context, q Querier, query string, args ...any) ([]string, error) {
 	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
