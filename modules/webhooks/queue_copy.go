@@ -66,18 +66,18 @@ func CopyQueue(ctx context.Context, from *sql.Tx, fromD db.Dialect, to *sql.Tx, 
 	dst := queueExecutor(to, toD)
 	var n int64
 	err := eachJob(ctx, from, fromD, func(jobs []*rivertype.JobRow) error {
-		params := &riverdriver.JobInsertFullManyParams{Jobs: make([]*riverdriver.JobInsertFullParams, len(jobs))}
-		for i, j := range jobs {
+		// One at a time: River's JobInsertFullMany leaves a job's errors and attempted_by out on
+		// PostgreSQL, JobInsertFull keeps them.
+		for _, j := range jobs {
 			p, err := insertParams(j, toD)
 			if err != nil {
 				return err
 			}
-			params.Jobs[i] = p
+			if _, err := dst.JobInsertFull(ctx, p); err != nil {
+				return fmt.Errorf("write River's jobs: %w", err)
+			}
+			n++
 		}
-		if _, err := dst.JobInsertFullMany(ctx, params); err != nil {
-			return fmt.Errorf("write River's jobs: %w", err)
-		}
-		n += int64(len(jobs))
 		return nil
 	})
 	return n, err

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"database/sql"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -133,7 +134,7 @@ func TestCopyAcrossDatabases(t *testing.T) {
 		t.Fatal(err)
 	}
 	src, dst := copyAll(t, lite, pg)
-	if !mapsEqual(src, dst) {
+	if !maps.Equal(src, dst) {
 		t.Fatalf("SQLite → PostgreSQL: %v, %v", src, dst)
 	}
 	// The next id on PostgreSQL follows the copied ones.
@@ -145,7 +146,7 @@ func TestCopyAcrossDatabases(t *testing.T) {
 		t.Fatal(err)
 	}
 	src2, dst2 := copyAll(t, pg, back)
-	if !mapsEqual(src2, dst2) || !mapsEqual(src, dst2) {
+	if !maps.Equal(src2, dst2) || !maps.Equal(src, dst2) {
 		t.Fatalf("PostgreSQL → SQLite: %v, %v (first %v)", src2, dst2, src)
 	}
 	var got cpParent
@@ -182,18 +183,6 @@ func copyAllSums(t *testing.T, gdb *gorm.DB) (map[string]db.Table, map[string]st
 		out[name] = sum.String()
 	}
 	return tables, out
-}
-
-func mapsEqual(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if b[k] != v {
-			return false
-		}
-	}
-	return true
 }
 
 // TestOpenReadOnly: a SQLite source is read without a byte of its file changing (WAL mode, after
