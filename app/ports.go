@@ -33,12 +33,12 @@ var Ports = fx.Options(
 			}
 		},
 		func(s *notebooks.Service) imports.CreateNotebook {
-			return func(ctx context.Context, p *auth.Principal, name, color string) (string, error) {
+			return func(ctx context.Context, p *auth.Principal, name, color string) (string, string, error) {
 				if !slices.Contains(notebooks.Colors, color) {
 					color = "" // the default
 				}
 				n, err := s.Create(ctx, p, notebooks.NewNotebook{Name: name, Color: color})
-				return n.ID, err
+				return n.ID, n.Color, err
 			}
 		},
 		func(s *notes.Service) imports.CreateNote {

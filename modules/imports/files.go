@@ -2,6 +2,8 @@ package imports
 
 import (
 	"bytes"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"path"
 	"regexp"
@@ -115,7 +117,12 @@ func readItem(name string, data []byte, folio bool) (it item, why string) {
 	if hasFront {
 		if err := yaml.Unmarshal([]byte(front), &meta); err != nil {
 			it.text, it.lineOffset = text, 0
-			it.changes = append(it.changes, "its front matter is not valid YAML; it was kept as text at the top of the note")
+			why := "is not valid YAML"
+			var typeErr *yaml.TypeError
+			if errors.As(err, &typeErr) {
+				why = "is not a YAML mapping of fields"
+			}
+			it.changes = append(it.changes, "its front matter "+why+"; it was kept as text at the top of the note")
 			meta = nil
 		}
 	}
@@ -241,6 +248,10 @@ func (fm *frontMatter) read(meta map[string]any) {
 		switch fields[normKey(key)] {
 		case fieldIgnored:
 		case fieldTitle:
+			if compound(v) {
+				fm.bad(key, v, "is not text")
+				continue
+			}
 			fm.it.title = strings.TrimSpace(scalar(v))
 		case fieldTags:
 			fm.readTags(key, v)
@@ -366,8 +377,15 @@ func (fm *frontMatter) readTags(key string, v any) {
 			if _, folio := e.(map[string]any); folio {
 				continue
 			}
+			if compound(e) {
+				fm.bad(key, e, "is not a tag name")
+				continue
+			}
 			names = append(names, scalar(e))
 		}
+	case map[string]any:
+		fm.bad(key, v, "is not a list of tags")
+		return
 	default:
 		names = strings.FieldsFunc(scalar(v), func(r rune) bool { return r == ',' || unicode.IsSpace(r) })
 	}
@@ -413,7 +431,7 @@ func tagName(s string) string {
 	return strings.Trim(b.String(), "-")
 }
 
-// scalar is a front matter value as text.
+// scalar is a front matter value as text (a list or a mapping as JSON, for a message).
 func scalar(v any) string {
 	switch t := v.(type) {
 	case string:
@@ -423,7 +441,21 @@ func scalar(v any) string {
 	case nil:
 		return ""
 	}
+	if compound(v) {
+		if b, err := json.Marshal(v); err == nil {
+			return string(b)
+		}
+	}
 	return fmt.Sprint(v)
+}
+
+// compound reports whether a front matter value is a list or a mapping.
+func compound(v any) bool {
+	switch v.(type) {
+	case []any, map[string]any:
+		return true
+	}
+	return false
 }
 
 func boolean(v any) (bool, bool) {

@@ -39,9 +39,9 @@ type (
 	// CONTRACT.md section 6 (404 NOTEBOOK_NOT_FOUND, 403 KEY_NOTEBOOK_MISMATCH, ...).
 	CheckNotebook func(ctx context.Context, p *auth.Principal, id string) error
 	// CreateNotebook makes a notebook as POST /notebooks without workspaceId does (a workspace-
-	// scoped key's lands in its workspace) and returns its id; a colour folio does not know is
-	// the default one.
-	CreateNotebook func(ctx context.Context, p *auth.Principal, name, color string) (string, error)
+	// scoped key's lands in its workspace) and returns its id and colour: a colour folio does not
+	// know is the default one.
+	CreateNotebook func(ctx context.Context, p *auth.Principal, name, color string) (id, colour string, err error)
 	// CreateNote creates a note as POST /notes does.
 	CreateNote func(ctx context.Context, p *auth.Principal, n Note) error
 	// CreateTask creates a task as POST /tasks does.
@@ -135,6 +135,7 @@ type run struct {
 // folder is a notebook of the import: a folder of the ZIP.
 type folder struct {
 	key, name, color string
+	meta             string // its notebook.yaml, when it has one
 	folio            bool   // a notebook folder of folio's export
 	id               string // the notebook, once made
 }
@@ -215,7 +216,7 @@ func (r *run) readNotebookFile(f *zip.File, fo *folder) {
 		r.result.Changed = append(r.result.Changed, FileNote{f.Name, "holds no notebook name of 1 to 40 characters; the notebook is named after its folder"})
 		return
 	}
-	fo.name, fo.color = nb.Name, nb.Color
+	fo.name, fo.color, fo.meta = nb.Name, nb.Color, f.Name
 }
 
 // maxName is the longest notebook name (CONTRACT.md section 1).
@@ -250,10 +251,12 @@ func (r *run) folderOf(name string) *folder {
 		if utf8.RuneCountInString(fo.name) > maxName {
 			fo.name = strings.TrimSpace(string([]rune(fo.name)[:maxName]))
 		}
+		why := "the notebook's name is at most 40 characters: " + quote(full) + " became " + quote(fo.name)
 		if fo.name == "" {
 			fo.name = "Import"
+			why = "the folder's name is blank; the notebook is named Import"
 		}
-		r.result.Changed = append(r.result.Changed, FileNote{key + "/", "the notebook's name is at most 40 characters: " + quote(full) + " became " + quote(fo.name)})
+		r.result.Changed = append(r.result.Changed, FileNote{key + "/", why})
 	}
 	r.folders[key] = fo
 	return fo
@@ -265,9 +268,12 @@ func (r *run) notebook(ctx context.Context, fo *folder) (string, error) {
 		return r.into, nil
 	}
 	if fo.id == "" {
-		id, err := r.svc.p.CreateNotebook(ctx, r.p, fo.name, fo.color)
+		id, colour, err := r.svc.p.CreateNotebook(ctx, r.p, fo.name, fo.color)
 		if err != nil {
 			return "", err
+		}
+		if fo.color != "" && colour != fo.color {
+			r.result.Changed = append(r.result.Changed, FileNote{fo.meta, "the colour " + quote(fo.color) + " is not one of folio's; the notebook is " + colour})
 		}
 		fo.id = id
 		r.result.Notebooks++

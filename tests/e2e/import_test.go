@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/rand"
 	"maps"
+	mrand "math/rand/v2"
 	"net/http"
 	"reflect"
 	"slices"
@@ -306,4 +307,63 @@ func TestImportItemLimit(t *testing.T) {
 		two := ziptest.Zip(t, ziptest.Entry{Name: "f/a.md", Body: []byte("a")}, ziptest.Entry{Name: "f/b.md", Body: []byte("b")})
 		apitest.Must(t, importZip(t, s, key, "/import", two), http.StatusCreated)
 	}, func(c *config.Config) { c.NotebookItemLimit = 2 })
+}
+
+// TestImportNoServerError: archives and files of every odd shape are imported or refused with a
+// 4xx envelope, never a 5xx: not-quite ZIPs, folders only, names that repeat, front matter that is
+// a YAML alias bomb or of the wrong types, Markdown over every limit, folder names a notebook
+// cannot take.
+func TestImportNoServerError(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
+		key, _ := ownWorld(t, s)
+		md := func(name, body string) ziptest.Entry { return ziptest.Entry{Name: name, Body: []byte(body)} }
+		bomb := "---\na: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n"
+		for i, prev := 0, "a"; i < 9; i++ {
+			name := string(rune('b' + i))
+			bomb += name + ": &" + name + " [*" + prev + ",*" + prev + ",*" + prev + ",*" + prev + ",*" + prev + ",*" + prev + ",*" + prev + ",*" + prev + ",*" + prev + "]\n"
+			prev = name
+		}
+		bomb += "---\nboom\n"
+		valid := ziptest.Zip(t, md("a.md", "a"))
+		cases := map[string][]byte{
+			"PK and noise":        append([]byte("PK\x03\x04"), bytes.Repeat([]byte{0xff}, 100)...),
+			"truncated ZIP":       valid[:len(valid)/2],
+			"empty ZIP":           ziptest.Zip(t),
+			"folders only":        ziptest.Zip(t, ziptest.Entry{Name: "a/"}, ziptest.Entry{Name: "a/b/"}),
+			"the same name twice": ziptest.Zip(t, md("n/x.md", "one"), md("n/x.md", "two")),
+			"alias bomb":          ziptest.Zip(t, md("bomb.md", bomb)),
+			"front matter types": ziptest.Zip(t, md("t.md", "---\ntitle: [1, 2]\ntags: {a: b}\ncreated: 99999999999\ndue: [2024-01-01]\nstatus: {x: 1}\narchived: maybe\npriority: 7\n---\nbody"),
+				md("u.md", "---\n- a list\n- not a map\n---\nbody"), md("v.md", "---\n---\n"), md("w.md", "---\nno end"), md("x.md", "---\ncreated: 0001-01-01\ndue: 10000-01-01\n---\n")),
+			"Markdown over limits": ziptest.Zip(t, md("long.md", randomWords(30_000)), md("deep.md", strings.Repeat("> ", 40)+"deep"),
+				md("images.md", strings.Repeat("![i](i.png)\n", 250)), md("nul.md", "a\x00b"), md("latin1.md", "caf\xe9"),
+				md("schemes.md", "[a](javascript:alert(1)) <file:///etc/passwd> [r]\n\n[r]: data:text/html,x\n")),
+			"names notebooks cannot take": ziptest.Zip(t, md(strings.Repeat("long folder name ", 10)+"/a.md", "a"), md("   /b.md", "b"),
+				md("emoji 🚀 folder/c.md", "c"), md("x-abcdefghijklmnopqrstuvwx/notebook.yaml", "name: [not, a, string]\ncolor: 7\n"),
+				md("x-abcdefghijklmnopqrstuvwx/notes/n.md", "n"), md("y-bcdefghijklmnopqrstuvwxy/notebook.yaml", "name: Fine\ncolor: ultraviolet\n")),
+		}
+		for _, name := range slices.Sorted(maps.Keys(cases)) {
+			t.Run(name, func(t *testing.T) {
+				r := importZip(t, s, key, "/import", cases[name])
+				t.Logf("%d %s", r.Status, r.Body)
+				if r.Status >= 500 || (r.Status != http.StatusCreated && r.Status != http.StatusBadRequest) {
+					t.Fatalf("%d: %s", r.Status, r.Body)
+				}
+				if r.Status == http.StatusBadRequest {
+					apitest.CheckEnvelope(t, r, http.StatusBadRequest, "VALIDATION_ERROR")
+				}
+			})
+		}
+	})
+}
+
+// randomWords is n short words of random letters: text that compresses as prose does.
+func randomWords(n int) string {
+	var b strings.Builder
+	for range n {
+		for range 1 + mrand.IntN(8) {
+			b.WriteByte(byte('a' + mrand.IntN(26)))
+		}
+		b.WriteByte(' ')
+	}
+	return b.String()
 }
