@@ -6,6 +6,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"time"
 
 	"github.com/gin-gonic/gin"
 
@@ -21,6 +22,9 @@ func NewHandler(svc *Service) *Handler { return &Handler{svc: svc} }
 
 // Route is the import's path under the API base.
 const Route = "/import"
+
+// Timeout is how long an import's request may take to be read and answered.
+const Timeout = 10 * time.Minute
 
 // Register implements httpx.Routes.
 func (h *Handler) Register(r httpx.Router) {
@@ -40,6 +44,12 @@ func (h *Handler) importZIP(c *gin.Context) error {
 	if mt, _, err := mime.ParseMediaType(c.GetHeader("Content-Type")); err != nil || mt != "application/zip" {
 		return errContentType
 	}
+	// An import may outlast the server's limits for one request (30 s to read it, 60 s to answer
+	// it): 50 MB on a slow link, 10,000 notes written in one transaction. A writer that cannot
+	// move its deadlines (http.ErrNotSupported) keeps the server's.
+	rc := http.NewResponseController(c.Writer)
+	_ = rc.SetReadDeadline(time.Now().Add(Timeout))
+	_ = rc.SetWriteDeadline(time.Now().Add(Timeout))
 	notebookID, _ := httpx.QueryString(c, "notebookId")
 	var buf bytes.Buffer
 	if n := c.Request.ContentLength; n > 0 && n <= MaxBytes {
