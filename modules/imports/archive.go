@@ -88,7 +88,7 @@ func openArchive(r io.ReaderAt, size int64) (*archive, error) {
 		if err != nil {
 			return nil, errEntry(f.Name, "cannot be read: "+err.Error())
 		}
-		if isArchiveData(head) {
+		if isArchiveData(head) && !isDocumentName(f.Name) {
 			return nil, errEntry(f.Name, "is an archive; archives inside the ZIP are not imported")
 		}
 	}
@@ -131,6 +131,21 @@ var archiveExts = []string{".zip", ".jar", ".war", ".apk", ".tar", ".tgz", ".gz"
 func isArchiveName(name string) bool {
 	lower := strings.ToLower(name)
 	for _, ext := range archiveExts {
+		if strings.HasSuffix(lower, ext) {
+			return true
+		}
+	}
+	return false
+}
+
+// documentExts are documents stored as ZIPs (Office, OpenDocument, EPUB, iWork): attachments a
+// notes tool exports beside its notes. They are never opened (only .md files are read) and are
+// listed as skipped, where an archive by name, or another file that is one inside, is refused.
+var documentExts = []string{".docx", ".xlsx", ".pptx", ".odt", ".ods", ".odp", ".odg", ".epub", ".pages", ".numbers", ".key", ".vsdx"}
+
+func isDocumentName(name string) bool {
+	lower := strings.ToLower(name)
+	for _, ext := range documentExts {
 		if strings.HasSuffix(lower, ext) {
 			return true
 		}

@@ -48,6 +48,8 @@ func TestFriendlyArchiveAccepted(t *testing.T) {
 		{Name: "Vault/a.md", Body: []byte(strings.Repeat("Some prose that repeats itself. ", 300))}, // 10 KB, ratio over 100
 		{Name: "Vault/sub/b.md", Body: []byte("# b"), Stored: true},
 		{Name: "Vault/img/p.png", Body: png},
+		// An Office document is a ZIP: an attachment, skipped when read, not a nested archive.
+		{Name: "Vault/attachments/report.docx", Body: ziptest.Zip(t, ziptest.Entry{Name: "word/document.xml", Body: []byte("<w/>")}), Stored: true},
 	}
 	for len(entries) < MaxEntries {
 		entries = append(entries, ziptest.Entry{Name: "Vault/many/" + strconv.Itoa(len(entries)) + ".md", Body: []byte("x")})

@@ -170,6 +170,8 @@ func TestImportMarkdownFolder(t *testing.T) {
 			ziptest.Entry{Name: "Vault/Projects/img/diagram.png", Body: png},
 			ziptest.Entry{Name: "Vault/Call Bob.md", Body: []byte("---\ndue: 2024-02-01\npriority: high\n---\nAbout #budget\n")},
 			ziptest.Entry{Name: "Vault/.obsidian/app.json", Body: []byte("{}")},
+			// An attachment that is a ZIP inside (an Office document): skipped, not a nested archive.
+			ziptest.Entry{Name: "Vault/Projects/spec.docx", Body: ziptest.Zip(t, ziptest.Entry{Name: "word/document.xml", Body: []byte("<w/>")}), Stored: true},
 		)
 		r := apitest.Must(t, importZip(t, s, key, "/import", vault), http.StatusCreated)
 		body := r.JSON(t)
@@ -199,8 +201,9 @@ func TestImportMarkdownFolder(t *testing.T) {
 		said("changed", "Vault/Projects/Alpha.md", "what", "heading")
 		said("skipped", "Vault/Projects/img/diagram.png", "why", "image")
 		said("skipped", "Vault/.obsidian/app.json", "why", "hidden")
-		if n := len(body["skipped"].([]any)); n != 2 {
-			t.Errorf("%d skipped, want 2: %s", n, r.Body)
+		said("skipped", "Vault/Projects/spec.docx", "why", "not a Markdown file")
+		if n := len(body["skipped"].([]any)); n != 3 {
+			t.Errorf("%d skipped, want 3: %s", n, r.Body)
 		}
 
 		names := map[string]string{}
