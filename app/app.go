@@ -26,6 +26,7 @@ import (
 	"folio/modules/document"
 	"folio/modules/events"
 	"folio/modules/focus"
+	"folio/modules/imports"
 	"folio/modules/items"
 	"folio/modules/journal"
 	"folio/modules/notebooks"
@@ -65,6 +66,7 @@ var Domains = fx.Options(
 	webhooks.Module,
 	focus.Module,
 	calendar.Module,
+	imports.Module,
 )
 
 // FrontEnds serve several modules at once, on their use cases: the MCP server, the export, the

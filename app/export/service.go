@@ -74,10 +74,10 @@ func (s *Service) Check(ctx context.Context, p *auth.Principal) error {
 	return err
 }
 
-// Write writes the ZIP of everything p can read to w: per notebook a folder, per note
-// <folder>/notes/<id>.md and per task <folder>/tasks/<id>.md (archived ones included), each a
-// YAML front matter block with every field of the API's resource but the Markdown, then the
-// Markdown. Entries are written as the pages are read; nothing is held beyond one page.
+// Write writes the ZIP of everything p can read to w: per notebook a folder with its
+// NotebookFile, per note <folder>/notes/<id>.md and per task <folder>/tasks/<id>.md (archived ones
+// included), each a YAML front matter block with every field of the API's resource but the
+// Markdown, then the Markdown. Entries are written as the pages are read; nothing is held beyond one page.
 func (s *Service) Write(ctx context.Context, p *auth.Principal, w io.Writer) error {
 	zw := zip.NewWriter(w)
 	err := eachPage(func(page paginate.Query) (paginate.Page[notebooks.Response], error) {
@@ -91,10 +91,18 @@ func (s *Service) Write(ctx context.Context, p *auth.Principal, w io.Writer) err
 	return zw.Close()
 }
 
-// writeNotebook writes a notebook's notes and tasks, the active ones then the archived ones: what
-// GET /notes and GET /tasks list with notebookId and archived.
+// NotebookFile is the file in each notebook's folder that holds the notebook itself (its
+// resource as GET /notebooks/:id answers it, as YAML): what an import needs to make the notebook
+// again with its name and colour, which the folder's name keeps only as a slug.
+const NotebookFile = "notebook.yaml"
+
+// writeNotebook writes a notebook's NotebookFile, then its notes and tasks, the active ones then
+// the archived ones: what GET /notes and GET /tasks list with notebookId and archived.
 func (s *Service) writeNotebook(ctx context.Context, zw *zip.Writer, p *auth.Principal, nb notebooks.Response) error {
 	folder := FolderName(nb.Name, nb.ID)
+	if err := writeNotebookFile(zw, folder+"/"+NotebookFile, nb); err != nil {
+		return err
+	}
 	for _, archived := range []string{"false", "true"} {
 		err := eachPage(func(page paginate.Query) (paginate.Page[notes.Response], error) {
 			var q notes.ListQuery
@@ -140,6 +148,26 @@ func eachPage[R any](list func(paginate.Query) (paginate.Page[R], error), each f
 	}
 }
 
+// writeNotebookFile writes the notebook's resource as a YAML document.
+func writeNotebookFile(zw *zip.Writer, name string, nb notebooks.Response) error {
+	y, _, err := FrontMatter(nb, "")
+	if err != nil {
+		return err
+	}
+	fw, err := createFile(zw, name, nb.UpdatedAt)
+	if err != nil {
+		return err
+	}
+	_, err = fw.Write(y)
+	return err
+}
+
+// createFile starts the file name in the ZIP, dated updatedAt (the resource's, RFC 3339).
+func createFile(zw *zip.Writer, name, updatedAt string) (io.Writer, error) {
+	modified, _ := time.Parse(time.RFC3339Nano, updatedAt)
+	return zw.CreateHeader(&zip.FileHeader{Name: name, Method: zip.Deflate, Modified: modified})
+}
+
 // writeEntry writes one item's file: the resource's JSON fields but bodyField as YAML front
 // matter, in the resource's field order, then bodyField's Markdown.
 func writeEntry(zw *zip.Writer, name string, resource any, bodyField, updatedAt string) error {
@@ -147,8 +175,7 @@ func writeEntry(zw *zip.Writer, name string, resource any, bodyField, updatedAt 
 	if err != nil {
 		return err
 	}
-	modified, _ := time.Parse(time.RFC3339Nano, updatedAt)
-	fw, err := zw.CreateHeader(&zip.FileHeader{Name: name, Method: zip.Deflate, Modified: modified})
+	fw, err := createFile(zw, name, updatedAt)
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,8 @@
 //	folio webhook delete --id ID       delete any account's webhook
 //	folio backup --out FILE            SQLite: a consistent copy while the server runs (VACUUM INTO)
 //	folio export --email E --out FILE  an account's notes and tasks as Markdown in a ZIP
+//	folio import --email E [--notebook ID] FILE.zip   a ZIP of Markdown into an account (as POST /import)
+//	folio copy --from URL --to URL     a whole database into an empty one (SQLite or PostgreSQL, either way)
 //	folio healthcheck                  exit 0 when the server on FOLIO_HTTP_ADDR is ready, else 1
 //	folio version                      version, commit and build time (also --version)
 //	folio help [command]               help on folio or a command (also --help after any command)
@@ -61,6 +63,8 @@ type cli struct {
 	Webhook     webhookCmd     `cmd:"" help:"List an account's webhooks (which key owns each, status, last delivery) and delete them."`
 	Backup      backupCmd      `cmd:"" help:"Write a consistent copy of the SQLite database (PostgreSQL: use pg_dump)."`
 	Export      exportCmd      `cmd:"" help:"Write an account's notebooks, notes and tasks as Markdown files in a ZIP (as GET /export)."`
+	Import      importCmd      `cmd:"" help:"Read a ZIP of Markdown (a folio export, other tools' folders) into an account (as POST /import)."`
+	Copy        copyCmd        `cmd:"" help:"Copy a whole folio database into an empty one, SQLite or PostgreSQL either way, and compare every table."`
 	Healthcheck healthcheckCmd `cmd:"" help:"Exit 0 when the server on FOLIO_HTTP_ADDR is ready (GET /readyz), else 1."`
 	VersionCmd  versionCmd     `cmd:"" name:"version" help:"Print the version, commit and build time."`
 	Help        helpCmd        `cmd:"" help:"Show help on folio or on a command (folio help key create)."`
@@ -72,6 +76,7 @@ type runEnv struct {
 	ctx    context.Context
 	stdin  io.Reader
 	stdout io.Writer
+	stderr io.Writer // a long command's progress
 	cfg    *config.Config
 }
 
@@ -148,7 +153,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (status int) 
 		fmt.Fprintf(stderr, "folio: %s (see \"%s --help\")\n", msg, commandPath(err))
 		return 1
 	}
-	if err := kctx.Run(&runEnv{ctx: context.Background(), stdin: stdin, stdout: stdout}); err != nil {
+	if err := kctx.Run(&runEnv{ctx: context.Background(), stdin: stdin, stdout: stdout, stderr: stderr}); err != nil {
 		fmt.Fprintln(stderr, "folio:", oneLine(err))
 		return 1
 	}

@@ -46,7 +46,7 @@ func commands(t *testing.T) [][]string {
 func TestHelpEverywhere(t *testing.T) {
 	all := commands(t)
 	for _, want := range []string{"serve", "migrate", "user create", "user set-password", "key create", "key list",
-		"key revoke", "key rotate", "webhook list", "webhook delete", "backup", "healthcheck", "version", "help"} {
+		"key revoke", "key rotate", "webhook list", "webhook delete", "backup", "export", "import", "copy", "healthcheck", "version", "help"} {
 		if !slices.ContainsFunc(all, func(p []string) bool { return strings.Join(p, " ") == want }) {
 			t.Errorf("no command %q in %v", want, all)
 		}

@@ -20,7 +20,8 @@ import (
 )
 
 // Create stores row, whose document is doc, in a notebook the principal may write, within the
-// notebook's item limit. Create sets the id, notebook, document, creator and timestamps; the
+// notebook's item limit. Create sets the id, notebook, document, creator and version, and the
+// timestamps that row leaves zero (an import keeps an item's own createdAt and updatedAt); the
 // module fills the rest of row from the request. doc's Markdown is the text of the search index,
 // the event and the answer (View.Response).
 func (s *Service[Row]) Create(ctx context.Context, p *auth.Principal, notebookID string, doc document.Parsed, row Row) (View[Row], error) {
@@ -30,7 +31,13 @@ func (s *Service[Row]) Create(ctx context.Context, p *auth.Principal, notebookID
 	}
 	now := s.clock.Now()
 	c := s.shape.Columns(&row)
-	c.ID, c.NotebookID, c.CreatedByID, c.CreatedAt, c.UpdatedAt, c.Version = ids.New(), notebookID, p.UserID, now, now, 1
+	c.ID, c.NotebookID, c.CreatedByID, c.Version = ids.New(), notebookID, p.UserID, 1
+	if c.CreatedAt.IsZero() {
+		c.CreatedAt = now
+	}
+	if c.UpdatedAt.IsZero() {
+		c.UpdatedAt = now
+	}
 	s.setDocument(&row, stored, doc.Doc)
 	s.arm(nil, &row, now)
 	return s.viewAfter(ctx, func(tx *gorm.DB) (View[Row], error) {

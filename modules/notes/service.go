@@ -39,11 +39,15 @@ type NewNote struct {
 	NotebookID string
 	TargetAt   *time.Time
 	FollowUpAt *time.Time
+	// What only an import sets: the API creates live notes, now.
+	Archived             bool
+	CreatedAt, UpdatedAt time.Time // zero: now
 }
 
 // Create stores a note in a notebook the principal may write, within the notebook's item limit.
 func (s *Service) Create(ctx context.Context, p *auth.Principal, in NewNote) (View, error) {
-	return s.items.Create(ctx, p, in.NotebookID, in.Content, Note{Columns: items.Columns{TargetAt: in.TargetAt, FollowUpAt: in.FollowUpAt}})
+	cols := items.Columns{TargetAt: in.TargetAt, FollowUpAt: in.FollowUpAt, Archived: in.Archived, CreatedAt: in.CreatedAt, UpdatedAt: in.UpdatedAt}
+	return s.items.Create(ctx, p, in.NotebookID, in.Content, Note{Columns: cols})
 }
 
 // Get returns one note the principal may see.

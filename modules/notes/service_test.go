@@ -63,6 +63,35 @@ func TestNoteFields(t *testing.T) {
 
 func ptr[T any](v T) *T { return &v }
 
+// TestNoteKeepsItsOwnDates: a note created with its own createdAt, updatedAt and archived (what an
+// import gives) keeps them, read back too; and a follow-up already past is not a reminder to fire.
+func TestNoteKeepsItsOwnDates(t *testing.T) {
+	apitest.ForEachGraph(t, func(t *testing.T, g *apitest.Graph) {
+		ctx := context.Background()
+		_, p := g.NewUser(t, "Ann")
+		nb := g.NewNotebook(t, p, "Mine", "")
+		created, updated := time.Date(2021, 3, 4, 5, 6, 7, 8e6, time.UTC), time.Date(2022, 1, 2, 3, 4, 5, 0, time.UTC)
+		past := g.Clock.Now().Add(-time.Hour)
+		v, err := g.Notes.Create(ctx, p, notes.NewNote{NotebookID: nb, Content: apitest.Doc(t, "old"), Archived: true, CreatedAt: created, UpdatedAt: updated, FollowUpAt: &past})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := g.Notes.Get(ctx, p, v.Item.ID)
+		if err != nil || !got.Item.CreatedAt.Equal(created) || !got.Item.UpdatedAt.Equal(updated) || !got.Item.Archived {
+			t.Fatalf("read back %+v, %v", got.Item, err)
+		}
+		var disarmed int64
+		if err := g.DB.Raw("SELECT COUNT(*) FROM notes WHERE id = ? AND follow_up_fired_at IS NOT NULL", v.Item.ID).Scan(&disarmed).Error; err != nil || disarmed != 1 {
+			t.Fatalf("the past follow-up is armed (%d disarmed), %v", disarmed, err)
+		}
+		// Without them: now, and live.
+		v, err = g.Notes.Create(ctx, p, notes.NewNote{NotebookID: nb, Content: apitest.Doc(t, "new")})
+		if err != nil || !v.Item.CreatedAt.Equal(g.Clock.Now()) || !v.Item.UpdatedAt.Equal(g.Clock.Now()) || v.Item.Archived {
+			t.Fatalf("created %+v, %v", v.Item, err)
+		}
+	})
+}
+
 // TestTagLinksCarryTheNoteTime: every tag link of a note holds the note's created_at (the tag
 // filter walks idx_item_tags_tag_time by it), on create and after an edit; and the migration step
 // that stamps links made before the column existed fills exactly those.

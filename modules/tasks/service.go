@@ -50,6 +50,9 @@ type NewTask struct {
 	DueAt      *time.Time
 	TargetAt   *time.Time
 	FollowUpAt *time.Time
+	// What only an import sets: the API creates live tasks, now.
+	Archived             bool
+	CreatedAt, UpdatedAt time.Time // zero: now
 }
 
 // ValidTitle checks a title: 1 to 500 characters, not blank.
@@ -83,7 +86,8 @@ func (s *Service) Create(ctx context.Context, p *auth.Principal, in NewTask) (Vi
 	if err := in.Validate(); err != nil {
 		return View{}, err
 	}
-	t := Task{Columns: items.Columns{TargetAt: in.TargetAt, FollowUpAt: in.FollowUpAt}, Title: in.Title, Status: in.Status, Priority: in.Priority, DueAt: in.DueAt}
+	cols := items.Columns{TargetAt: in.TargetAt, FollowUpAt: in.FollowUpAt, Archived: in.Archived, CreatedAt: in.CreatedAt, UpdatedAt: in.UpdatedAt}
+	t := Task{Columns: cols, Title: in.Title, Status: in.Status, Priority: in.Priority, DueAt: in.DueAt}
 	return s.items.Create(ctx, p, in.NotebookID, in.Notes, t)
 }
 

@@ -27,7 +27,7 @@ import (
 // Config is the whole configuration of one folio process.
 type Config struct {
 	HTTPAddr          string        // FOLIO_HTTP_ADDR
-	DatabaseURL       string        // FOLIO_DATABASE_URL: postgres://... or empty for SQLite
+	DatabaseURL       string        // FOLIO_DATABASE_URL: postgres://... or empty for SQLite (a sqlite:/// URL sets SQLitePath)
 	SQLitePath        string        // FOLIO_SQLITE_PATH
 	DBMaxOpenConns    int           // FOLIO_DB_MAX_OPEN_CONNS
 	DBMaxIdleConns    int           // FOLIO_DB_MAX_IDLE_CONNS
@@ -122,6 +122,15 @@ func Load(src Source) (Config, error) {
 	r.str("FOLIO_HTTP_ADDR", &c.HTTPAddr)
 	r.secret("FOLIO_DATABASE_URL", &c.DatabaseURL)
 	r.str("FOLIO_SQLITE_PATH", &c.SQLitePath)
+	if hasScheme(c.DatabaseURL, "sqlite") {
+		// The embedded database named as a URL (what `folio copy` takes too): it wins over
+		// FOLIO_SQLITE_PATH.
+		_, path, err := DatabaseAt(c.DatabaseURL)
+		if err != nil && r.err == nil {
+			r.err = fmt.Errorf("FOLIO_DATABASE_URL: %w", err)
+		}
+		c.DatabaseURL, c.SQLitePath = "", path
+	}
 	r.int("FOLIO_DB_MAX_OPEN_CONNS", &c.DBMaxOpenConns, 1)
 	r.int("FOLIO_DB_MAX_IDLE_CONNS", &c.DBMaxIdleConns, 0)
 	r.positiveDur("FOLIO_DB_SLOW_QUERY", &c.DBSlowQuery)
@@ -168,7 +177,7 @@ func (c Config) Validate() error {
 		}
 	}
 	if c.DatabaseURL != "" && !hasScheme(c.DatabaseURL, "postgres", "postgresql") {
-		return fmt.Errorf("FOLIO_DATABASE_URL=%s: must start with postgres:// or postgresql:// (unset it for the embedded SQLite)", redactURL(c.DatabaseURL))
+		return fmt.Errorf("FOLIO_DATABASE_URL=%s: must start with postgres://, postgresql:// or sqlite:/// (unset it for the embedded SQLite)", redactURL(c.DatabaseURL))
 	}
 	if c.RedisURL != "" && !hasScheme(c.RedisURL, "redis", "rediss", "unix") {
 		return fmt.Errorf("FOLIO_REDIS_URL=%s: must start with redis://, rediss:// or unix:// (or be unset)", redactURL(c.RedisURL))
@@ -234,6 +243,27 @@ func validateOrigin(o string) error {
 		return fmt.Errorf("%q is not an origin: write scheme://host[:port] in lower case, without a path or a trailing slash (or * for any origin)", o)
 	}
 	return nil
+}
+
+// DatabaseAt reads a database URL as FOLIO_DATABASE_URL and `folio copy` take it: postgres:// or
+// postgresql:// (returned as postgresURL), or sqlite:///absolute/path/to/file.db (the path, as
+// sqlitePath). Anything else, or a SQLite path that is not absolute, is an error that shows the
+// URL's scheme only (a PostgreSQL URL may hold a password).
+func DatabaseAt(u string) (postgresURL, sqlitePath string, err error) {
+	switch {
+	case hasScheme(u, "postgres", "postgresql"):
+		return u, "", nil
+	case hasScheme(u, "sqlite"):
+		path := u[len("sqlite://"):]
+		if i := strings.IndexAny(path, "?#"); i >= 0 {
+			path = path[:i]
+		}
+		if !strings.HasPrefix(path, "/") || path == "/" {
+			return "", "", fmt.Errorf("%q: a SQLite database is named by its absolute path, sqlite:///absolute/path/to/file.db", u)
+		}
+		return "", path, nil
+	}
+	return "", "", fmt.Errorf("%s: must start with postgres://, postgresql:// or sqlite:///", redactURL(u))
 }
 
 // Postgres reports whether the configuration selects PostgreSQL.

@@ -44,6 +44,8 @@ func TestOverridesAndErrors(t *testing.T) {
 		"bad duration":  {"FOLIO_KEY_CACHE_TTL": "soon"},
 		"ttl too long":  {"FOLIO_KEY_CACHE_TTL": "10s"},
 		"mysql url":     {"FOLIO_DATABASE_URL": "mysql://x"},
+		"sqlite rel":    {"FOLIO_DATABASE_URL": "sqlite://folio.db"},
+		"sqlite root":   {"FOLIO_DATABASE_URL": "sqlite:///"},
 		"cookie secure": {"FOLIO_COOKIE_SECURE": "yes"},
 		"zero slow":     {"FOLIO_DB_SLOW_QUERY": "0s"},
 		"origin path":   {"FOLIO_CORS_ORIGINS": "https://app.example.com/"},
@@ -63,6 +65,25 @@ func TestOverridesAndErrors(t *testing.T) {
 		if _, err := config.FromLookup(lookup(env)); err == nil {
 			t.Errorf("%s: want an error", name)
 		}
+	}
+}
+
+// TestSQLiteURL: FOLIO_DATABASE_URL=sqlite:///abs/path selects the embedded database at that path
+// (the form `folio copy` takes), over FOLIO_SQLITE_PATH.
+func TestSQLiteURL(t *testing.T) {
+	c, err := config.FromLookup(lookup(map[string]string{"FOLIO_DATABASE_URL": "sqlite:///var/lib/folio/folio.db", "FOLIO_SQLITE_PATH": "/elsewhere.db"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Postgres() || c.SQLitePath != "/var/lib/folio/folio.db" {
+		t.Fatalf("sqlite URL: postgres %v, path %q", c.Postgres(), c.SQLitePath)
+	}
+	pg, path, err := config.DatabaseAt("postgresql://u:p@h/db")
+	if err != nil || pg != "postgresql://u:p@h/db" || path != "" {
+		t.Fatalf("DatabaseAt(postgresql): %q %q %v", pg, path, err)
+	}
+	if _, _, err := config.DatabaseAt("mysql://u:hunter2@h/db"); err == nil || strings.Contains(err.Error(), "hunter2") {
+		t.Fatalf("DatabaseAt(mysql): %v", err)
 	}
 }
 

@@ -151,3 +151,21 @@ func guardUnitWrites(gdb *gorm.DB) error {
 	}
 	return cb.Raw().Before("gorm:raw").Register("folio:unit_raw", check)
 }
+
+// Atomically runs fn with a context whose writes commit together or not at all: every
+// Transaction that fn's calls open joins one transaction (a Unit), committed when fn returns nil
+// and rolled back when it fails. For a use case made of many writes that are each a transaction of
+// their own when done alone (an import creates notebooks, notes and tasks through their services,
+// each with its audit entry and events). When ctx already carries a Unit (an idempotent request),
+// fn joins it and the unit's owner commits.
+func Atomically(ctx context.Context, fn func(ctx context.Context) error) error {
+	if unitFrom(ctx) != nil {
+		return fn(ctx)
+	}
+	ctx, u := WithUnit(ctx)
+	if err := fn(ctx); err != nil {
+		u.Rollback()
+		return err
+	}
+	return u.Commit()
+}

@@ -24,21 +24,26 @@ func openEmptyLogged(t *testing.T, kind string, log *zap.Logger) *gorm.DB {
 	return testenv.OpenEmpty(t, kind, log)
 }
 
+// unitTable is an empty database of kind with the unitRow table, and a count of its rows.
+func unitTable(t *testing.T, kind string) (*gorm.DB, func() int64) {
+	gdb := openEmpty(t, kind)
+	if err := gdb.Migrator().CreateTable(&unitRow{}); err != nil {
+		t.Fatal(err)
+	}
+	return gdb, func() (n int64) {
+		if err := gdb.Model(&unitRow{}).Count(&n).Error; err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+}
+
 // TestUnit: within a unit, every Transaction joins one transaction that commits only with the
 // unit (AfterCommit functions after it), rolls back whole, and a write outside it is refused.
 func TestUnit(t *testing.T) {
 	for _, kind := range []string{"sqlite", "postgres"} {
 		t.Run(kind, func(t *testing.T) {
-			gdb := openEmpty(t, kind)
-			if err := gdb.Migrator().CreateTable(&unitRow{}); err != nil {
-				t.Fatal(err)
-			}
-			count := func() (n int64) {
-				if err := gdb.Model(&unitRow{}).Count(&n).Error; err != nil {
-					t.Fatal(err)
-				}
-				return n
-			}
+			gdb, count := unitTable(t, kind)
 			insert := func(id string) func(tx *gorm.DB) error {
 				return func(tx *gorm.DB) error { return tx.Create(&unitRow{ID: id}).Error }
 			}
@@ -89,6 +94,55 @@ func TestUnit(t *testing.T) {
 			db.AfterCommit(context.Background(), func() { after++ })
 			if after != 1 {
 				t.Fatal("AfterCommit without a unit did not run")
+			}
+		})
+	}
+}
+
+// TestAtomically: the writes of every Transaction inside fn commit together when fn succeeds and
+// not at all when it fails; inside a unit that is already open, fn joins it and commits nothing.
+func TestAtomically(t *testing.T) {
+	for _, kind := range []string{"sqlite", "postgres"} {
+		t.Run(kind, func(t *testing.T) {
+			gdb, count := unitTable(t, kind)
+			insert := func(ctx context.Context, id string) error {
+				return db.Transaction(ctx, gdb, func(tx *gorm.DB) error { return tx.Create(&unitRow{ID: id}).Error })
+			}
+			boom := errors.New("boom")
+			err := db.Atomically(context.Background(), func(ctx context.Context) error {
+				if err := insert(ctx, "a"); err != nil {
+					return err
+				}
+				if err := insert(ctx, "b"); err != nil {
+					return err
+				}
+				return boom // after two writes that would each have committed alone
+			})
+			if !errors.Is(err, boom) || count() != 0 {
+				t.Fatalf("a failed fn: %v, %d rows written", err, count())
+			}
+			err = db.Atomically(context.Background(), func(ctx context.Context) error {
+				if err := insert(ctx, "a"); err != nil {
+					return err
+				}
+				if count() != 0 {
+					t.Error("a write is visible before fn returned")
+				}
+				return insert(ctx, "b")
+			})
+			if err != nil || count() != 2 {
+				t.Fatalf("a successful fn: %v, %d rows", err, count())
+			}
+			// Inside an open unit: joined, committed by the unit's owner only.
+			ctx, u := db.WithUnit(context.Background())
+			if err := db.Atomically(ctx, func(ctx context.Context) error { return insert(ctx, "c") }); err != nil {
+				t.Fatal(err)
+			}
+			if count() != 2 {
+				t.Fatal("Atomically committed a unit it did not open")
+			}
+			if err := u.Commit(); err != nil || count() != 3 {
+				t.Fatalf("the unit's commit: %v, %d rows", err, count())
 			}
 		})
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 	"github.com/google/uuid"
+	"go.uber.org/fx"
 	"go.uber.org/zap"
 
 	"folio/platform/apierr"
@@ -93,14 +94,36 @@ func recoveryMiddleware() gin.HandlerFunc {
 	}
 }
 
-// bodyLimitMiddleware caps every request body at MaxBodyBytes. It does not answer early on a
-// declared Content-Length: the limit is met when the handler reads the body (Bind), so that
-// authentication, rate limit and scope are still checked first (CONTRACT.md section 6), and an
-// oversized body is never read past the limit either way.
-func bodyLimitMiddleware() gin.HandlerFunc {
+// BodyLimit raises the body limit of one route above MaxBodyBytes: a route that takes a file
+// (POST /import takes a ZIP). Method and Path are the route as its module registers it, under the
+// API base ("/api/v1/import"). A module declares it with AsBodyLimit, beside its handler.
+type BodyLimit struct {
+	Method, Path string
+	Bytes        int64
+}
+
+// AsBodyLimit annotates a constructor of a BodyLimit so that it joins the "bodyLimits" value group
+// the engine reads: fx.Provide(httpx.AsBodyLimit(func() httpx.BodyLimit { ... })).
+func AsBodyLimit(constructor any) any {
+	return fx.Annotate(constructor, fx.ResultTags(`group:"bodyLimits"`))
+}
+
+// bodyLimitMiddleware caps every request body at MaxBodyBytes, or at the route's BodyLimit. It
+// does not answer early on a declared Content-Length: the limit is met when the handler reads the
+// body (Bind), so that authentication, rate limit and scope are still checked first (CONTRACT.md
+// section 6), and an oversized body is never read past the limit either way.
+func bodyLimitMiddleware(limits []BodyLimit) gin.HandlerFunc {
+	byRoute := map[string]int64{}
+	for _, l := range limits {
+		byRoute[l.Method+" "+l.Path] = l.Bytes
+	}
 	return func(c *gin.Context) {
 		if c.Request.Body != nil {
-			c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, MaxBodyBytes)
+			limit := int64(MaxBodyBytes)
+			if l, ok := byRoute[c.Request.Method+" "+c.FullPath()]; ok {
+				limit = l
+			}
+			c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, limit)
 		}
 		c.Next()
 	}
@@ -137,6 +160,25 @@ func headSize(r *http.Request) int {
 
 var errBodyTooLarge = apierr.Validation("request body exceeds the 1 MiB limit")
 
+// BodyTooLarge is the 400 of a body over its limit: the 1 MiB of a JSON body, or a route's own.
+func BodyTooLarge(limit int64) error {
+	if limit == MaxBodyBytes {
+		return errBodyTooLarge
+	}
+	return apierr.Validation("request body exceeds the %s limit", SizeText(limit))
+}
+
+// SizeText writes a byte count as an error message says it: "1 MiB", "50 MB", "512 bytes".
+func SizeText(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1_000_000 && n%1_000_000 == 0:
+		return fmt.Sprintf("%d MB", n/1_000_000)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
 // envelopeMiddleware writes the error a handler recorded with Fail, once, as the envelope.
 func envelopeMiddleware() gin.HandlerFunc {
 	return func(c *gin.Context) {
@@ -147,7 +189,7 @@ func envelopeMiddleware() gin.HandlerFunc {
 		err := c.Errors.Last().Err
 		var maxErr *http.MaxBytesError
 		if errors.As(err, &maxErr) {
-			err = errBodyTooLarge
+			err = BodyTooLarge(maxErr.Limit)
 		}
 		WriteError(c, err)
 	}

@@ -26,6 +26,8 @@ type EngineParams struct {
 	CORS           CORSOrigins
 	// Observers run first on every request (metrics, tracing): optional, see Observers.
 	Observers Observers `optional:"true"`
+	// BodyLimits are the routes whose bodies may be larger than MaxBodyBytes (AsBodyLimit).
+	BodyLimits []BodyLimit `group:"bodyLimits"`
 }
 
 // Observers are the middleware that watch requests rather than answer them (metrics, tracing),
@@ -62,7 +64,7 @@ func NewEngine(p EngineParams) (*gin.Engine, error) {
 	if mw := corsMiddleware(p.CORS); mw != nil {
 		e.Use(mw)
 	}
-	e.Use(headerLimitMiddleware(), untrustedProxyWarning(httpLog, p.TrustedProxies), bodyLimitMiddleware())
+	e.Use(headerLimitMiddleware(), untrustedProxyWarning(httpLog, p.TrustedProxies), bodyLimitMiddleware(p.BodyLimits))
 	e.NoRoute(func(c *gin.Context) { WriteError(c, apierr.ErrRouteNotFound) })
 	e.NoMethod(func(c *gin.Context) { WriteError(c, apierr.ErrMethodNotAllow) })
 

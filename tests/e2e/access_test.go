@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"folio/tests/apitest"
+	"folio/tests/ziptest"
 )
 
 // TestAccessMatrix sends every endpoint of the foundation with every kind of principal and checks
@@ -39,6 +40,12 @@ func TestAccessMatrix(t *testing.T) {
 					}
 				}}
 			}, want: map[string]string{"read": ok, "write": scope, "rw": ok, "ws": ok, "wsRead": ok, "nbTeam": ok, "nbPersonal": ok, "carl": ok, "bob": ok}},
+			// The import (CONTRACT.md section 24) writes: into a notebook named, with that
+			// notebook's codes; without one it makes notebooks, as POST /notebooks does.
+			{name: "import into Ann's personal notebook", method: "POST", req: importReq(t, "/import?notebookId="+w.annNB, w.annRW),
+				want: map[string]string{"read": scope, "write": created, "rw": created, "ws": wsMis, "wsRead": scope, "nbTeam": nbMis, "nbPersonal": created, "carl": nbGone, "bob": nbGone}},
+			{name: "import into new notebooks", method: "POST", req: importReq(t, "/import", w.annRW),
+				want: map[string]string{"read": scope, "write": created, "rw": created, "ws": created, "wsRead": scope, "nbTeam": scope, "nbPersonal": scope, "carl": created, "bob": created}},
 			{name: "list notebooks", method: "GET", req: fixed("/notebooks", nil),
 				want: map[string]string{"read": ok, "write": scope, "rw": ok, "ws": ok, "wsRead": ok, "nbTeam": ok, "nbPersonal": ok, "carl": ok, "bob": ok}},
 			{name: "get personal notebook", method: "GET", req: fixed("/notebooks/"+w.annNB, nil),
@@ -173,6 +180,16 @@ func TestAccessMatrix(t *testing.T) {
 		}...)
 		runMatrix(t, s, w, rows)
 	})
+}
+
+// importReq is an import of one note to path; a refused one must leave probeKey's notebooks and
+// notes as they were.
+func importReq(t *testing.T, path, probeKey string) func(t *testing.T) matrixReq {
+	one := ziptest.Zip(t, ziptest.Entry{Name: "Imported/one.md", Body: []byte("imported by the matrix")})
+	return func(t *testing.T) matrixReq {
+		return matrixReq{path: path, body: one, header: map[string]string{"Content-Type": "application/zip"},
+			probe: []string{"/notebooks?limit=100", "/notes?limit=100"}, probeKey: probeKey}
+	}
 }
 
 // TestVisibility checks what each kind of principal sees in the lists, not just that it may list.

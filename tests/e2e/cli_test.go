@@ -252,7 +252,8 @@ func cliScenario(t *testing.T, bin string, env []string) {
 	}
 
 	// folio export writes what GET /export gives the account: a notebook and a note made over
-	// the API come out as <folder>/notes/<id>.md, and the file appears only when complete.
+	// the API come out as <folder>/notebook.yaml and <folder>/notes/<id>.md, and the file appears
+	// only when complete.
 	post := func(path string, body string) map[string]any {
 		t.Helper()
 		req, _ := http.NewRequest(http.MethodPost, srv.url+"/api/v1"+path, strings.NewReader(body))
@@ -280,9 +281,9 @@ func cliScenario(t *testing.T, bin string, env []string) {
 	if err != nil {
 		t.Fatalf("folio export wrote no ZIP: %v", err)
 	}
-	if len(zr.File) != 1 || zr.File[0].Name != "exported-"+nb+"/notes/"+note+".md" {
+	if len(zr.File) != 2 || zr.File[0].Name != "exported-"+nb+"/notebook.yaml" || zr.File[1].Name != "exported-"+nb+"/notes/"+note+".md" {
 		t.Errorf("folio export: files %v", zr.File)
-	} else if rc, err := zr.File[0].Open(); err == nil {
+	} else if rc, err := zr.File[1].Open(); err == nil {
 		b, _ := io.ReadAll(rc)
 		rc.Close()
 		if !strings.HasSuffix(string(b), "\n---\n\nexported by the operator #cli\n") || !strings.Contains(string(b), "id: "+note+"\n") {

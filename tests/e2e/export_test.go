@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"os"
+	"path"
 	"path/filepath"
 	"reflect"
 	"runtime"
@@ -83,6 +84,14 @@ func readExport(t *testing.T, zipped []byte) map[string]exportEntry {
 		}
 		b, _ := io.ReadAll(rc)
 		rc.Close()
+		if path.Base(f.Name) == export.NotebookFile { // the notebook: YAML alone
+			var front map[string]any
+			if err := yaml.Unmarshal(b, &front); err != nil {
+				t.Fatalf("%s is not YAML: %v\n%s", f.Name, err, b)
+			}
+			out[f.Name] = exportEntry{front: front}
+			continue
+		}
 		rest, ok := strings.CutPrefix(string(b), "---\n")
 		fm, body, ok2 := strings.Cut(rest, "\n---\n\n")
 		if !ok || !ok2 {
@@ -122,6 +131,8 @@ func TestExport(t *testing.T) {
 		}
 		files := readExport(t, r.Body)
 		want := []string{
+			folder(w.annNB) + "/" + export.NotebookFile,
+			folder(w.teamNB) + "/" + export.NotebookFile,
 			folder(w.annNB) + "/notes/" + personal + ".md",
 			folder(w.teamNB) + "/notes/" + team + ".md",
 			folder(w.teamNB) + "/notes/" + archived + ".md",
@@ -133,8 +144,16 @@ func TestExport(t *testing.T) {
 		if folder(w.teamNB) != "team-notes-"+w.teamNB {
 			t.Errorf("folder %q", folder(w.teamNB))
 		}
-		// Each file: the API's resource, its Markdown field after the front matter.
+		// Each file: the API's resource, its Markdown field after the front matter; a notebook's
+		// file is its resource.
 		for name, e := range files {
+			if dir := path.Dir(name); path.Base(name) == export.NotebookFile {
+				nb := dir[strings.LastIndex(dir, "-")+1:] // the folder is <slug>-<id>
+				if resource := apitest.Must(t, s.Get(t, w.annRW, "/notebooks/"+nb), http.StatusOK).JSON(t); !reflect.DeepEqual(e.front, resource) {
+					t.Errorf("%s: %v\nwant the resource %v", name, e.front, resource)
+				}
+				continue
+			}
 			kind, id := "notes", strings.TrimSuffix(filepath.Base(name), ".md")
 			field := "content"
 			if strings.Contains(name, "/tasks/") {
@@ -158,11 +177,11 @@ func TestExport(t *testing.T) {
 				t.Errorf("the Team notebook key exported %s", name)
 			}
 		}
-		if len(restricted) != 3 {
-			t.Errorf("the Team notebook key exported %d files, want 3", len(restricted))
+		if len(restricted) != 4 {
+			t.Errorf("the Team notebook key exported %d files, want 4", len(restricted))
 		}
-		// Carl's export has his note only; a write-only key may not read.
-		if carl := readExport(t, apitest.Must(t, s.Get(t, w.carlRW, "/export"), http.StatusOK).Body); len(carl) != 1 {
+		// Carl's export has his notebook and note only; a write-only key may not read.
+		if carl := readExport(t, apitest.Must(t, s.Get(t, w.carlRW, "/export"), http.StatusOK).Body); len(carl) != 2 {
 			t.Errorf("Carl's export: %v", slices.Collect(maps.Keys(carl)))
 		}
 		wantErr(t, s.Get(t, w.annWrite, "/export"), http.StatusForbidden, "INSUFFICIENT_SCOPE")
@@ -251,8 +270,8 @@ func TestExportStreamsInConstantMemory(t *testing.T) {
 		for _, f := range zr.File {
 			markdown += f.UncompressedSize64
 		}
-		if len(zr.File) != count || markdown < count*size {
-			t.Fatalf("%d files, %d bytes uncompressed; want %d files of over %d bytes", len(zr.File), markdown, count, size)
+		if len(zr.File) != count+1 || markdown < count*size {
+			t.Fatalf("%d files, %d bytes uncompressed; want %d files (and the notebook's) of over %d bytes", len(zr.File), markdown, count, size)
 		}
 		// The growth is judged on the second highest sample: a single sample can land on a moment a
 		// streamed export holds more for an instant (two pages while the next one is read, or what

@@ -74,7 +74,14 @@ func concurrency() int {
 // and logs are at error level.
 func startServer(t testing.TB, opts ...apitest.Option) *apitest.Server {
 	t.Helper()
-	c := apitest.Config(t, "postgres")
+	return startServerOn(t, "postgres", opts...)
+}
+
+// startServerOn is startServer on a database of kind ("sqlite": a file in the test's temporary
+// directory).
+func startServerOn(t testing.TB, kind string, opts ...apitest.Option) *apitest.Server {
+	t.Helper()
+	c := apitest.Config(t, kind)
 	def := config.Default()
 	c.DBMaxOpenConns, c.DBMaxIdleConns = def.DBMaxOpenConns, def.DBMaxIdleConns
 	if n, err := strconv.Atoi(os.Getenv(DBConnsEnv)); err == nil && n > 0 {

@@ -199,7 +199,8 @@ type child struct {
 	stderr     apitest.Logs
 }
 
-// serveChild starts bin serve on c's database, with c's pool size, limits and log level, HTTP and
+// serveChild starts bin serve on c's database (PostgreSQL, or SQLite beside a process that has it
+// open too), with c's pool size, limits and log level, HTTP and
 // metrics on free loopback ports, and waits until it is ready. It is killed when t ends.
 func serveChild(t testing.TB, bin string, c config.Config) *child {
 	t.Helper()
@@ -208,6 +209,7 @@ func serveChild(t testing.TB, bin string, c config.Config) *child {
 	cmd := exec.Command(bin, "serve")
 	cmd.Env = testenv.FolioEnv([]string{
 		"FOLIO_DATABASE_URL=" + c.DatabaseURL,
+		"FOLIO_SQLITE_PATH=" + c.SQLitePath, // when FOLIO_DATABASE_URL is empty
 		"FOLIO_HTTP_ADDR=" + addr,
 		"FOLIO_METRICS_ADDR=" + metricsAddr,
 		"FOLIO_DB_MAX_OPEN_CONNS=" + strconv.Itoa(c.DBMaxOpenConns),

@@ -33,7 +33,7 @@ func TestAccountPageExport(t *testing.T) {
 		if err != nil {
 			t.Fatalf("the download is not a ZIP: %v", err)
 		}
-		if len(zr.File) != 1 || zr.File[0].Name != "mine-"+nb+"/notes/"+note+".md" {
+		if len(zr.File) != 2 || zr.File[0].Name != "mine-"+nb+"/notebook.yaml" || zr.File[1].Name != "mine-"+nb+"/notes/"+note+".md" {
 			t.Fatalf("the download holds %v", zr.File)
 		}
 	})

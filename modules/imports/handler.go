@@ -1,0 +1,76 @@
+package imports
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"folio/platform/auth"
+	"folio/platform/httpx"
+)
+
+// Handler serves POST /import.
+type Handler struct{ svc *Service }
+
+// NewHandler returns the import handler.
+func NewHandler(svc *Service) *Handler { return &Handler{svc: svc} }
+
+// Route is the import's path under the API base.
+const Route = "/import"
+
+// Timeout is how long an import's request may take to be read and answered.
+const Timeout = 10 * time.Minute
+
+// Register implements httpx.Routes.
+func (h *Handler) Register(r httpx.Router) {
+	r.API.POST(Route, httpx.Handle(h.importZIP))
+}
+
+// bodyLimit lets POST /import take a ZIP of up to MaxBytes (the idempotency middleware, which reads
+// a body first, holds it to the same limit).
+func bodyLimit() httpx.BodyLimit {
+	return httpx.BodyLimit{Method: http.MethodPost, Path: httpx.APIBase + Route, Bytes: MaxBytes}
+}
+
+// importZIP reads the body into memory (at most 50 MB: the container image has no temporary
+// directory, and a ZIP is read from its end), then imports it. The body is read before the
+// notebook is checked: a hostile archive is a 400 (request shape) before any access question.
+func (h *Handler) importZIP(c *gin.Context) error {
+	if mt, _, err := mime.ParseMediaType(c.GetHeader("Content-Type")); err != nil || mt != "application/zip" {
+		return errContentType
+	}
+	// An import may outlast the server's limits for one request (30 s to read it, 60 s to answer
+	// it): 50 MB on a slow link, 10,000 notes written in one transaction. A writer that cannot
+	// move its deadlines (http.ErrNotSupported) keeps the server's.
+	rc := http.NewResponseController(c.Writer)
+	_ = rc.SetReadDeadline(time.Now().Add(Timeout))
+	_ = rc.SetWriteDeadline(time.Now().Add(Timeout))
+	notebookID, _ := httpx.QueryString(c, "notebookId")
+	var buf bytes.Buffer
+	if n := c.Request.ContentLength; n > 0 && n <= MaxBytes {
+		buf.Grow(int(n))
+	}
+	if _, err := io.Copy(&buf, c.Request.Body); err != nil {
+		var maxErr *http.MaxBytesError
+		if errors.As(err, &maxErr) {
+			return errTooLarge
+		}
+		return err
+	}
+	res, err := h.svc.Import(c.Request.Context(), auth.FromGin(c), bytes.NewReader(buf.Bytes()), int64(buf.Len()), notebookID)
+	if err != nil {
+		return err
+	}
+	if res.Notebook != "" {
+		httpx.Location(c, "notebooks", res.Notebook)
+	} else {
+		httpx.Location(c, "notebooks")
+	}
+	httpx.JSON(c, http.StatusCreated, toImportResponse(res))
+	return nil
+}
