@@ -198,6 +198,11 @@ func TestAppNoteForms(t *testing.T) {
 		v = shownVersionOf(t, p)
 		wantRedirect(t, b.submit("/app/notes/"+id+"/delete", url.Values{"version": {v}, "notebookId": {other}}), "/app/notebooks/"+other+"?deleted=1")
 		want(t, b.get("/app/notes/"+id), http.StatusNotFound, "Not found")
+		// An edit opened before the delete (another tab): a 404, but the text written is not lost.
+		for _, v := range []string{v, ""} {
+			p = b.submit("/app/notes/"+id+"/edit", url.Values{"version": {v}, "content": {"Words written\nbefore the delete"}, "action": {"save"}})
+			want(t, p, http.StatusNotFound, "Not found", "Words written\nbefore the delete", `action="/app/notes"`)
+		}
 
 		// CSRF: a form without the session's token, or with another's, is a 403 page and changes nothing.
 		v = shownVersionOf(t, b.get("/app/notes/"+f.note+"/edit"))

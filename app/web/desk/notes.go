@@ -324,6 +324,10 @@ func (h *Handler) saveNote(c *gin.Context, sess accounts.Session) {
 		h.conflict(c, sess, id, v.Text)
 		return
 	}
+	if err != nil && apierr.From(err).Status == http.StatusNotFound {
+		h.gone(c, sess, v.Text)
+		return
+	}
 	if err != nil {
 		h.formError(c, sess, &v, err)
 		return
@@ -331,9 +335,27 @@ func (h *Handler) saveNote(c *gin.Context, sess accounts.Session) {
 	c.Redirect(http.StatusSeeOther, "/app/notes/"+url.PathEscape(id)+"?done=saved")
 }
 
+// gone is the page of a save whose note no longer exists (deleted in another tab, or moved where
+// the person cannot see it): a 404, as for any id the person cannot see, but the text the person
+// wrote is not lost: it stands in the new-note form, to be saved as a new note.
+func (h *Handler) gone(c *gin.Context, sess accounts.Session, mine string) {
+	_, nbs, err := h.places(c.Request.Context(), sess)
+	if err != nil {
+		h.fail(c, sess, err)
+		return
+	}
+	v := editView{view: base(&sess, "Not found", "notebooks"), Places: nbs, Text: mine,
+		Field: "Not found: this note was deleted, or you cannot see it, so nothing was saved. Your text is below: save it as a new note."}
+	h.pages.Render(c, http.StatusNotFound, "edit", v)
+}
+
 // conflict is the page of a stale save: the note as it is now beside the text the person wrote.
 func (h *Handler) conflict(c *gin.Context, sess accounts.Session, id, mine string) {
 	n, text, err := h.noteText(c, sess, id)
+	if err != nil && apierr.From(err).Status == http.StatusNotFound {
+		h.gone(c, sess, mine)
+		return
+	}
 	if err != nil {
 		h.fail(c, sess, err)
 		return
