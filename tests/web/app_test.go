@@ -397,6 +397,17 @@ func TestAppTaskAndNotebookForms(t *testing.T) {
 			want(t, b.submit("/app/tasks/"+id+"/edit", with(task, url.Values{"version": {v}, "title": {"forced"}})), http.StatusConflict, "The task now")
 		}
 
+		// An edit opened before the task was deleted (elsewhere): a 404, with the fields kept.
+		gone := f.create(t, "/tasks", map[string]any{"notebookId": f.notebook, "title": "Soon deleted"})
+		gp := b.get("/app/tasks/" + gone + "/edit")
+		if r := b.api(http.MethodDelete, "/tasks/"+gone, ""); r.Status != http.StatusOK {
+			t.Fatalf("DELETE /tasks/%s: %d %s", gone, r.Status, r.Body)
+		}
+		for _, v := range []url.Values{{}, {"version": {""}}} {
+			p = b.submit("/app/tasks/"+gone+"/edit", with(hiddenFields(gp), with(v, url.Values{"title": {"My kept title"}, "notes": {"My kept notes"}})))
+			want(t, p, http.StatusNotFound, "Not found", `value="My kept title"`, "My kept notes", `action="/app/tasks"`)
+		}
+
 		// CSRF: a form without the session's token is a 403 page and changes nothing.
 		for _, path := range []string{"/app/notebooks", "/app/tasks", "/app/tasks/" + id + "/edit"} {
 			want(t, b.post(path, with(edit, url.Values{"name": {"csrf"}, "title": {"csrf"}})), http.StatusForbidden, "This form has expired")

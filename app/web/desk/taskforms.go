@@ -207,6 +207,10 @@ func (h *Handler) saveTask(c *gin.Context, sess accounts.Session) {
 		h.taskConflict(c, sess, &v)
 		return
 	}
+	if err != nil && apierr.From(err).Status == http.StatusNotFound {
+		h.taskGone(c, &v)
+		return
+	}
 	if err != nil {
 		h.taskFormError(c, sess, &v, err)
 		return
@@ -218,6 +222,10 @@ func (h *Handler) saveTask(c *gin.Context, sess accounts.Session) {
 // sent, whose form now carries the task's current version (saving it is a knowing choice).
 func (h *Handler) taskConflict(c *gin.Context, sess accounts.Session, v *taskFormView) {
 	t, resp, err := h.taskText(c, sess, v.ID)
+	if err != nil && apierr.From(err).Status == http.StatusNotFound {
+		h.taskGone(c, v)
+		return
+	}
 	if err != nil {
 		h.fail(c, sess, err)
 		return
@@ -244,4 +252,14 @@ func (h *Handler) taskFormError(c *gin.Context, sess accounts.Session, v *taskFo
 	}
 	v.Field = ae.Message
 	h.pages.Render(c, ae.Status, "taskform", v)
+}
+
+// taskGone is the page of a save whose task no longer exists (deleted meanwhile, or moved where
+// the person cannot see it): a 404, as for any id the person cannot see, with the fields the
+// person sent kept in the new-task form, to be saved as a new task.
+func (h *Handler) taskGone(c *gin.Context, v *taskFormView) {
+	v.ID, v.Version, v.Theirs, v.Was = "", "", nil, taskForm{}
+	v.Title = "Not found"
+	v.Field = "Not found: this task was deleted, or you cannot see it, so nothing was saved. Your fields are below: save them as a new task."
+	h.pages.Render(c, http.StatusNotFound, "taskform", v)
 }
