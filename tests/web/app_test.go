@@ -182,6 +182,15 @@ func TestAppNoteForms(t *testing.T) {
 		if got := f.content(t, id); got != "My text after all" {
 			t.Fatalf("the API reads %q", got)
 		}
+		// A browser sends a textarea's line breaks as CRLF: a note of many lines, within the notes
+		// module's limit as the API took it, saves back from its edit page as it was.
+		long := strings.Repeat("a line\n", 13000)
+		lid := f.create(t, "/notes", map[string]any{"notebookId": f.notebook, "content": long})
+		p = b.get("/app/notes/" + lid + "/edit")
+		wantRedirect(t, b.submit("/app/notes/"+lid+"/edit", url.Values{"version": {shownVersionOf(t, p)}, "content": {strings.ReplaceAll(long, "\n", "\r\n") + "end"}, "action": {"save"}}), "/app/notes/"+lid+"?done=saved")
+		if got := f.content(t, lid); got != long+"end" {
+			t.Fatalf("the API reads %d characters, not the %d saved", len(got), len(long)+3)
+		}
 
 		// Archive, unarchive, move, delete: each with the version shown.
 		other := f.create(t, "/notebooks", map[string]any{"name": "1:1s"})

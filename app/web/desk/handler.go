@@ -259,6 +259,14 @@ func limit(n int) paginate.Query {
 	return paginate.Query{Limit: &s}
 }
 
+// textarea is a textarea's value as the person wrote it: a browser sends every line break of a
+// textarea as CRLF (the HTML form submission rule), which the modules would count against their
+// character limits although the stored text keeps LF; a note near the limit written over the API
+// could not be saved back from its edit page.
+func textarea(form url.Values, name string) string {
+	return strings.ReplaceAll(form.Get(name), "\r\n", "\n")
+}
+
 // back is where a form returns to: a page of the web app the form names, or fallback.
 func back(c *gin.Context, fallback string) string {
 	b := c.Request.PostForm.Get("back")

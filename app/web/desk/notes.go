@@ -232,7 +232,7 @@ func (h *Handler) createNote(c *gin.Context, sess accounts.Session) {
 		h.fail(c, sess, err)
 		return
 	}
-	v := editView{view: base(&sess, "New note", "notebooks"), NotebookID: form.Get("notebookId"), Places: nbs, Text: form.Get("content")}
+	v := editView{view: base(&sess, "New note", "notebooks"), NotebookID: form.Get("notebookId"), Places: nbs, Text: textarea(form, "content")}
 	if form.Get("action") == "preview" {
 		h.preview(c, &v)
 		return
@@ -310,7 +310,7 @@ type conflictView struct {
 func (h *Handler) saveNote(c *gin.Context, sess accounts.Session) {
 	ctx, p, id := c.Request.Context(), web.Principal(sess), c.Param("id")
 	form := c.Request.PostForm
-	v := editView{view: base(&sess, "Edit note", "notebooks"), ID: id, Text: form.Get("content"), Version: form.Get(versionField)}
+	v := editView{view: base(&sess, "Edit note", "notebooks"), ID: id, Text: textarea(form, "content"), Version: form.Get(versionField)}
 	if form.Get("action") == "preview" {
 		h.preview(c, &v)
 		return

@@ -41,7 +41,7 @@ var dateFields = []dateField{
 // taskFormOf reads the fields a task form sent.
 func taskFormOf(c *gin.Context) taskForm {
 	form := c.Request.PostForm
-	f := taskForm{Title: form.Get("title"), Notes: form.Get("notes"), NotebookID: form.Get("notebookId"),
+	f := taskForm{Title: form.Get("title"), Notes: textarea(form, "notes"), NotebookID: form.Get("notebookId"),
 		Status: form.Get("status"), Priority: form.Get("priority")}
 	for _, d := range dateFields {
 		*d.form(&f) = form.Get(d.name)
