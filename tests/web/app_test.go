@@ -233,7 +233,8 @@ func TestAppNoteForms(t *testing.T) {
 		eve := newBrowser(t, f.s)
 		signUp(t, eve, "Eve Else")
 		for _, path := range []string{"/app/notebooks/" + f.notebook, "/app/notes/" + f.note, "/app/notes/" + f.note + "/edit",
-			"/app/notes/" + f.note + "/delete", "/app/tasks/" + f.task, "/app/notes/nope", "/app/tasks/nope", "/app/notebooks/nope"} {
+			"/app/notes/" + f.note + "/delete", "/app/tasks/" + f.task, "/app/notes/nope", "/app/tasks/nope", "/app/notebooks/nope",
+			"/app/notes/new?notebookId=" + f.notebook, "/app/tasks/new?notebookId=" + f.notebook} {
 			p := eve.get(path)
 			want(t, p, http.StatusNotFound, "Not found")
 			if !strings.Contains(p.Header.Get("Content-Type"), "text/html") {

@@ -214,6 +214,9 @@ type editView struct {
 
 // newNotePage is /app/notes/new?notebookId=: an empty note in that notebook (or one to choose).
 func (h *Handler) newNotePage(c *gin.Context, sess accounts.Session) {
+	if !h.shownNotebook(c, sess) {
+		return
+	}
 	_, nbs, err := h.places(c.Request.Context(), sess)
 	if err != nil {
 		h.fail(c, sess, err)
@@ -430,4 +433,19 @@ func (h *Handler) deleteNote(c *gin.Context, sess accounts.Session) {
 		return
 	}
 	c.Redirect(http.StatusSeeOther, "/app/notebooks/"+url.PathEscape(nb)+"?deleted=1")
+}
+
+// shownNotebook checks the notebook a new-item page was opened for (?notebookId=), by the
+// notebooks module's GET: another user's notebook is the 404 page, as for any id the person
+// cannot see. It tells whether the page may go on.
+func (h *Handler) shownNotebook(c *gin.Context, sess accounts.Session) bool {
+	id := c.Query("notebookId")
+	if id == "" {
+		return true
+	}
+	if _, err := h.notebooks.Get(c.Request.Context(), web.Principal(sess), id); err != nil {
+		h.fail(c, sess, err)
+		return false
+	}
+	return true
 }

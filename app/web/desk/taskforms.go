@@ -100,6 +100,9 @@ func (h *Handler) taskFormView(c *gin.Context, sess accounts.Session, pageTitle 
 
 // newTaskPage is /app/tasks/new?notebookId=: an empty task (To do, medium) in that notebook.
 func (h *Handler) newTaskPage(c *gin.Context, sess accounts.Session) {
+	if !h.shownNotebook(c, sess) {
+		return
+	}
 	v, err := h.taskFormView(c, sess, "New task")
 	if err != nil {
 		h.fail(c, sess, err)
