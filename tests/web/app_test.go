@@ -191,6 +191,15 @@ func TestAppNoteForms(t *testing.T) {
 		if got := f.content(t, lid); got != long+"end" {
 			t.Fatalf("the API reads %d characters, not the %d saved", len(got), len(long)+3)
 		}
+		// A note at the notes module's limit in 4-byte characters (396 KB as the API's JSON) is 1.2 MB
+		// as a browser's form sends it, percent-encoded: it saves back from its edit page too.
+		wide := strings.Repeat("😀", 99990)
+		wid := f.create(t, "/notes", map[string]any{"notebookId": f.notebook, "content": wide})
+		p = b.get("/app/notes/" + wid + "/edit")
+		wantRedirect(t, b.submit("/app/notes/"+wid+"/edit", url.Values{"version": {shownVersionOf(t, p)}, "content": {wide + "!"}, "action": {"save"}}), "/app/notes/"+wid+"?done=saved")
+		if p = b.submit("/app/notes", url.Values{"notebookId": {f.notebook}, "content": {wide}, "action": {"save"}}); p.Status != http.StatusSeeOther {
+			t.Fatalf("a new note at the limit: %d\n%s", p.Status, p.Text)
+		}
 
 		// Archive, unarchive, move, delete: each with the version shown.
 		other := f.create(t, "/notebooks", map[string]any{"name": "1:1s"})

@@ -29,10 +29,12 @@ package desk
 import (
 	"context"
 	"embed"
+	"net/http"
 
 	"go.uber.org/fx"
 
 	"folio/modules/accounts"
+	"folio/modules/document"
 	"folio/modules/focus"
 	"folio/modules/notebooks"
 	"folio/modules/notes"
@@ -53,8 +55,20 @@ var Module = fx.Module("web.desk",
 		func(s *notebooks.Service) Notebooks { return s },
 		func(s *focus.Service) Focus { return s },
 		func(s *accounts.Service) Zones { return s },
+		httpx.AsBodyLimit(func() httpx.BodyLimit { return noteFormLimit("/app/notes") }),
+		httpx.AsBodyLimit(func() httpx.BodyLimit { return noteFormLimit("/app/notes/:id/edit") }),
 	),
 )
+
+// noteFormBytes is the body limit of the forms that send a note's text: a browser sends a form
+// percent-encoded, so a note of document.MaxLength characters of 4 bytes each (as the API takes
+// it, in 400 KB of JSON) is 12 bytes a character, 1.2 MB, over httpx.MaxBodyBytes; with room for
+// the form's other fields.
+const noteFormBytes = 12*document.MaxLength + 64<<10
+
+func noteFormLimit(path string) httpx.BodyLimit {
+	return httpx.BodyLimit{Method: http.MethodPost, Path: path, Bytes: noteFormBytes}
+}
 
 // The modules' use cases the pages call, each narrowed to what the pages use (module.go binds
 // them to the modules' services, as the MCP server's are).
