@@ -53,10 +53,18 @@ func openArchive(r io.ReaderAt, size int64) (*archive, error) {
 	}
 	var compressed, uncompressed uint64
 	a := &archive{}
+	names := make(map[string]bool, len(zr.File))
 	for _, f := range zr.File {
 		if err := checkName(f.Name); err != nil {
 			return nil, err
 		}
+		// One name, two entries: which one an unzipper keeps is its own choice, so what was
+		// checked need not be what is read (a folder and a file of one name alike).
+		key := strings.TrimSuffix(f.Name, "/")
+		if names[key] {
+			return nil, errEntry(f.Name, "appears twice in the ZIP")
+		}
+		names[key] = true
 		mode := f.Mode()
 		if mode&fs.ModeSymlink != 0 {
 			return nil, errEntry(f.Name, "is a symbolic link")

@@ -110,18 +110,19 @@ func HostileZips(t testing.TB) map[string]Hostile {
 		smallBombs = append(smallBombs, Entry{Name: "b/" + strconv.Itoa(i) + ".md", Body: bytes.Repeat([]byte{'a'}, 60<<10)})
 	}
 	return map[string]Hostile{
-		"drive letter":       {Zip(t, ok, Entry{Name: "C:/evil.md", Body: md}), "absolute"},
-		"NUL in a name":      {Zip(t, ok, Entry{Name: "evil.md\x00.txt", Body: md}), "not a valid path"},
-		"invalid UTF-8 name": {Zip(t, ok, Entry{Name: "caf\xe9.md", Body: md}), "not a valid path"},
-		"zip-slip":           {Zip(t, ok, Entry{Name: "notes/../../evil.md", Body: md}), "zip-slip"},
-		"absolute path":      {Zip(t, ok, Entry{Name: "/etc/evil.md", Body: md}), "absolute"},
-		"backslash":          {Zip(t, ok, Entry{Name: `..\evil.md`, Body: md}), "backslash"},
-		"symlink":            {Zip(t, ok, Entry{Name: "link.md", Body: []byte("/etc/passwd"), Mode: fs.ModeSymlink | 0o777}), "symbolic link"},
-		"nested zip":         {Zip(t, ok, Entry{Name: "more.zip", Body: inner, Stored: true}), "archive"},
-		"zip in disguise":    {Zip(t, ok, Entry{Name: "note.md", Body: inner, Stored: true}), "archive"},
-		"gzip in disguise":   {Zip(t, ok, Entry{Name: "note.md", Body: []byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0}}), "archive"},
-		"too many entries":   {Zip(t, many...), "10000"},
-		"compression ratio":  {Zip(t, ok, Entry{Name: "bomb.md", Body: bytes.Repeat([]byte{' '}, 4<<20)}), "100 times"},
-		"many small bombs":   {Zip(t, smallBombs...), "100 times"},
+		"drive letter":        {Zip(t, ok, Entry{Name: "C:/evil.md", Body: md}), "absolute"},
+		"NUL in a name":       {Zip(t, ok, Entry{Name: "evil.md\x00.txt", Body: md}), "not a valid path"},
+		"invalid UTF-8 name":  {Zip(t, ok, Entry{Name: "caf\xe9.md", Body: md}), "not a valid path"},
+		"the same name twice": {Zip(t, ok, Entry{Name: "n/x.md", Body: md}, Entry{Name: "n/x.md", Body: []byte("# other")}), "twice"},
+		"zip-slip":            {Zip(t, ok, Entry{Name: "notes/../../evil.md", Body: md}), "zip-slip"},
+		"absolute path":       {Zip(t, ok, Entry{Name: "/etc/evil.md", Body: md}), "absolute"},
+		"backslash":           {Zip(t, ok, Entry{Name: `..\evil.md`, Body: md}), "backslash"},
+		"symlink":             {Zip(t, ok, Entry{Name: "link.md", Body: []byte("/etc/passwd"), Mode: fs.ModeSymlink | 0o777}), "symbolic link"},
+		"nested zip":          {Zip(t, ok, Entry{Name: "more.zip", Body: inner, Stored: true}), "archive"},
+		"zip in disguise":     {Zip(t, ok, Entry{Name: "note.md", Body: inner, Stored: true}), "archive"},
+		"gzip in disguise":    {Zip(t, ok, Entry{Name: "note.md", Body: []byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0}}), "archive"},
+		"too many entries":    {Zip(t, many...), "10000"},
+		"compression ratio":   {Zip(t, ok, Entry{Name: "bomb.md", Body: bytes.Repeat([]byte{' '}, 4<<20)}), "100 times"},
+		"many small bombs":    {Zip(t, smallBombs...), "100 times"},
 	}
 }
