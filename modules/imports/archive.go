@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"folio/platform/apierr"
 )
 
 // The limits of an archive (CONTRACT.md section 24). An archive over any of them, or with an entry
@@ -84,6 +86,12 @@ func openArchive(r io.ReaderAt, size int64) (*archive, error) {
 			return nil, errEntry(f.Name, "is an archive; archives inside the ZIP are not imported")
 		}
 		a.files = append(a.files, f)
+	}
+	// The sizes above are what the entries declare. Entries that claim more compressed bytes
+	// than the ZIP holds share their data or lie about it (an overlapping-entry bomb): their
+	// ratios, and the whole archive's, are not what they seem.
+	if compressed > uint64(size) {
+		return nil, apierr.Validation("body: the ZIP's entries claim more compressed bytes (%d) than the ZIP holds (%d): entries that overlap or lie about their sizes", compressed, size)
 	}
 	if uncompressed > totalRatioFloor && overRatio(uncompressed, compressed) {
 		return nil, errRatio(compressed, uncompressed)

@@ -109,20 +109,27 @@ func HostileZips(t testing.TB) map[string]Hostile {
 	for i := range 100 {
 		smallBombs = append(smallBombs, Entry{Name: "b/" + strconv.Itoa(i) + ".md", Body: bytes.Repeat([]byte{'a'}, 60<<10)})
 	}
+	// Entries of 1 MiB that each claim 11 KiB of compressed bytes (a ratio under 100) where the
+	// archive holds about 1 KiB of each: the whole archive expands far over 100 times its size.
+	overstated := []Entry{ok}
+	for i := range 20 {
+		overstated = append(overstated, Entry{Name: "c/" + strconv.Itoa(i) + ".md", Body: bytes.Repeat([]byte{'a'}, 1<<20), DeclaredCompressed: 11 << 10})
+	}
 	return map[string]Hostile{
-		"drive letter":        {Zip(t, ok, Entry{Name: "C:/evil.md", Body: md}), "absolute"},
-		"NUL in a name":       {Zip(t, ok, Entry{Name: "evil.md\x00.txt", Body: md}), "not a valid path"},
-		"invalid UTF-8 name":  {Zip(t, ok, Entry{Name: "caf\xe9.md", Body: md}), "not a valid path"},
-		"the same name twice": {Zip(t, ok, Entry{Name: "n/x.md", Body: md}, Entry{Name: "n/x.md", Body: []byte("# other")}), "twice"},
-		"zip-slip":            {Zip(t, ok, Entry{Name: "notes/../../evil.md", Body: md}), "zip-slip"},
-		"absolute path":       {Zip(t, ok, Entry{Name: "/etc/evil.md", Body: md}), "absolute"},
-		"backslash":           {Zip(t, ok, Entry{Name: `..\evil.md`, Body: md}), "backslash"},
-		"symlink":             {Zip(t, ok, Entry{Name: "link.md", Body: []byte("/etc/passwd"), Mode: fs.ModeSymlink | 0o777}), "symbolic link"},
-		"nested zip":          {Zip(t, ok, Entry{Name: "more.zip", Body: inner, Stored: true}), "archive"},
-		"zip in disguise":     {Zip(t, ok, Entry{Name: "note.md", Body: inner, Stored: true}), "archive"},
-		"gzip in disguise":    {Zip(t, ok, Entry{Name: "note.md", Body: []byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0}}), "archive"},
-		"too many entries":    {Zip(t, many...), "10000"},
-		"compression ratio":   {Zip(t, ok, Entry{Name: "bomb.md", Body: bytes.Repeat([]byte{' '}, 4<<20)}), "100 times"},
-		"many small bombs":    {Zip(t, smallBombs...), "100 times"},
+		"drive letter":               {Zip(t, ok, Entry{Name: "C:/evil.md", Body: md}), "absolute"},
+		"NUL in a name":              {Zip(t, ok, Entry{Name: "evil.md\x00.txt", Body: md}), "not a valid path"},
+		"invalid UTF-8 name":         {Zip(t, ok, Entry{Name: "caf\xe9.md", Body: md}), "not a valid path"},
+		"the same name twice":        {Zip(t, ok, Entry{Name: "n/x.md", Body: md}, Entry{Name: "n/x.md", Body: []byte("# other")}), "twice"},
+		"compressed size overstated": {Zip(t, overstated...), "more compressed bytes"},
+		"zip-slip":                   {Zip(t, ok, Entry{Name: "notes/../../evil.md", Body: md}), "zip-slip"},
+		"absolute path":              {Zip(t, ok, Entry{Name: "/etc/evil.md", Body: md}), "absolute"},
+		"backslash":                  {Zip(t, ok, Entry{Name: `..\evil.md`, Body: md}), "backslash"},
+		"symlink":                    {Zip(t, ok, Entry{Name: "link.md", Body: []byte("/etc/passwd"), Mode: fs.ModeSymlink | 0o777}), "symbolic link"},
+		"nested zip":                 {Zip(t, ok, Entry{Name: "more.zip", Body: inner, Stored: true}), "archive"},
+		"zip in disguise":            {Zip(t, ok, Entry{Name: "note.md", Body: inner, Stored: true}), "archive"},
+		"gzip in disguise":           {Zip(t, ok, Entry{Name: "note.md", Body: []byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0}}), "archive"},
+		"too many entries":           {Zip(t, many...), "10000"},
+		"compression ratio":          {Zip(t, ok, Entry{Name: "bomb.md", Body: bytes.Repeat([]byte{' '}, 4<<20)}), "100 times"},
+		"many small bombs":           {Zip(t, smallBombs...), "100 times"},
 	}
 }
