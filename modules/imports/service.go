@@ -315,7 +315,9 @@ func (r *run) file(ctx context.Context, f *zip.File) error {
 	}
 	data, ok, err := readFile(f, maxFileBytes)
 	if err != nil {
-		return skip("cannot be read: " + err.Error())
+		// openArchive read it whole already: an entry that reads otherwise now refuses the
+		// import, which rolls back what was written.
+		return errEntry(f.Name, readError(f, err))
 	}
 	if !ok {
 		return skip("is larger than 1 MiB: a note holds at most 100,000 characters")

@@ -109,6 +109,8 @@ func HostileZips(t testing.TB) map[string]Hostile {
 	for i := range 100 {
 		smallBombs = append(smallBombs, Entry{Name: "b/" + strconv.Itoa(i) + ".md", Body: bytes.Repeat([]byte{'a'}, 60<<10)})
 	}
+	// A note that says it is 1,000 bytes and expands to 2 MiB.
+	understated := Entry{Name: "lie.md", Body: bytes.Repeat([]byte("# a note that lies\n"), 2<<20/19), DeclaredSize: 1000}
 	// Entries of 1 MiB that each claim 11 KiB of compressed bytes (a ratio under 100) where the
 	// archive holds about 1 KiB of each: the whole archive expands far over 100 times its size.
 	overstated := []Entry{ok}
@@ -120,6 +122,7 @@ func HostileZips(t testing.TB) map[string]Hostile {
 		"NUL in a name":              {Zip(t, ok, Entry{Name: "evil.md\x00.txt", Body: md}), "not a valid path"},
 		"invalid UTF-8 name":         {Zip(t, ok, Entry{Name: "caf\xe9.md", Body: md}), "not a valid path"},
 		"the same name twice":        {Zip(t, ok, Entry{Name: "n/x.md", Body: md}, Entry{Name: "n/x.md", Body: []byte("# other")}), "twice"},
+		"size understated":           {Zip(t, ok, understated), "larger than its header says"},
 		"compressed size overstated": {Zip(t, overstated...), "more compressed bytes"},
 		"zip-slip":                   {Zip(t, ok, Entry{Name: "notes/../../evil.md", Body: md}), "zip-slip"},
 		"absolute path":              {Zip(t, ok, Entry{Name: "/etc/evil.md", Body: md}), "absolute"},
