@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"folio/platform/apierr"
 )
 
 // The limits of an archive (CONTRACT.md section 24). An archive over any of them, or with an entry
@@ -53,10 +55,18 @@ func openArchive(r io.ReaderAt, size int64) (*archive, error) {
 	}
 	var compressed, uncompressed uint64
 	a := &archive{}
+	names := make(map[string]bool, len(zr.File))
 	for _, f := range zr.File {
 		if err := checkName(f.Name); err != nil {
 			return nil, err
 		}
+		// One name, two entries: which one an unzipper keeps is its own choice, so what was
+		// checked need not be what is read (a folder and a file of one name alike).
+		key := strings.TrimSuffix(f.Name, "/")
+		if names[key] {
+			return nil, errEntry(f.Name, "appears twice in the ZIP")
+		}
+		names[key] = true
 		mode := f.Mode()
 		if mode&fs.ModeSymlink != 0 {
 			return nil, errEntry(f.Name, "is a symbolic link")
@@ -77,6 +87,12 @@ func openArchive(r io.ReaderAt, size int64) (*archive, error) {
 		}
 		a.files = append(a.files, f)
 	}
+	// The sizes above are what the entries declare. Entries that claim more compressed bytes
+	// than the ZIP holds share their data or lie about it (an overlapping-entry bomb): their
+	// ratios, and the whole archive's, are not what they seem.
+	if compressed > uint64(size) {
+		return nil, apierr.Validation("body: the ZIP's entries claim more compressed bytes (%d) than the ZIP holds (%d): entries that overlap or lie about their sizes", compressed, size)
+	}
 	if uncompressed > totalRatioFloor && overRatio(uncompressed, compressed) {
 		return nil, errRatio(compressed, uncompressed)
 	}
@@ -84,9 +100,9 @@ func openArchive(r io.ReaderAt, size int64) (*archive, error) {
 		if f.Flags&0x1 != 0 {
 			continue // encrypted: skipped with its reason when it is read
 		}
-		head, err := readHead(f)
+		head, err := readHead(f, isMarkdownName(f.Name) && f.UncompressedSize64 <= maxFileBytes)
 		if err != nil {
-			return nil, errEntry(f.Name, "cannot be read: "+err.Error())
+			return nil, errEntry(f.Name, readError(f, err))
 		}
 		if isArchiveData(head) && !isDocumentName(f.Name) {
 			return nil, errEntry(f.Name, "is an archive; archives inside the ZIP are not imported")
@@ -179,8 +195,11 @@ func isArchiveData(head []byte) bool {
 	return len(head) >= headSize && string(head[257:262]) == "ustar"
 }
 
-// readHead reads the first headSize bytes of f (fewer when it is shorter).
-func readHead(f *zip.File) ([]byte, error) {
+// readHead reads the first headSize bytes of f (fewer when it is shorter). With whole, it reads the
+// rest too, to nothing: archive/zip then checks the entry against its header (no more bytes than
+// its declared size, no fewer, its checksum), so a file the import will read is found lying
+// before anything is written.
+func readHead(f *zip.File, whole bool) ([]byte, error) {
 	rc, err := f.Open()
 	if err != nil {
 		return nil, err
@@ -191,7 +210,37 @@ func readHead(f *zip.File) ([]byte, error) {
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
 		return nil, err
 	}
+	if whole && err != nil && uint64(n) != f.UncompressedSize64 {
+		return nil, io.ErrUnexpectedEOF // it ended before the size its header says
+	}
+	if whole && err == nil {
+		if _, err := io.Copy(io.Discard, rc); err != nil {
+			return nil, err
+		}
+	}
 	return head[:n], nil
+}
+
+// readError says why an entry could not be read.
+func readError(f *zip.File, err error) string {
+	switch {
+	case errors.Is(err, zip.ErrFormat):
+		return fmt.Sprintf("is larger than its header says (%d bytes)", f.UncompressedSize64)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return fmt.Sprintf("is shorter than its header says (%d bytes)", f.UncompressedSize64)
+	case errors.Is(err, zip.ErrChecksum):
+		return "fails its checksum"
+	}
+	return "cannot be read: " + err.Error()
+}
+
+// isMarkdownName reports whether the import reads the file as a note or task (run.file).
+func isMarkdownName(name string) bool {
+	switch strings.ToLower(path.Ext(name)) {
+	case ".md", ".markdown":
+		return true
+	}
+	return false
 }
 
 // readFile reads f whole, at most limit bytes: ok is false when it is larger.

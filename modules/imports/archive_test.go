@@ -1,7 +1,9 @@
 package imports
 
 import (
+	"archive/zip"
 	"bytes"
+	"context"
 	"errors"
 	"io/fs"
 	"strconv"
@@ -9,6 +11,7 @@ import (
 	"testing"
 
 	"folio/platform/apierr"
+	"folio/platform/auth"
 	"folio/tests/ziptest"
 )
 
@@ -73,5 +76,28 @@ func TestOverRatio(t *testing.T) {
 		if got := overRatio(c.u, c.c); got != c.over {
 			t.Errorf("overRatio(%d, %d) = %v", c.u, c.c, got)
 		}
+	}
+}
+
+// TestLyingEntryRefusesTheImport: a Markdown file that reads otherwise than its header says,
+// should one reach the import past openArchive (which reads such files whole first), refuses the
+// import, so that its transaction rolls back; it is not skipped while the rest is written.
+func TestLyingEntryRefusesTheImport(t *testing.T) {
+	lie := ziptest.Zip(t, ziptest.Entry{Name: "a.md", Body: []byte("# fine")},
+		ziptest.Entry{Name: "lie.md", Body: bytes.Repeat([]byte("# a note that lies\n"), 1000), DeclaredSize: 500})
+	zr, err := zip.NewReader(bytes.NewReader(lie), int64(len(lie)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	created := 0
+	svc := NewService(ServiceParams{
+		CreateNotebook: func(context.Context, *auth.Principal, string, string) (string, string, error) { return "nb", "", nil },
+		CreateNote:     func(context.Context, *auth.Principal, Note) error { created++; return nil },
+	})
+	r := &run{svc: svc, p: &auth.Principal{}, archive: &archive{files: zr.File}}
+	err = r.all(context.Background())
+	var ae *apierr.Error
+	if !errors.As(err, &ae) || ae.Code != apierr.CodeValidation || !strings.Contains(ae.Message, "larger than its header says") {
+		t.Fatalf("got %v (created %d, skipped %v), want a VALIDATION_ERROR", err, created, r.result.Skipped)
 	}
 }

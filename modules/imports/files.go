@@ -134,6 +134,12 @@ func readItem(name string, data []byte, folio bool) (it item, why string) {
 		it.task = it.task || fm.makesTask()
 	}
 	fm.apply()
+	// YAML's escapes ("\0", "\x00") put a NUL in a title that the file's bytes did not hold:
+	// PostgreSQL's text cannot store one, and the API refuses it in a title (platform/httpx/bind.go).
+	if strings.ContainsRune(it.title, 0) {
+		it.title = strings.ReplaceAll(it.title, "\x00", "\uFFFD")
+		it.changes = append(it.changes, "its front matter title held NUL characters; each became U+FFFD")
+	}
 	stem := fileTitle(name)
 	switch {
 	case it.task && strings.TrimSpace(it.title) == "":

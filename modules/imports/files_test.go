@@ -154,3 +154,18 @@ func TestToDocument(t *testing.T) {
 		t.Errorf("too deep: %q", why)
 	}
 }
+
+// TestNULInTitle: a NUL that front matter's escapes put in a title (the file's bytes hold none)
+// becomes U+FFFD, said; a notebook.yaml name with one is no name. PostgreSQL's text cannot hold
+// a NUL, and the API refuses one in a title or a name.
+func TestNULInTitle(t *testing.T) {
+	for _, file := range []string{"---\ntype: task\ntitle: \"a\\0b\"\n---\n", "---\ntitle: \"a\\x00b\"\n---\nbody\n"} {
+		it, why := readItem("n.md", []byte(file), false)
+		if why != "" || strings.ContainsRune(it.title, 0) || strings.ContainsRune(it.text, 0) || !hasChange(it.changes, "NUL") {
+			t.Errorf("%q: title %q, text %q, changes %v, why %q", file, it.title, it.text, it.changes, why)
+		}
+	}
+	if validName("a\x00b") {
+		t.Error("a notebook name with a NUL is valid")
+	}
+}

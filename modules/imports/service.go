@@ -213,7 +213,7 @@ func (r *run) readNotebookFile(f *zip.File, fo *folder) {
 	data, ok, err := readFile(f, 64<<10)
 	var nb struct{ Name, Color string }
 	if err != nil || !ok || yaml.Unmarshal(data, &nb) != nil || !validName(nb.Name) {
-		r.result.Changed = append(r.result.Changed, FileNote{f.Name, "holds no notebook name of 1 to 40 characters; the notebook is named after its folder"})
+		r.result.Changed = append(r.result.Changed, FileNote{f.Name, "holds no notebook name of 1 to 40 characters (without NUL); the notebook is named after its folder"})
 		return
 	}
 	fo.name, fo.color, fo.meta = nb.Name, nb.Color, f.Name
@@ -223,7 +223,7 @@ func (r *run) readNotebookFile(f *zip.File, fo *folder) {
 const maxName = 40
 
 func validName(name string) bool {
-	return strings.TrimSpace(name) != "" && utf8.RuneCountInString(name) <= maxName
+	return strings.TrimSpace(name) != "" && utf8.RuneCountInString(name) <= maxName && !strings.ContainsRune(name, 0)
 }
 
 // folderOf is the notebook folder of a file: its folio notebook folder, or its own folder (the
@@ -315,7 +315,9 @@ func (r *run) file(ctx context.Context, f *zip.File) error {
 	}
 	data, ok, err := readFile(f, maxFileBytes)
 	if err != nil {
-		return skip("cannot be read: " + err.Error())
+		// openArchive read it whole already: an entry that reads otherwise now refuses the
+		// import, which rolls back what was written.
+		return errEntry(f.Name, readError(f, err))
 	}
 	if !ok {
 		return skip("is larger than 1 MiB: a note holds at most 100,000 characters")

@@ -340,6 +340,8 @@ func TestImportNoServerError(t *testing.T) {
 			"Markdown over limits": ziptest.Zip(t, md("long.md", randomWords(30_000)), md("deep.md", strings.Repeat("> ", 40)+"deep"),
 				md("images.md", strings.Repeat("![i](i.png)\n", 250)), md("nul.md", "a\x00b"), md("latin1.md", "caf\xe9"),
 				md("schemes.md", "[a](javascript:alert(1)) <file:///etc/passwd> [r]\n\n[r]: data:text/html,x\n")),
+			"NUL by YAML escape": ziptest.Zip(t, md("t.md", "---\ntype: task\ntitle: \"a\\0b\"\n---\n"), md("n.md", "---\ntitle: \"a\\x00b\"\n---\nbody\n"),
+				md("x-abcdefghijklmnopqrstuvwx/notebook.yaml", "name: \"nul\\0\"\n"), md("x-abcdefghijklmnopqrstuvwx/notes/n.md", "n")),
 			"names notebooks cannot take": ziptest.Zip(t, md(strings.Repeat("long folder name ", 10)+"/a.md", "a"), md("   /b.md", "b"),
 				md("emoji 🚀 folder/c.md", "c"), md("x-abcdefghijklmnopqrstuvwx/notebook.yaml", "name: [not, a, string]\ncolor: 7\n"),
 				md("x-abcdefghijklmnopqrstuvwx/notes/n.md", "n"), md("y-bcdefghijklmnopqrstuvwxy/notebook.yaml", "name: Fine\ncolor: ultraviolet\n")),

@@ -6,6 +6,8 @@ package ziptest
 import (
 	"archive/zip"
 	"bytes"
+	"compress/flate"
+	"hash/crc32"
 	"io/fs"
 	"strconv"
 	"testing"
@@ -17,6 +19,9 @@ type Entry struct {
 	Body   []byte
 	Mode   fs.FileMode // 0: a regular file
 	Stored bool        // no compression
+	// What the entry's header says of its sizes, when not the truth (0: the truth): a hostile
+	// archive understates what an entry expands to, or claims compressed bytes it does not hold.
+	DeclaredSize, DeclaredCompressed uint64
 }
 
 // Zip writes the entries as a ZIP.
@@ -32,6 +37,10 @@ func Zip(t testing.TB, entries ...Entry) []byte {
 		if e.Mode != 0 {
 			h.SetMode(e.Mode)
 		}
+		if e.DeclaredSize != 0 || e.DeclaredCompressed != 0 {
+			writeRaw(t, zw, h, e)
+			continue
+		}
 		w, err := zw.CreateHeader(h)
 		if err != nil {
 			t.Fatal(err)
@@ -44,6 +53,38 @@ func Zip(t testing.TB, entries ...Entry) []byte {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
+}
+
+// writeRaw writes e deflated, with the sizes it declares in its header (and its true checksum).
+func writeRaw(t testing.TB, zw *zip.Writer, h *zip.FileHeader, e Entry) {
+	t.Helper()
+	var comp bytes.Buffer
+	fw, err := flate.NewWriter(&comp, flate.BestCompression)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fw.Write(e.Body); err != nil {
+		t.Fatal(err)
+	}
+	if err := fw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	h.Method = zip.Deflate
+	h.CRC32 = crc32.ChecksumIEEE(e.Body)
+	h.UncompressedSize64, h.CompressedSize64 = uint64(len(e.Body)), uint64(comp.Len())
+	if e.DeclaredSize != 0 {
+		h.UncompressedSize64 = e.DeclaredSize
+	}
+	if e.DeclaredCompressed != 0 {
+		h.CompressedSize64 = e.DeclaredCompressed
+	}
+	w, err := zw.CreateRaw(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Write(comp.Bytes()); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // Hostile is an archive an import must refuse whole (CONTRACT.md section 24), with a word its
@@ -68,16 +109,30 @@ func HostileZips(t testing.TB) map[string]Hostile {
 	for i := range 100 {
 		smallBombs = append(smallBombs, Entry{Name: "b/" + strconv.Itoa(i) + ".md", Body: bytes.Repeat([]byte{'a'}, 60<<10)})
 	}
+	// A note that says it is 1,000 bytes and expands to 2 MiB.
+	understated := Entry{Name: "lie.md", Body: bytes.Repeat([]byte("# a note that lies\n"), 2<<20/19), DeclaredSize: 1000}
+	// Entries of 1 MiB that each claim 11 KiB of compressed bytes (a ratio under 100) where the
+	// archive holds about 1 KiB of each: the whole archive expands far over 100 times its size.
+	overstated := []Entry{ok}
+	for i := range 20 {
+		overstated = append(overstated, Entry{Name: "c/" + strconv.Itoa(i) + ".md", Body: bytes.Repeat([]byte{'a'}, 1<<20), DeclaredCompressed: 11 << 10})
+	}
 	return map[string]Hostile{
-		"zip-slip":          {Zip(t, ok, Entry{Name: "notes/../../evil.md", Body: md}), "zip-slip"},
-		"absolute path":     {Zip(t, ok, Entry{Name: "/etc/evil.md", Body: md}), "absolute"},
-		"backslash":         {Zip(t, ok, Entry{Name: `..\evil.md`, Body: md}), "backslash"},
-		"symlink":           {Zip(t, ok, Entry{Name: "link.md", Body: []byte("/etc/passwd"), Mode: fs.ModeSymlink | 0o777}), "symbolic link"},
-		"nested zip":        {Zip(t, ok, Entry{Name: "more.zip", Body: inner, Stored: true}), "archive"},
-		"zip in disguise":   {Zip(t, ok, Entry{Name: "note.md", Body: inner, Stored: true}), "archive"},
-		"gzip in disguise":  {Zip(t, ok, Entry{Name: "note.md", Body: []byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0}}), "archive"},
-		"too many entries":  {Zip(t, many...), "10000"},
-		"compression ratio": {Zip(t, ok, Entry{Name: "bomb.md", Body: bytes.Repeat([]byte{' '}, 4<<20)}), "100 times"},
-		"many small bombs":  {Zip(t, smallBombs...), "100 times"},
+		"drive letter":               {Zip(t, ok, Entry{Name: "C:/evil.md", Body: md}), "absolute"},
+		"NUL in a name":              {Zip(t, ok, Entry{Name: "evil.md\x00.txt", Body: md}), "not a valid path"},
+		"invalid UTF-8 name":         {Zip(t, ok, Entry{Name: "caf\xe9.md", Body: md}), "not a valid path"},
+		"the same name twice":        {Zip(t, ok, Entry{Name: "n/x.md", Body: md}, Entry{Name: "n/x.md", Body: []byte("# other")}), "twice"},
+		"size understated":           {Zip(t, ok, understated), "larger than its header says"},
+		"compressed size overstated": {Zip(t, overstated...), "more compressed bytes"},
+		"zip-slip":                   {Zip(t, ok, Entry{Name: "notes/../../evil.md", Body: md}), "zip-slip"},
+		"absolute path":              {Zip(t, ok, Entry{Name: "/etc/evil.md", Body: md}), "absolute"},
+		"backslash":                  {Zip(t, ok, Entry{Name: `..\evil.md`, Body: md}), "backslash"},
+		"symlink":                    {Zip(t, ok, Entry{Name: "link.md", Body: []byte("/etc/passwd"), Mode: fs.ModeSymlink | 0o777}), "symbolic link"},
+		"nested zip":                 {Zip(t, ok, Entry{Name: "more.zip", Body: inner, Stored: true}), "archive"},
+		"zip in disguise":            {Zip(t, ok, Entry{Name: "note.md", Body: inner, Stored: true}), "archive"},
+		"gzip in disguise":           {Zip(t, ok, Entry{Name: "note.md", Body: []byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0}}), "archive"},
+		"too many entries":           {Zip(t, many...), "10000"},
+		"compression ratio":          {Zip(t, ok, Entry{Name: "bomb.md", Body: bytes.Repeat([]byte{' '}, 4<<20)}), "100 times"},
+		"many small bombs":           {Zip(t, smallBombs...), "100 times"},
 	}
 }
