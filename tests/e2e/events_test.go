@@ -11,6 +11,7 @@ import (
 
 	"folio/platform/auth"
 	"folio/tests/apitest"
+	"folio/tests/ziptest"
 )
 
 // feed reads every event after after that key sees, following nextCursor, and returns them with
@@ -159,11 +160,19 @@ func TestEveryWriteRouteEmits(t *testing.T) {
 			"DELETE /tasks/{id}": {func(t *testing.T) (apitest.Response, string) {
 				return apitest.Must(t, s.Delete(t, key, "/tasks/"+taskID), http.StatusOK), taskID
 			}, []string{"task.deleted"}, -1},
+			"POST /import": {func(t *testing.T) (apitest.Response, string) {
+				// An import creates through the services: each create emits its own event, the
+				// folder's notebook first (CONTRACT.md section 24); its answer is no resource.
+				zip := ziptest.Zip(t, ziptest.Entry{Name: "Ev import/hello.md", Body: []byte("Imported #sync\n")})
+				r := apitest.Must(t, importZip(t, s, key, "/import", zip), http.StatusCreated)
+				newest := apitest.Must(t, s.Get(t, key, "/notes?limit=1"), http.StatusOK).Data(t)[0]
+				return r, newest["id"].(string) // the last event's resource: the imported note
+			}, []string{"notebook.created", "note.created"}, -1},
 		}
 		// The order the writes run in (each may need the one before).
 		order := []string{"POST /notebooks", "POST /workspaces", "POST /webhooks", "DELETE /webhooks/{id}", "POST /calendar-feeds", "DELETE /calendar-feeds/{id}", "POST /workspaces/{id}/members", "DELETE /workspaces/{id}/members/{userId}",
 			"POST /notes", "PATCH /notes/{id}", "POST /notes/{id}/suggest", "POST /suggestions/{id}/approve", "POST /notes/{id}/versions/{versionId}/restore", "DELETE /notes/{id}",
-			"POST /tasks", "PATCH /tasks/{id}", "POST /tasks/{id}/versions/{versionId}/restore", "POST /tasks/{id}/suggest", "POST /suggestions/{id}/reject", "DELETE /tasks/{id}"}
+			"POST /tasks", "PATCH /tasks/{id}", "POST /tasks/{id}/versions/{versionId}/restore", "POST /tasks/{id}/suggest", "POST /suggestions/{id}/reject", "DELETE /tasks/{id}", "POST /import"}
 
 		var doc struct {
 			Paths map[string]map[string]json.RawMessage `json:"paths"`
