@@ -118,6 +118,11 @@ func (w *htmlWriter) block(n *Node, tight bool) {
 	}
 }
 
+// markElements are the HTML elements of the marks other than a link.
+var markElements = map[MarkType]string{
+	MarkBold: "strong", MarkItalic: "em", MarkStrike: "s", MarkUnderline: "u", MarkCode: "code",
+}
+
 // inline writes inline nodes, each text with its marks (a link outside the others).
 func (w *htmlWriter) inline(nodes []Node) {
 	for i := range nodes {
@@ -136,21 +141,11 @@ func (w *htmlWriter) inline(nodes []Node) {
 					closers = append(closers, "</a>")
 					inLink = true
 				}
-			case MarkBold:
-				w.b.WriteString("<strong>")
-				closers = append(closers, "</strong>")
-			case MarkItalic:
-				w.b.WriteString("<em>")
-				closers = append(closers, "</em>")
-			case MarkStrike:
-				w.b.WriteString("<s>")
-				closers = append(closers, "</s>")
-			case MarkUnderline:
-				w.b.WriteString("<u>")
-				closers = append(closers, "</u>")
-			case MarkCode:
-				w.b.WriteString("<code>")
-				closers = append(closers, "</code>")
+			default:
+				if tag, ok := markElements[m.Type]; ok {
+					w.b.WriteString("<" + tag + ">")
+					closers = append(closers, "</"+tag+">")
+				}
 			}
 		}
 		switch n.Type {
