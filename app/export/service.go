@@ -36,11 +36,11 @@ type (
 	}
 	// Notes lists notes.
 	Notes interface {
-		ExportPage(ctx context.Context, p *auth.Principal, q notes.ListQuery) (paginate.Page[notes.Response], error)
+		Search(ctx context.Context, p *auth.Principal, q notes.ListQuery) (paginate.Page[notes.Response], error)
 	}
 	// Tasks lists tasks.
 	Tasks interface {
-		ExportPage(ctx context.Context, p *auth.Principal, q tasks.ListQuery) (paginate.Page[tasks.Response], error)
+		Search(ctx context.Context, p *auth.Principal, q tasks.ListQuery) (paginate.Page[tasks.Response], error)
 	}
 )
 
@@ -107,7 +107,7 @@ func (s *Service) writeNotebook(ctx context.Context, zw *zip.Writer, p *auth.Pri
 		err := eachPage(func(page paginate.Query) (paginate.Page[notes.Response], error) {
 			var q notes.ListQuery
 			q.Query, q.NotebookID, q.Archived = page, nb.ID, &archived
-			return s.notes.ExportPage(ctx, p, q)
+			return s.notes.Search(ctx, p, q)
 		}, func(resp notes.Response) error {
 			return writeEntry(zw, folder+"/notes/"+resp.ID+".md", resp, "content", resp.UpdatedAt)
 		})
@@ -117,7 +117,7 @@ func (s *Service) writeNotebook(ctx context.Context, zw *zip.Writer, p *auth.Pri
 		err = eachPage(func(page paginate.Query) (paginate.Page[tasks.Response], error) {
 			var q tasks.ListQuery
 			q.Query, q.NotebookID, q.Archived = page, nb.ID, &archived
-			return s.tasks.ExportPage(ctx, p, q)
+			return s.tasks.Search(ctx, p, q)
 		}, func(resp tasks.Response) error {
 			return writeEntry(zw, folder+"/tasks/"+resp.ID+".md", resp, "notes", resp.UpdatedAt)
 		})

@@ -31,6 +31,7 @@ type Item struct {
 	NotebookID  string
 	WorkspaceID *string
 	Content     markdown.Doc
+	Text        string // Content's Markdown as a GET reads it (its stored text)
 	ETag        string // the item's ETag as loaded (an approval's If-Match is checked against it)
 	Version     int64  // the item's version as loaded, of which ETag is made (a suggestion records it)
 	Label       string // how a person recognises the item in a list: a note's first line, a task's title

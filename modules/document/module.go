@@ -3,20 +3,34 @@ package document
 import (
 	"go.uber.org/fx"
 
-	"folio/platform/config"
 	"folio/platform/observability"
 )
 
-// Module bounds the render cache from FOLIO_RENDER_CACHE_MB before the server starts and reports
-// its size in the metrics.
+// Module runs the re-render of stored texts (rerender.go) over the documents the modules
+// register (AsColumns), and reports its progress in the metrics.
 var Module = fx.Module("document",
-	fx.Invoke(func(c config.Config) { SetRenderCacheBytes(c.RenderCacheMB << 20) }),
+	fx.Provide(NewRerender),
 	fx.Provide(
-		observability.AsGauge(observability.Gauge{Name: "folio_render_cache_entries",
-			Help:  "Rendered Markdown texts held by the render cache (both generations).",
-			Value: func() int { n, _ := RenderCacheSize(); return n }}),
-		observability.AsGauge(observability.Gauge{Name: "folio_render_cache_bytes",
-			Help:  "Bytes held by the render cache: the texts plus an estimate of each entry's overhead (both generations; bounded).",
-			Value: func() int { _, b := RenderCacheSize(); return b }}),
+		gauge(func(r *Rerender) observability.Gauge {
+			return observability.Gauge{Name: "folio_documents_rerendered",
+				Help:  "Stored Markdown texts this process has written again from their document (rows older than the text columns, or written by an older codec).",
+				Value: func() int { return int(r.Written()) }}
+		}),
+		gauge(func(r *Rerender) observability.Gauge {
+			return observability.Gauge{Name: "folio_documents_rerender_pending",
+				Help: "1 until this process's re-render has found every stored text current, then 0.",
+				Value: func() int {
+					if r.Pending() {
+						return 1
+					}
+					return 0
+				}}
+		}),
 	),
+	fx.Invoke(func(*Rerender) {}),
 )
+
+// gauge joins a gauge built from the re-render to the "metricsGauges" value group.
+func gauge(f func(r *Rerender) observability.Gauge) any {
+	return fx.Annotate(f, fx.ResultTags(`group:"metricsGauges"`))
+}

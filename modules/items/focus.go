@@ -12,7 +12,6 @@ import (
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 
-	"folio/modules/document"
 	"folio/platform/auth"
 	"folio/platform/db"
 )
@@ -189,7 +188,7 @@ func (fs *focusSource[Row]) Focus(ctx context.Context, p *auth.Principal, day Da
 				continue
 			}
 			if item == nil {
-				text, err := document.Render(*fs.s.shape.Document(&v.Item))
+				text, err := fs.s.text(&v.Item)
 				if err != nil {
 					return FocusLists{}, err
 				}
@@ -213,7 +212,7 @@ func (fs *focusSource[Row]) rows(ctx context.Context, visible clause.Expr, day D
 	var rows []Row
 	if sc := fs.s.shape.Scan; sc != nil {
 		sql := fs.selects.Of(ids, func(ids string) string {
-			return "SELECT " + sc.Select + " FROM " + sc.Table + " WHERE " + sc.Table + ".id IN (" + ids + ")"
+			return "SELECT " + sc.Many + " FROM " + sc.Table + " WHERE " + sc.Table + ".id IN (" + ids + ")"
 		})
 		ok, err := db.Query(ctx, fs.s.db, sql, args, func(r db.RowScanner) error {
 			row, err := sc.Scan(r)

@@ -21,6 +21,7 @@ import (
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 
+	"folio/modules/document"
 	"folio/modules/journal"
 	"folio/platform/auth"
 	"folio/platform/clock"
@@ -38,8 +39,12 @@ type Shape[Row any] struct {
 	NotFound error
 	// Columns returns the row's embedded Columns: pass (*Note).ItemColumns.
 	Columns func(row *Row) *Columns
-	// Document returns the row's document column (a note's content, a task's notes).
+	// Document returns the row's document column (a note's content, a task's notes): the
+	// codec's tree, the source of truth.
 	Document func(row *Row) *db.JSON
+	// Text returns the row's stored text of that document (document.Written): its canonical
+	// Markdown as written with the tree, which reads serve (document.Read).
+	Text func(row *Row) *document.Written
 	// Derive, when not nil, sets the columns a module computes from the document (a note's
 	// hasDecision) whenever the document is written.
 	Derive func(row *Row, doc markdown.Doc)
@@ -77,7 +82,10 @@ type Shape[Row any] struct {
 type RowScan[Row any] struct {
 	Table  string // "notes"
 	Select string // "notes.id, notes.notebook_id, ..."
-	Scan   func(db.RowScanner) (Row, error)
+	// Many is Select for a read of many rows (the Focus lists): the same columns, the tree only
+	// where the stored text is not current (document.TreeIfStale), which is all such a read uses.
+	Many string
+	Scan func(db.RowScanner) (Row, error)
 }
 
 // Columns are the columns every item row has besides its document. Notes and tasks embed it (GORM
@@ -169,8 +177,9 @@ type Tags interface {
 // Versions saves a snapshot of an item's document before it is overwritten (the versions module
 // provides it).
 type Versions interface {
-	// Save stores document as a snapshot of the item, inside tx; p is who replaced it.
-	Save(ctx context.Context, tx *gorm.DB, itemKind, itemID string, document []byte, reason string, p *auth.Principal) error
+	// Save stores tree, with its stored text, as a snapshot of the item, inside tx; p is who
+	// replaced it.
+	Save(ctx context.Context, tx *gorm.DB, itemKind, itemID string, tree []byte, text document.Written, reason string, p *auth.Principal) error
 }
 
 // Reasons a snapshot is taken (Versions.Save's reason).
@@ -198,7 +207,7 @@ type View[Row any] struct {
 	Tags []Tag
 	// Response, set by a write, is the item as the API returns it (Shape.Response), built with the
 	// Markdown the write had in hand: its event's data, and the answer the module's conversion
-	// gives back as it is. nil on reads, whose conversion renders the stored document.
+	// gives back as it is. nil on reads, whose conversion reads the stored text.
 	Response any
 }
 

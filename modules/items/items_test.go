@@ -29,12 +29,15 @@ import (
 // items.Columns.
 type Widget struct {
 	items.Columns
-	Colour  string
-	Body    db.JSON
-	Decided bool // derived from Body
+	Colour   string
+	Body     db.JSON
+	BodyText document.Written `gorm:"embedded;embeddedPrefix:body_"`
+	Decided  bool             // derived from Body
 }
 
 func (w *Widget) document() *db.JSON { return &w.Body }
+
+func (w *Widget) text() *document.Written { return &w.BodyText }
 
 var (
 	errWidgetNotFound   = errors.New("widget not found")
@@ -111,8 +114,8 @@ type snapshot struct{ document, reason string }
 
 type versionLog struct{ saved []snapshot }
 
-func (l *versionLog) Save(_ context.Context, _ *gorm.DB, _, _ string, document []byte, reason string, _ *auth.Principal) error {
-	l.saved = append(l.saved, snapshot{string(document), reason})
+func (l *versionLog) Save(_ context.Context, _ *gorm.DB, _, _ string, tree []byte, _ document.Written, reason string, _ *auth.Principal) error {
+	l.saved = append(l.saved, snapshot{string(tree), reason})
 	return nil
 }
 
@@ -189,7 +192,7 @@ func newFixture(t *testing.T) *fixture {
 		clock:    clock.NewFake(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)),
 		p:        &auth.Principal{UserID: "ann"},
 	}
-	shape := items.Shape[Widget]{Name: "widget", NotFound: errWidgetNotFound, Columns: (*Widget).ItemColumns, Document: (*Widget).document,
+	shape := items.Shape[Widget]{Name: "widget", NotFound: errWidgetNotFound, Columns: (*Widget).ItemColumns, Document: (*Widget).document, Text: (*Widget).text,
 		Derive: func(w *Widget, doc markdown.Doc) { w.Decided = doc.HasDecision() },
 		Response: func(v items.View[Widget], text string) any {
 			return map[string]any{"id": v.Item.ID, "tags": len(v.Tags), "text": text}

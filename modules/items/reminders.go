@@ -11,7 +11,6 @@ import (
 	"go.uber.org/zap"
 	"gorm.io/gorm"
 
-	"folio/modules/document"
 	"folio/modules/journal"
 	"folio/platform"
 	"folio/platform/auth"
@@ -183,7 +182,7 @@ func (s *Service[Row]) fire(ctx context.Context, emit journal.Emitter, r Reminde
 		if err != nil {
 			return err
 		}
-		text, err := document.Render(*s.shape.Document(&row))
+		text, err := s.text(&row)
 		if err != nil {
 			return err
 		}

@@ -38,7 +38,7 @@ func (s *Service[Row]) Create(ctx context.Context, p *auth.Principal, notebookID
 	if c.UpdatedAt.IsZero() {
 		c.UpdatedAt = now
 	}
-	s.setDocument(&row, stored, doc.Doc)
+	s.setDocument(&row, stored, doc)
 	s.arm(nil, &row, now)
 	return s.viewAfter(ctx, func(tx *gorm.DB) (View[Row], error) {
 		nb, err := s.notebooks.ItemNotebook(ctx, tx, p, notebookID)
@@ -83,12 +83,24 @@ func (s *Service[Row]) viewAfter(ctx context.Context, write func(tx *gorm.DB) (V
 	return v, err
 }
 
-// setDocument writes a new document and what the module derives from it onto row.
-func (s *Service[Row]) setDocument(row *Row, stored []byte, doc markdown.Doc) {
-	*s.shape.Document(row) = stored
+// setDocument writes a new document onto row: its tree, its text (the Markdown the write has in
+// hand, rendered once) and what the module derives from it.
+func (s *Service[Row]) setDocument(row *Row, tree []byte, doc document.Parsed) {
+	*s.shape.Document(row) = tree
+	*s.shape.Text(row) = doc.Written()
 	if s.shape.Derive != nil {
-		s.shape.Derive(row, doc)
+		s.shape.Derive(row, doc.Doc)
 	}
+}
+
+// text is the Markdown of row's document as responses carry it: its stored text (document.Read).
+func (s *Service[Row]) text(row *Row) (string, error) {
+	return document.Read(*s.shape.Document(row), *s.shape.Text(row))
+}
+
+// snapshot saves row's document, as stored, as a version of the item.
+func (s *Service[Row]) snapshot(ctx context.Context, tx *gorm.DB, p *auth.Principal, row *Row, reason string) error {
+	return s.versions.Save(ctx, tx, s.shape.Name, s.shape.Columns(row).ID, *s.shape.Document(row), *s.shape.Text(row), reason, p)
 }
 
 // record writes the audit entry of the item flow verb (create, update, delete, restore) on row,
@@ -266,15 +278,24 @@ func (s *Service[Row]) Update(ctx context.Context, p *auth.Principal, id string,
 				return View[Row]{}, err
 			}
 			if stored := s.shape.Document(&row); !bytes.Equal(encoded, *stored) {
-				if err := s.versions.Save(ctx, tx, s.shape.Name, c.ID, *stored, ReasonUpdate, p); err != nil {
+				if err := s.snapshot(ctx, tx, p, &row, ReasonUpdate); err != nil {
 					return View[Row]{}, err
 				}
-				s.setDocument(&row, encoded, change.Document.Doc)
+				s.setDocument(&row, encoded, *change.Document)
 				newDoc = &change.Document.Doc
 			}
 			// The same bytes as the stored document's when it did not change: the same Markdown.
 			text = &change.Document.Markdown
+		} else {
+			// The document stays: its Markdown is its stored text, written again if an older
+			// codec wrote it (the row is saved whole anyway).
+			stored, err := s.text(&row)
+			if err != nil {
+				return View[Row]{}, err
+			}
+			text = &stored
 		}
+		*s.shape.Text(&row) = document.Current(*text)
 		if change.Archived != nil {
 			c.Archived = *change.Archived
 		}
@@ -291,14 +312,6 @@ func (s *Service[Row]) Update(ctx context.Context, p *auth.Principal, id string,
 		s.arm(before, &row, c.UpdatedAt)
 		if err := s.save(ctx, tx, &row); err != nil {
 			return View[Row]{}, err
-		}
-		if text == nil {
-			// The document stays: its Markdown is read as a GET reads it (the render cache).
-			stored, err := document.Render(*s.shape.Document(&row))
-			if err != nil {
-				return View[Row]{}, err
-			}
-			text = &stored
 		}
 		if err := s.index(ctx, tx, &row, *text); err != nil {
 			return View[Row]{}, err
@@ -374,10 +387,10 @@ func (s *Service[Row]) Restore(ctx context.Context, p *auth.Principal, id string
 		if err := ifMatch.Check(c.ETag()); err != nil {
 			return View[Row]{}, err
 		}
-		if err := s.versions.Save(ctx, tx, s.shape.Name, c.ID, *s.shape.Document(&row), ReasonRestore, p); err != nil {
+		if err := s.snapshot(ctx, tx, p, &row, ReasonRestore); err != nil {
 			return View[Row]{}, err
 		}
-		s.setDocument(&row, encoded, doc)
+		s.setDocument(&row, encoded, parsed)
 		c.UpdatedAt = s.clock.Now()
 		if err := s.save(ctx, tx, &row); err != nil {
 			return View[Row]{}, err

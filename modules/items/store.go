@@ -189,8 +189,8 @@ func IndexExisting[Row any](id, table string, shape Shape[Row]) *gormigrate.Migr
 			var rows []Row
 			return tx.Table(table).Where("deleted_at IS NULL").FindInBatches(&rows, 500, func(batch *gorm.DB, _ int) error {
 				for i := range rows {
-					// Each document is read once: RenderOnce keeps the render cache for the API.
-					text, err := document.RenderOnce(*shape.Document(&rows[i]))
+					// Rows older than their stored text: the text rendered from the tree.
+					text, err := document.Render(*shape.Document(&rows[i]))
 					if err != nil {
 						return err
 					}

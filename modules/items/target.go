@@ -48,7 +48,11 @@ func (t target[Row]) load(ctx context.Context, tx *gorm.DB, p *auth.Principal, i
 	if err != nil {
 		return content.Item{}, err
 	}
-	return content.Item{Kind: s.shape.Name, ID: c.ID, NotebookID: nb.ID, WorkspaceID: nb.WorkspaceID, Content: doc, ETag: c.ETag(), Version: c.Version, Label: s.label(&row, doc)}, nil
+	text, err := s.text(&row)
+	if err != nil {
+		return content.Item{}, err
+	}
+	return content.Item{Kind: s.shape.Name, ID: c.ID, NotebookID: nb.ID, WorkspaceID: nb.WorkspaceID, Content: doc, Text: text, ETag: c.ETag(), Version: c.Version, Label: s.label(&row, doc)}, nil
 }
 
 // label is Shape.Label, or the first non-blank line of the document's text, at most 120 characters.
@@ -87,10 +91,10 @@ func (t target[Row]) Replace(ctx context.Context, tx *gorm.DB, p *auth.Principal
 	if err != nil {
 		return err
 	}
-	if err := s.versions.Save(ctx, tx, s.shape.Name, c.ID, *s.shape.Document(&row), reason, p); err != nil {
+	if err := s.snapshot(ctx, tx, p, &row, reason); err != nil {
 		return err
 	}
-	s.setDocument(&row, encoded, doc.Doc)
+	s.setDocument(&row, encoded, doc)
 	c.UpdatedAt = s.clock.Now()
 	if err := s.save(ctx, tx, &row); err != nil {
 		return err
@@ -108,7 +112,8 @@ func (t target[Row]) Replace(ctx context.Context, tx *gorm.DB, p *auth.Principal
 var _ content.Target = target[struct{}]{}
 
 // Readable implements content.Target: the live items of the kind in the notebooks the principal
-// may see, as the columns id, notebook_id and content (the stored document).
+// may see, as the columns id, notebook_id, content (the stored document) and its stored text
+// (content_markdown, content_codec).
 func (t target[Row]) Readable(db *gorm.DB, p *auth.Principal) *gorm.DB {
 	s := t.s
 	column, err := s.documentColumn(db)
@@ -117,7 +122,7 @@ func (t target[Row]) Readable(db *gorm.DB, p *auth.Principal) *gorm.DB {
 		return db
 	}
 	var row Row
-	return db.Model(&row).Select("id, notebook_id, "+column+" AS content").
+	return db.Model(&row).Select("id, notebook_id, "+column+" AS content, "+column+"_markdown AS content_markdown, "+column+"_codec AS content_codec").
 		Where("deleted_at IS NULL AND notebook_id IN (?)", s.notebooks.VisibleIDs(p))
 }
 

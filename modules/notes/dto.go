@@ -43,15 +43,13 @@ type noteWithPending struct {
 	PendingSuggestion *content.Suggestion `json:"pendingSuggestion" jsonschema:"the proposed new content waiting for review, or null"`
 }
 
-func toNoteResponse(v View) (noteResponse, error) { return renderNote(v, document.Render) }
-
-// renderNote converts a note with render turning its stored content into Markdown; a note a write
-// returned comes with its answer built (View.Response), which it gives back as it is.
-func renderNote(v View, render func([]byte) (string, error)) (noteResponse, error) {
+// toNoteResponse converts a note, its content being its stored text (document.Read); a note a
+// write returned comes with its answer built (View.Response), which it gives back as it is.
+func toNoteResponse(v View) (noteResponse, error) {
 	if r, ok := v.Response.(noteResponse); ok {
 		return r, nil
 	}
-	text, err := render(v.Item.Content)
+	text, err := document.Read(v.Item.Content, v.Item.ContentText)
 	if err != nil {
 		return noteResponse{}, err
 	}

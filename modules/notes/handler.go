@@ -57,7 +57,7 @@ func (h *Handler) get(c *gin.Context) error {
 		return nil
 	}
 	if c.NegotiateFormat(gin.MIMEJSON, mimeMarkdown) == mimeMarkdown {
-		text, err := document.Render(v.Item.Content)
+		text, err := document.Read(v.Item.Content, v.Item.ContentText)
 		if err != nil {
 			return err
 		}

@@ -28,5 +28,8 @@ func migrations() db.Migrations {
 		items.AddReminders("202611271100_notes_reminders", "notes", shape()),
 		// The Focus view's indexes (GET /focus).
 		items.FocusIndexes("202611271200_notes_focus_indexes", focus()),
+		// The content's stored text (issue 35): empty and codec 0 on older rows, which the
+		// re-render (modules/document) writes in the background.
+		db.AddColumns("202612030000_notes_text", &Note{}, "content_markdown", "content_codec"),
 	}
 }

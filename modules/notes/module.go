@@ -9,6 +9,7 @@ import (
 	"go.uber.org/fx"
 
 	"folio/modules/content"
+	"folio/modules/document"
 	"folio/modules/items"
 	"folio/modules/journal"
 	"folio/platform/apidoc"
@@ -36,6 +37,7 @@ var Module = fx.Module("notes",
 		apidoc.AsPart("notes", openapiYAML),
 		journal.DeclareEvents(append(journal.ItemEvents(ItemKind, "Note"), journal.EventType{Name: ItemKind + ".follow_up_due", Resource: ItemKind, Schema: "Note"})...),
 		items.AsReminderSource(func(s *Service) items.ReminderSource { return s.items }),
+		document.AsColumns(document.Columns{Table: "notes", Tree: "content", Version: "version"}),
 		db.AsMigrations(migrations),
 		journal.DeclareResourceType(ItemKind, journal.ItemVerbs...),
 		auth.AsReader(items.ReaderOf(ItemKind, "notes")),

@@ -95,8 +95,8 @@ func (s *Service) Delete(ctx context.Context, p *auth.Principal, id string, ifMa
 
 // shape is how the shared item flows read and write a note.
 func shape() items.Shape[Note] {
-	return items.Shape[Note]{Name: ItemKind, NotFound: ErrNotFound, Columns: (*Note).ItemColumns, Document: (*Note).document, Derive: (*Note).derive, ShowsPending: true,
-		Scan:      &items.RowScan[Note]{Table: "notes", Select: noteColumns, Scan: scanNote},
+	return items.Shape[Note]{Name: ItemKind, NotFound: ErrNotFound, Columns: (*Note).ItemColumns, Document: (*Note).document, Text: (*Note).text, Derive: (*Note).derive, ShowsPending: true,
+		Scan:      &items.RowScan[Note]{Table: "notes", Select: noteColumns, Many: noteListColumns, Scan: scanNote},
 		Reminders: []items.Reminder[Note]{items.FollowUp(ItemKind, (*Note).ItemColumns)},
 		Response:  func(v View, text string) any { return noteOf(v, text) }}
 }

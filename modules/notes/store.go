@@ -7,6 +7,7 @@ import (
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 
+	"folio/modules/document"
 	"folio/modules/items"
 	"folio/platform/db"
 	"folio/platform/paginate"
@@ -90,7 +91,7 @@ func (s *Store) list(ctx context.Context, visible clause.Expr, f items.ListFilte
 		}
 		page := notebooks.Select("page.id").Joins("CROSS JOIN LATERAL (?) AS page", perNotebook).
 			Order("page.created_at DESC").Order("page.id DESC").Limit(p.Limit + 1)
-		return keyset.Order(s.db.WithContext(ctx).Table("notes").Select(noteColumns).Where("notes.id IN (?)", page))
+		return keyset.Order(s.db.WithContext(ctx).Table("notes").Select(noteListColumns).Where("notes.id IN (?)", page))
 	}
 	return paginate.FetchShaped(paginate.Shaped{Shapes: &listShapes, DB: s.db.WithContext(ctx), Key: key,
 		Params: params, Build: build}, cursorScope, keyset, p, idOf, scanNote)
@@ -147,20 +148,30 @@ func (s *Store) listByTag(ctx context.Context, visible clause.Expr, scope func()
 	page := s.db.Table("unnest(ARRAY(?)) AS tg(id)", f.TagIDs(s.db, f.Tags[0], "TAG")).Select("page.id").
 		Joins("CROSS JOIN LATERAL (?) AS page", perTag).
 		Order("page.created_at DESC").Order("page.id DESC").Limit(p.Limit + 1)
-	q := s.db.WithContext(ctx).Table("notes").Select(noteColumns).Where("notes.id IN (?)", page)
+	q := s.db.WithContext(ctx).Table("notes").Select(noteListColumns).Where("notes.id IN (?)", page)
 	return paginate.FetchScan(keyset.Order(q), cursorScope, keyset, p, idOf, scanNote)
 }
 
-// noteColumns are the columns scanNote reads, in its order.
-const noteColumns = "notes.id, notes.notebook_id, notes.content, notes.has_decision, notes.archived, notes.target_at, " +
-	"notes.follow_up_at, notes.created_by_id, notes.created_at, notes.updated_at, notes.deleted_at, notes.version"
+// noteColumns are the columns scanNote reads, in its order: a single note's read, which has its
+// tree (the web app's page renders it as HTML).
+var noteColumns = selectNote("notes.content")
+
+// noteListColumns are noteColumns for pages and the Focus lists: the tree only where the stored
+// text is not current (a response needs the text alone).
+var noteListColumns = selectNote(document.TreeIfStale("notes", "content"))
+
+func selectNote(tree string) string {
+	return "notes.id, notes.notebook_id, " + tree + ", notes.content_markdown, notes.content_codec, notes.has_decision, " +
+		"notes.archived, notes.target_at, notes.follow_up_at, notes.created_by_id, notes.created_at, notes.updated_at, " +
+		"notes.deleted_at, notes.version"
+}
 
 // scanNote reads a row of noteColumns without reflection (a page is 20 to 100 of them). It is
 // used on PostgreSQL only, whose driver returns timestamps as time.Time.
 func scanNote(rows db.RowScanner) (Note, error) {
 	var n Note
 	// The document into its bytes directly: through db.JSON's Scan, pgx would copy it twice.
-	err := rows.Scan(&n.ID, &n.NotebookID, (*[]byte)(&n.Content), &n.HasDecision, &n.Archived, &n.TargetAt, &n.FollowUpAt,
+	err := rows.Scan(&n.ID, &n.NotebookID, (*[]byte)(&n.Content), &n.ContentText.Markdown, &n.ContentText.Codec, &n.HasDecision, &n.Archived, &n.TargetAt, &n.FollowUpAt,
 		&n.CreatedByID, &n.CreatedAt, &n.UpdatedAt, &n.DeletedAt, &n.Version)
 	return n, err
 }

@@ -30,11 +30,11 @@ func toSuggestionResponse(sg Suggestion) (content.Suggestion, error) {
 	if sg.response != nil {
 		return *sg.response, nil
 	}
-	original, err := document.Render(sg.OriginalContent)
+	original, err := document.Read(sg.OriginalContent, sg.OriginalText)
 	if err != nil {
 		return content.Suggestion{}, err
 	}
-	suggested, err := document.Render(sg.SuggestedContent)
+	suggested, err := document.Read(sg.SuggestedContent, sg.SuggestedText)
 	if err != nil {
 		return content.Suggestion{}, err
 	}
@@ -81,7 +81,7 @@ func toProposed(sg Suggestion) (Proposed, error) {
 }
 
 func toListItem(sg Suggestion) (listItem, error) {
-	suggested, err := document.Render(sg.SuggestedContent)
+	suggested, err := document.Read(sg.SuggestedContent, sg.SuggestedText)
 	if err != nil {
 		return listItem{}, err
 	}

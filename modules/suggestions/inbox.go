@@ -24,39 +24,43 @@ type InboxFilter struct {
 }
 
 // InboxEntry is a suggestion with its item as the inbox shows it: the item's notebook and its
-// current content (Current, the stored document), from which stale and the diff are made.
+// current content (Current, the stored document, with its stored text CurrentText), from which
+// stale and the diff are made.
 type InboxEntry struct {
-	Suggestion `gorm:"embedded"`
-	NotebookID string
-	Current    db.JSON `gorm:"column:item_content"`
+	Suggestion  `gorm:"embedded"`
+	NotebookID  string
+	Current     db.JSON          `gorm:"column:item_content"`
+	CurrentText document.Written `gorm:"embedded;embeddedPrefix:item_content_"`
+}
+
+// texts are the Markdown of the suggestion's original, the item's current content and the
+// suggested content, as GETs read them (their stored texts).
+func (e InboxEntry) texts() (original, current, suggested string, err error) {
+	if original, err = document.Read(e.OriginalContent, e.OriginalText); err != nil {
+		return "", "", "", err
+	}
+	if current, err = document.Read(e.Current, e.CurrentText); err != nil {
+		return "", "", "", err
+	}
+	suggested, err = document.Read(e.SuggestedContent, e.SuggestedText)
+	return original, current, suggested, err
 }
 
 // Stale says whether the item's content changed since the suggestion was made.
 func (e InboxEntry) Stale() (bool, error) {
-	current, err := document.Render(e.Current)
-	if err != nil {
-		return false, err
-	}
-	original, err := document.Render(e.OriginalContent)
-	if err != nil {
-		return false, err
-	}
-	return current != original, nil
+	original, current, _, err := e.texts()
+	return current != original, err
 }
 
 // Plan is what approving the suggestion would do to the item's current content (merge.go):
 // whether it is stale and mergeable, its hunks and its conflicts. As stale and the diff, it is
 // made whatever the suggestion's status.
 func (e InboxEntry) Plan() (Plan, error) {
-	var texts [3]string
-	for i, stored := range [][]byte{e.OriginalContent, e.Current, e.SuggestedContent} {
-		text, err := document.Render(stored)
-		if err != nil {
-			return Plan{}, err
-		}
-		texts[i] = text
+	original, current, suggested, err := e.texts()
+	if err != nil {
+		return Plan{}, err
 	}
-	return plan(texts[0], texts[1], texts[2]), nil
+	return plan(original, current, suggested), nil
 }
 
 // Diff is the unified diff, lines of Markdown, from the item's current content to the suggested
@@ -64,11 +68,7 @@ func (e InboxEntry) Plan() (Plan, error) {
 // no "\ No newline at end of file" markers: responses carry Markdown without its final newline.
 // The inbox's diff and the review pages show it.
 func (e InboxEntry) Diff() (string, error) {
-	current, err := document.Render(e.Current)
-	if err != nil {
-		return "", err
-	}
-	suggested, err := document.Render(e.SuggestedContent)
+	_, current, suggested, err := e.texts()
 	if err != nil {
 		return "", err
 	}

@@ -22,5 +22,9 @@ func migrations() db.Migrations {
 		db.AddColumns("202611261000_suggestions_key", &Suggestion{}, "CreatedByKeyName", "CreatedByKeyPrefix"),
 		// Suggestions made before it have none (NULL): see Suggestion.ItemVersion.
 		db.AddColumns("202612011000_suggestions_item_version", &Suggestion{}, "ItemVersion"),
+		// The documents' stored texts (issue 35): empty and codec 0 on older rows, which the
+		// re-render (modules/document) writes in the background.
+		db.AddColumns("202612030000_suggestions_text", &Suggestion{}, "original_content_markdown", "original_content_codec",
+			"suggested_content_markdown", "suggested_content_codec"),
 	}
 }

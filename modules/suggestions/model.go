@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"folio/modules/content"
+	"folio/modules/document"
 	"folio/platform/db"
 	"folio/platform/etag"
 )
@@ -25,8 +26,12 @@ type Suggestion struct {
 	Status           string  `gorm:"size:12;not null"`
 	OriginalContent  db.JSON `gorm:"not null"`
 	SuggestedContent db.JSON `gorm:"not null"`
-	Rationale        string  `gorm:"size:8000;not null"`
-	CreatedByID      string  `gorm:"size:24;not null"`
+	// The two documents' canonical Markdown, stored with them (original_content_markdown, ...):
+	// reads serve them.
+	OriginalText  document.Written `gorm:"embedded;embeddedPrefix:original_content_"`
+	SuggestedText document.Written `gorm:"embedded;embeddedPrefix:suggested_content_"`
+	Rationale     string           `gorm:"size:8000;not null"`
+	CreatedByID   string           `gorm:"size:24;not null"`
 	// The key that proposed it (its name and display prefix), nil for a session: the review pages
 	// show who proposed a change ("Research assistant", or the person).
 	CreatedByKeyName   *string `gorm:"size:100"`

@@ -10,6 +10,7 @@ import (
 	"go.uber.org/fx"
 
 	"folio/modules/content"
+	"folio/modules/document"
 	"folio/modules/journal"
 	"folio/platform/apidoc"
 	"folio/platform/auth"
@@ -38,6 +39,8 @@ var Module = fx.Module("suggestions",
 			journal.EventType{Name: EventRejected, Resource: "suggestion", Schema: "Suggestion"},
 			journal.EventType{Name: EventSuperseded, Resource: "suggestion", Schema: "Suggestion"},
 		),
+		document.AsColumns(document.Columns{Table: "suggestions", Tree: "original_content", Version: "version"}),
+		document.AsColumns(document.Columns{Table: "suggestions", Tree: "suggested_content", Version: "version"}),
 		db.AsMigrations(migrations),
 	),
 )

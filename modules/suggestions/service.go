@@ -95,11 +95,8 @@ func (s *Service) Suggest(ctx context.Context, p *auth.Principal, kind, itemID s
 		if err != nil {
 			return err
 		}
-		// The item's content as it stands, read as a GET reads it.
-		originalText, err := document.Render(original)
-		if err != nil {
-			return err
-		}
+		// The item's content as it stands, read as a GET reads it (its stored text).
+		originalText := item.Text
 		now := s.clock.Now()
 		// The previous pending suggestion, read under the item's lock, is superseded: its event
 		// comes before the new one's.
@@ -120,7 +117,7 @@ func (s *Service) Suggest(ctx context.Context, p *auth.Principal, kind, itemID s
 			events = append(events, ev)
 		}
 		sg = Suggestion{ID: ids.New(), ItemKind: kind, ItemID: item.ID, Status: StatusPending, OriginalContent: original,
-			SuggestedContent: suggested, Rationale: rationale, CreatedByID: p.UserID, CreatedAt: now, Version: 1, ItemVersion: &item.Version}
+			SuggestedContent: suggested, OriginalText: document.Current(originalText), SuggestedText: doc.Written(), Rationale: rationale, CreatedByID: p.UserID, CreatedAt: now, Version: 1, ItemVersion: &item.Version}
 		if p.Credential == auth.CredentialKey {
 			sg.CreatedByKeyName, sg.CreatedByKeyPrefix = &p.KeyName, &p.KeyPrefix
 		}
@@ -227,7 +224,7 @@ func approved(item content.Item, sg Suggestion, texts content.Suggestion, req Ap
 			return suggested()
 		}
 	}
-	pl := plan(texts.OriginalContent, document.Text(item.Content), texts.SuggestedContent)
+	pl := plan(texts.OriginalContent, item.Text, texts.SuggestedContent)
 	if !req.Choose {
 		switch {
 		case !pl.Stale:

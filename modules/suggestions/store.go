@@ -9,6 +9,7 @@ import (
 
 	"gorm.io/gorm"
 
+	"folio/modules/document"
 	"folio/platform/db"
 	"folio/platform/paginate"
 )
@@ -73,17 +74,21 @@ func (s *Store) pending(ctx context.Context, tx *gorm.DB, kind, itemID string) (
 }
 
 // pendingSQL is pending's statement, sent natively (db.Query).
-const pendingSQL = "SELECT " + suggestionColumns + " FROM suggestions WHERE item_kind = ? AND item_id = ? AND status = ? LIMIT 1"
+var pendingSQL = "SELECT " + suggestionColumns + " FROM suggestions WHERE item_kind = ? AND item_id = ? AND status = ? LIMIT 1"
 
-// suggestionColumns are the columns scanSuggestion reads, in its order.
-const suggestionColumns = "id, item_kind, item_id, status, original_content, suggested_content, rationale, created_by_id, " +
+// suggestionColumns are the columns scanSuggestion reads, in its order: each document's tree
+// only where its stored text is not current (document.TreeIfStale), and the texts.
+var suggestionColumns = "id, item_kind, item_id, status, " + document.TreeIfStale("suggestions", "original_content") + ", " +
+	document.TreeIfStale("suggestions", "suggested_content") + ", original_content_markdown, original_content_codec, " +
+	"suggested_content_markdown, suggested_content_codec, rationale, created_by_id, " +
 	"created_by_key_name, created_by_key_prefix, created_at, resolved_at, resolved_by_id, version, item_version"
 
 // scanSuggestion reads a row of suggestionColumns without reflection (PostgreSQL only, whose
 // driver returns timestamps as time.Time).
 func scanSuggestion(rows db.RowScanner) (Suggestion, error) {
 	var sg Suggestion
-	err := rows.Scan(&sg.ID, &sg.ItemKind, &sg.ItemID, &sg.Status, &sg.OriginalContent, &sg.SuggestedContent, &sg.Rationale,
+	err := rows.Scan(&sg.ID, &sg.ItemKind, &sg.ItemID, &sg.Status, (*[]byte)(&sg.OriginalContent), (*[]byte)(&sg.SuggestedContent),
+		&sg.OriginalText.Markdown, &sg.OriginalText.Codec, &sg.SuggestedText.Markdown, &sg.SuggestedText.Codec, &sg.Rationale,
 		&sg.CreatedByID, &sg.CreatedByKeyName, &sg.CreatedByKeyPrefix, &sg.CreatedAt, &sg.ResolvedAt, &sg.ResolvedByID, &sg.Version, &sg.ItemVersion)
 	return sg, err
 }
@@ -97,7 +102,7 @@ func (s *Store) list(ctx context.Context, kind, itemID string, p paginate.Params
 
 // inbox is the suggestions on the items of readable (kind → subquery of the readable items with
 // id, notebook_id and content), as one derived table named suggestions, with the columns of a
-// suggestion plus notebook_id and item_content, for InboxEntry.
+// suggestion plus notebook_id, item_content and its stored text, for InboxEntry.
 func (s *Store) inbox(ctx context.Context, readable map[string]*gorm.DB) *gorm.DB {
 	kinds := slices.Sorted(maps.Keys(readable))
 	arms := make([]string, len(kinds))
@@ -105,7 +110,7 @@ func (s *Store) inbox(ctx context.Context, readable map[string]*gorm.DB) *gorm.D
 	for i, k := range kinds {
 		arms[i] = "?"
 		args[i] = s.db.Table("suggestions AS sg").
-			Select("sg.*, it.notebook_id AS notebook_id, it.content AS item_content").
+			Select("sg.*, it.notebook_id AS notebook_id, it.content AS item_content, it.content_markdown AS item_content_markdown, it.content_codec AS item_content_codec").
 			Joins("JOIN (?) AS it ON it.id = sg.item_id", readable[k]).
 			Where("sg.item_kind = ?", k)
 	}

@@ -47,15 +47,13 @@ type taskResponse struct {
 	UpdatedAt  string      `json:"updatedAt"`
 }
 
-func toTaskResponse(v View) (taskResponse, error) { return renderTask(v, document.Render) }
-
-// renderTask converts a task with render turning its stored notes into Markdown; a task a write
-// returned comes with its answer built (View.Response), which it gives back as it is.
-func renderTask(v View, render func([]byte) (string, error)) (taskResponse, error) {
+// toTaskResponse converts a task, its notes being their stored text (document.Read); a task a
+// write returned comes with its answer built (View.Response), which it gives back as it is.
+func toTaskResponse(v View) (taskResponse, error) {
 	if r, ok := v.Response.(taskResponse); ok {
 		return r, nil
 	}
-	notes, err := render(v.Item.Notes)
+	notes, err := document.Read(v.Item.Notes, v.Item.NotesText)
 	if err != nil {
 		return taskResponse{}, err
 	}

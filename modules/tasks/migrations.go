@@ -26,5 +26,8 @@ func migrations() db.Migrations {
 		items.AddReminders("202611271100_tasks_reminders", "tasks", shape()),
 		// The Focus view's indexes (GET /focus).
 		items.FocusIndexes("202611271200_tasks_focus_indexes", focus()),
+		// The notes' stored text (issue 35): empty and codec 0 on older rows, which the
+		// re-render (modules/document) writes in the background.
+		db.AddColumns("202612030000_tasks_text", &Task{}, "notes_markdown", "notes_codec"),
 	}
 }

@@ -3,6 +3,8 @@ package tasks
 import (
 	"time"
 
+	"folio/modules/document"
+
 	"folio/modules/items"
 	"folio/platform/db"
 )
@@ -20,11 +22,14 @@ var (
 // row (DeletedAt set) so that cursors and audit entries naming it stay valid.
 type Task struct {
 	items.Columns
-	Title    string  `gorm:"size:2000;not null"`
-	Notes    db.JSON `gorm:"not null"`
-	Status   string  `gorm:"size:12;not null"`
-	Priority string  `gorm:"size:8;not null"`
-	DueAt    *time.Time
+	Title string  `gorm:"size:2000;not null"`
+	Notes db.JSON `gorm:"not null"`
+	// NotesText is the notes' canonical Markdown written at save time (notes_markdown,
+	// notes_codec), which reads serve; Notes stays the source of truth.
+	NotesText document.Written `gorm:"embedded;embeddedPrefix:notes_"`
+	Status    string           `gorm:"size:12;not null"`
+	Priority  string           `gorm:"size:8;not null"`
+	DueAt     *time.Time
 	// DueFiredAt is the due reminder's state (items.Reminder): the time it fired for or was
 	// disarmed at, NULL while armed. Never on the wire.
 	DueFiredAt *time.Time
@@ -32,3 +37,6 @@ type Task struct {
 
 // document is the task's notes column, for the shared item flows.
 func (t *Task) document() *db.JSON { return &t.Notes }
+
+// text is the task's stored text of its notes, for the shared item flows.
+func (t *Task) text() *document.Written { return &t.NotesText }

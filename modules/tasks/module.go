@@ -9,6 +9,7 @@ import (
 	"go.uber.org/fx"
 
 	"folio/modules/content"
+	"folio/modules/document"
 	"folio/modules/items"
 	"folio/modules/journal"
 	"folio/platform/apidoc"
@@ -37,6 +38,7 @@ var Module = fx.Module("tasks",
 			journal.EventType{Name: ItemKind + ".follow_up_due", Resource: ItemKind, Schema: "Task"},
 			journal.EventType{Name: ItemKind + ".due", Resource: ItemKind, Schema: "Task"})...),
 		items.AsReminderSource(func(s *Service) items.ReminderSource { return s.items }),
+		document.AsColumns(document.Columns{Table: "tasks", Tree: "notes", Version: "version"}),
 		db.AsMigrations(migrations),
 		journal.DeclareResourceType(ItemKind, journal.ItemVerbs...),
 		auth.AsReader(items.ReaderOf(ItemKind, "tasks")),

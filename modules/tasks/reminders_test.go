@@ -209,7 +209,8 @@ func sameSet(a, b []string) bool {
 }
 
 // TestReminderThatFailsHoldsUpNoOther: a reminder whose item cannot be rendered (its stored
-// document damaged) fails its round and stays armed; the reminders after it still fire.
+// document damaged, and its stored text of an older codec, so that the read renders the tree)
+// fails its round and stays armed; the reminders after it still fire.
 func TestReminderThatFailsHoldsUpNoOther(t *testing.T) {
 	apitest.ForEachGraph(t, func(t *testing.T, g *apitest.Graph) {
 		ctx := context.Background()
@@ -224,7 +225,7 @@ func TestReminderThatFailsHoldsUpNoOther(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := g.DB.Exec("UPDATE notes SET content = ? WHERE id = ?", `{"not":"a document"}`, broken.Item.ID).Error; err != nil {
+		if err := g.DB.Exec("UPDATE notes SET content = ?, content_codec = 0 WHERE id = ?", `{"not":"a document"}`, broken.Item.ID).Error; err != nil {
 			t.Fatal(err)
 		}
 		g.Clock.Set(t0.Add(time.Hour))

@@ -181,7 +181,7 @@ func (s *Service) Delete(ctx context.Context, p *auth.Principal, id string, ifMa
 
 // shape is how the shared item flows read and write a task.
 func shape() items.Shape[Task] {
-	return items.Shape[Task]{Name: ItemKind, NotFound: ErrNotFound, Columns: (*Task).ItemColumns, Document: (*Task).document,
+	return items.Shape[Task]{Name: ItemKind, NotFound: ErrNotFound, Columns: (*Task).ItemColumns, Document: (*Task).document, Text: (*Task).text,
 		SearchText: func(t *Task, notes string) string { return t.Title + "\n" + notes },
 		Label:      func(t *Task) string { return t.Title },
 		// A task reminds of its follow-up and of its due date until it is DONE.

@@ -62,12 +62,6 @@ func (s *Service) Search(ctx context.Context, p *auth.Principal, q ListQuery) (p
 	return items.Answer(ctx, p, q.Parse, s.List, toTaskResponse)
 }
 
-// ExportPage is Search as the export reads it: each task rendered once, without the render cache
-// (ToExportResponse).
-func (s *Service) ExportPage(ctx context.Context, p *auth.Principal, q ListQuery) (paginate.Page[Response], error) {
-	return items.Answer(ctx, p, q.Parse, s.List, ToExportResponse)
-}
-
 // CreateRequest is POST /tasks' body; MCP's create_task fills it from its arguments.
 type CreateRequest = createRequest
 

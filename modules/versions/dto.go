@@ -25,7 +25,7 @@ func toVersionResponse(v Snapshot) versionResponse {
 }
 
 func toVersionDetail(v Snapshot) (versionDetail, error) {
-	text, err := document.Render(v.Document)
+	text, err := document.Read(v.Document, v.Text)
 	if err != nil {
 		return versionDetail{}, err
 	}

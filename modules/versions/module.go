@@ -5,6 +5,7 @@ import (
 
 	"go.uber.org/fx"
 
+	"folio/modules/document"
 	"folio/modules/items"
 	"folio/platform/apidoc"
 	"folio/platform/db"
@@ -25,6 +26,7 @@ var Module = fx.Module("versions",
 		func(s *Store) items.Versions { return s },
 		httpx.AsRoutes(NewHandler),
 		apidoc.AsPart("versions", openapiYAML),
+		document.AsColumns(document.Columns{Table: "snapshots", Tree: "document"}),
 		db.AsMigrations(migrations),
 	),
 )

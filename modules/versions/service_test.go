@@ -9,6 +9,7 @@ import (
 
 	"gorm.io/gorm"
 
+	"folio/modules/document"
 	"folio/platform/auth"
 	"folio/tests/apitest"
 	"folio/tests/testenv"
@@ -27,7 +28,7 @@ func TestSave(t *testing.T) {
 			if reason == "suggestion" { // by a session: no key is named
 				p = &auth.Principal{Credential: auth.CredentialSession, UserID: "actor1"}
 			}
-			return g.Versions.Save(ctx, tx, kind, id, []byte(doc), reason, p)
+			return g.Versions.Save(ctx, tx, kind, id, []byte(doc), document.Written{}, reason, p)
 		}
 		if err := save(g.DB, "note", "item1", `{"v":1}`, "update"); err != nil {
 			t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 
 	"gorm.io/gorm"
 
+	"folio/modules/document"
 	"folio/platform/auth"
 	"folio/platform/clock"
 	"folio/platform/db"
@@ -23,10 +24,10 @@ type Store struct {
 // caller's transactions).
 func NewStore(gdb *gorm.DB, clk clock.Clock) *Store { return &Store{db: gdb, clock: clk} }
 
-// Save stores document as a snapshot of the item, in the caller's transaction tx: p replaced it,
-// for reason.
-func (s *Store) Save(ctx context.Context, tx *gorm.DB, itemKind, itemID string, document []byte, reason string, p *auth.Principal) error {
-	snap := Snapshot{ID: ids.New(), ItemKind: itemKind, ItemID: itemID, Document: document, Reason: reason, ActorUserID: p.UserID, CreatedAt: s.clock.Now()}
+// Save stores tree, with its stored text, as a snapshot of the item, in the caller's transaction
+// tx: p replaced it, for reason.
+func (s *Store) Save(ctx context.Context, tx *gorm.DB, itemKind, itemID string, tree []byte, text document.Written, reason string, p *auth.Principal) error {
+	snap := Snapshot{ID: ids.New(), ItemKind: itemKind, ItemID: itemID, Document: tree, Text: text, Reason: reason, ActorUserID: p.UserID, CreatedAt: s.clock.Now()}
 	if p.Credential == auth.CredentialKey {
 		snap.APIKeyName, snap.APIKeyPrefix = &p.KeyName, &p.KeyPrefix
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -35,19 +36,20 @@ import (
 // GET /notes?cursor= and POST /notes with exactly the statements folio sends for them
 // (TestFloorMatchesFolio compares both, statement by statement, the response bodies, and for a
 // create the rows it wrote), with the caller's key known in memory, the same session settings,
-// the same Markdown codec (document.Render, markdown.ParseCanonical) and the same JSON shape. What
+// the stored text sent as it is on reads (no Markdown work), the same Markdown codec on a create
+// (markdown.ParseCanonical, markdown.Encode) and the same JSON shape. What
 // folio spends beyond it is its own Go: routing, middleware, auth and rate limit, GORM, the item
 // flows. BenchmarkFloor measures both, interleaved, on one database.
 
 // The statements, as folio sends them (placeholders numbered as pgx receives them from GORM).
 const (
-	floorNoteSQL = `SELECT notes.id, notes.notebook_id, notes.content, notes.has_decision, notes.archived, notes.target_at, notes.follow_up_at, notes.created_by_id, notes.created_at, notes.updated_at, notes.deleted_at, notes.version FROM notes WHERE notes.id = $1 AND notes.deleted_at IS NULL AND notes.notebook_id IN (SELECT notebooks.id FROM notebooks WHERE notebooks.workspace_id IS NULL AND notebooks.owner_id = $2 UNION ALL SELECT notebooks.id FROM notebooks WHERE notebooks.workspace_id IN (SELECT memberships.workspace_id FROM memberships WHERE memberships.user_id = $3)) LIMIT 1`
+	floorNoteSQL = `SELECT notes.id, notes.notebook_id, notes.content, notes.content_markdown, notes.content_codec, notes.has_decision, notes.archived, notes.target_at, notes.follow_up_at, notes.created_by_id, notes.created_at, notes.updated_at, notes.deleted_at, notes.version FROM notes WHERE notes.id = $1 AND notes.deleted_at IS NULL AND notes.notebook_id IN (SELECT notebooks.id FROM notebooks WHERE notebooks.workspace_id IS NULL AND notebooks.owner_id = $2 UNION ALL SELECT notebooks.id FROM notebooks WHERE notebooks.workspace_id IN (SELECT memberships.workspace_id FROM memberships WHERE memberships.user_id = $3)) LIMIT 1`
 
-	floorPendingSQL = `SELECT id, item_kind, item_id, status, original_content, suggested_content, rationale, created_by_id, created_by_key_name, created_by_key_prefix, created_at, resolved_at, resolved_by_id, version, item_version FROM suggestions WHERE item_kind = $1 AND item_id = $2 AND status = $3 LIMIT 1`
+	floorPendingSQL = `SELECT id, item_kind, item_id, status, CASE WHEN suggestions.original_content_codec = 1 THEN NULL ELSE suggestions.original_content END, CASE WHEN suggestions.suggested_content_codec = 1 THEN NULL ELSE suggestions.suggested_content END, original_content_markdown, original_content_codec, suggested_content_markdown, suggested_content_codec, rationale, created_by_id, created_by_key_name, created_by_key_prefix, created_at, resolved_at, resolved_by_id, version, item_version FROM suggestions WHERE item_kind = $1 AND item_id = $2 AND status = $3 LIMIT 1`
 
-	floorListSQL = `SELECT notes.id, notes.notebook_id, notes.content, notes.has_decision, notes.archived, notes.target_at, notes.follow_up_at, notes.created_by_id, notes.created_at, notes.updated_at, notes.deleted_at, notes.version FROM "notes" WHERE notes.id IN (SELECT page.id FROM (SELECT notebooks.id FROM notebooks WHERE notebooks.workspace_id IS NULL AND notebooks.owner_id = $1 UNION ALL SELECT notebooks.id FROM notebooks WHERE notebooks.workspace_id IN (SELECT memberships.workspace_id FROM memberships WHERE memberships.user_id = $2)) AS nb CROSS JOIN LATERAL (SELECT notes.id, notes.created_at FROM "notes" WHERE notes.notebook_id = nb.id AND notes.deleted_at IS NULL AND notes.archived = $3 ORDER BY notes.created_at DESC,notes.id DESC LIMIT $4) AS page ORDER BY page.created_at DESC,page.id DESC LIMIT $5) ORDER BY notes.created_at DESC,notes.id DESC LIMIT $6`
+	floorListSQL = `SELECT notes.id, notes.notebook_id, CASE WHEN notes.content_codec = 1 THEN NULL ELSE notes.content END, notes.content_markdown, notes.content_codec, notes.has_decision, notes.archived, notes.target_at, notes.follow_up_at, notes.created_by_id, notes.created_at, notes.updated_at, notes.deleted_at, notes.version FROM "notes" WHERE notes.id IN (SELECT page.id FROM (SELECT notebooks.id FROM notebooks WHERE notebooks.workspace_id IS NULL AND notebooks.owner_id = $1 UNION ALL SELECT notebooks.id FROM notebooks WHERE notebooks.workspace_id IN (SELECT memberships.workspace_id FROM memberships WHERE memberships.user_id = $2)) AS nb CROSS JOIN LATERAL (SELECT notes.id, notes.created_at FROM "notes" WHERE notes.notebook_id = nb.id AND notes.deleted_at IS NULL AND notes.archived = $3 ORDER BY notes.created_at DESC,notes.id DESC LIMIT $4) AS page ORDER BY page.created_at DESC,page.id DESC LIMIT $5) ORDER BY notes.created_at DESC,notes.id DESC LIMIT $6`
 
-	floorCursorSQL = `SELECT notes.id, notes.notebook_id, notes.content, notes.has_decision, notes.archived, notes.target_at, notes.follow_up_at, notes.created_by_id, notes.created_at, notes.updated_at, notes.deleted_at, notes.version FROM "notes" WHERE notes.id IN (SELECT page.id FROM (SELECT notebooks.id FROM notebooks WHERE notebooks.workspace_id IS NULL AND notebooks.owner_id = $1 UNION ALL SELECT notebooks.id FROM notebooks WHERE notebooks.workspace_id IN (SELECT memberships.workspace_id FROM memberships WHERE memberships.user_id = $2)) AS nb CROSS JOIN LATERAL (SELECT notes.id, notes.created_at FROM "notes" WHERE (notes.notebook_id = nb.id AND notes.deleted_at IS NULL AND notes.archived = $3) AND (notes.created_at, notes.id) < ((SELECT notes.created_at FROM "notes" WHERE notes.notebook_id IN (SELECT notebooks.id FROM notebooks WHERE notebooks.workspace_id IS NULL AND notebooks.owner_id = $4 UNION ALL SELECT notebooks.id FROM notebooks WHERE notebooks.workspace_id IN (SELECT memberships.workspace_id FROM memberships WHERE memberships.user_id = $5)) AND notes.id = $6), $7) ORDER BY notes.created_at DESC,notes.id DESC LIMIT $8) AS page ORDER BY page.created_at DESC,page.id DESC LIMIT $9) ORDER BY notes.created_at DESC,notes.id DESC LIMIT $10`
+	floorCursorSQL = `SELECT notes.id, notes.notebook_id, CASE WHEN notes.content_codec = 1 THEN NULL ELSE notes.content END, notes.content_markdown, notes.content_codec, notes.has_decision, notes.archived, notes.target_at, notes.follow_up_at, notes.created_by_id, notes.created_at, notes.updated_at, notes.deleted_at, notes.version FROM "notes" WHERE notes.id IN (SELECT page.id FROM (SELECT notebooks.id FROM notebooks WHERE notebooks.workspace_id IS NULL AND notebooks.owner_id = $1 UNION ALL SELECT notebooks.id FROM notebooks WHERE notebooks.workspace_id IN (SELECT memberships.workspace_id FROM memberships WHERE memberships.user_id = $2)) AS nb CROSS JOIN LATERAL (SELECT notes.id, notes.created_at FROM "notes" WHERE (notes.notebook_id = nb.id AND notes.deleted_at IS NULL AND notes.archived = $3) AND (notes.created_at, notes.id) < ((SELECT notes.created_at FROM "notes" WHERE notes.notebook_id IN (SELECT notebooks.id FROM notebooks WHERE notebooks.workspace_id IS NULL AND notebooks.owner_id = $4 UNION ALL SELECT notebooks.id FROM notebooks WHERE notebooks.workspace_id IN (SELECT memberships.workspace_id FROM memberships WHERE memberships.user_id = $5)) AND notes.id = $6), $7) ORDER BY notes.created_at DESC,notes.id DESC LIMIT $8) AS page ORDER BY page.created_at DESC,page.id DESC LIMIT $9) ORDER BY notes.created_at DESC,notes.id DESC LIMIT $10`
 
 	floorPageSize = 20
 )
@@ -58,7 +60,7 @@ const (
 const (
 	floorNotebookSQL = `SELECT notebooks.id, notebooks.name, notebooks.color, notebooks.workspace_id, notebooks.owner_id, notebooks.item_count, notebooks.created_at, notebooks.updated_at, notebooks.version, m.role FROM notebooks LEFT JOIN memberships m ON m.workspace_id = notebooks.workspace_id AND m.user_id = $1 WHERE notebooks.id = $2 LIMIT 1`
 
-	floorInsertNoteSQL = `INSERT INTO "notes" ("id","notebook_id","archived","target_at","follow_up_at","follow_up_fired_at","created_by_id","created_at","updated_at","deleted_at","version","content","has_decision") VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13)`
+	floorInsertNoteSQL = `INSERT INTO "notes" ("id","notebook_id","archived","target_at","follow_up_at","follow_up_fired_at","created_by_id","created_at","updated_at","deleted_at","version","content","content_markdown","content_codec","has_decision") VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15)`
 
 	floorIndexSQL = `INSERT INTO search_index (item_kind, item_id, body) VALUES ($1, $2, $3) ON CONFLICT (item_kind, item_id) DO UPDATE SET body = excluded.body`
 
@@ -276,20 +278,22 @@ func scanNotes(rows pgx.Rows) ([]floorNote, error) {
 	for rows.Next() {
 		var (
 			n                         floorNote
-			stored                    []byte
+			tree                      []byte
+			codec                     int16
 			target, followUp, deleted *time.Time
 			created, updated          time.Time
 			createdBy                 string
 		)
-		if err := rows.Scan(&n.ID, &n.NotebookID, &stored, &n.HasDecision, &n.Archived, &target, &followUp,
+		if err := rows.Scan(&n.ID, &n.NotebookID, &tree, &n.Content, &codec, &n.HasDecision, &n.Archived, &target, &followUp,
 			&createdBy, &created, &updated, &deleted, &n.version); err != nil {
 			return nil, err
 		}
-		text, err := document.Render(stored)
-		if err != nil {
-			return nil, err
+		// The raw floor does no Markdown work on a read: it sends the stored text. A text an older
+		// codec wrote (which folio would render from the tree) would make the two differ.
+		if codec != document.Codec {
+			return nil, fmt.Errorf("note %s: stored text of codec %d, not %d", n.ID, codec, document.Codec)
 		}
-		n.Content, n.TargetAt, n.FollowUpAt = text, httpx.TimePtr(target), httpx.TimePtr(followUp)
+		n.TargetAt, n.FollowUpAt = httpx.TimePtr(target), httpx.TimePtr(followUp)
 		n.CreatedAt, n.UpdatedAt = httpx.Time(created), httpx.Time(updated)
 		out = append(out, n)
 	}
@@ -559,7 +563,7 @@ func (f *Floor) create(ctx context.Context, c floorCaller, note *floorNote, stor
 	if workspaceID != nil {
 		space = *workspaceID
 	}
-	if _, err := tx.Exec(ctx, floorInsertNoteSQL, note.ID, note.NotebookID, false, nil, nil, nil, c.UserID, now, now, nil, 1, stored, note.HasDecision); err != nil {
+	if _, err := tx.Exec(ctx, floorInsertNoteSQL, note.ID, note.NotebookID, false, nil, nil, nil, c.UserID, now, now, nil, 1, stored, note.Content, document.Codec, note.HasDecision); err != nil {
 		return 0, nil, err
 	}
 	if _, err := tx.Exec(ctx, floorIndexSQL, "note", note.ID, search.Normalize(note.Content)); err != nil {

@@ -13,6 +13,7 @@ import (
 
 	"gorm.io/gorm"
 
+	"folio/modules/document"
 	"folio/modules/search"
 	"folio/platform/auth"
 	"folio/platform/markdown"
@@ -105,6 +106,29 @@ func Seed(t testing.TB, s *apitest.Server, sc Scenario) Seeded {
 	return d
 }
 
+// checkSeededTexts holds the seeded notes' stored texts to what rendering their trees gives, on a
+// few of them: the reads serve the stored texts, so a seed that wrote them otherwise would
+// measure answers the server never gives.
+func checkSeededTexts(t testing.TB, conn *gorm.DB) {
+	t.Helper()
+	rows, err := conn.Raw(`SELECT content, content_markdown FROM notes ORDER BY id LIMIT 5`).Rows()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var tree []byte
+		var text string
+		if err := rows.Scan(&tree, &text); err != nil {
+			t.Fatal(err)
+		}
+		rendered, err := document.Render(tree)
+		if err != nil || rendered != text {
+			t.Fatalf("seeded text %q, the tree renders %q (%v)", text, rendered, err)
+		}
+	}
+}
+
 func seed(t testing.TB, conn *gorm.DB, ann apitest.User, sc Scenario) Seeded {
 	t.Helper()
 	exec := func(sql string, args ...any) {
@@ -184,8 +208,11 @@ func seed(t testing.TB, conn *gorm.DB, ann apitest.User, sc Scenario) Seeded {
 	// Notes, inserted in createdAt order as a live table grows. Note g <= CallerNotes goes to the
 	// caller's notebook g % CallerNotebooks, the others round-robin over the other notebooks.
 	// createdAt: a hash of g spread over about a year, at 15 ms steps (so some ties, broken by id).
-	exec(`INSERT INTO notes (id, notebook_id, content, has_decision, archived, created_by_id, created_at, updated_at, deleted_at)
+	// Each note's stored text (content_markdown) is its document's, written as the server writes
+	// it (document.Codec); the seed checks a few against rendering the tree below.
+	exec(`INSERT INTO notes (id, notebook_id, content, content_markdown, content_codec, has_decision, archived, created_by_id, created_at, updated_at, deleted_at)
 		SELECT id, notebook_id, jsonb_set(?::jsonb, '{content,0,content,0,text}', to_jsonb('Weekly sync '||g||' with the platform team'))::json,
+		       replace(?, '## Weekly sync with', '## Weekly sync '||g||' with'), ?,
 		       ?, (hashtext('a'||g) & 1023) % 10 = 3, created_by_id, ts, ts,
 		       CASE WHEN (hashtext('d'||g) & 1023) % 50 = 7 THEN ts + interval '1 day' END
 		FROM (
@@ -198,7 +225,7 @@ func seed(t testing.TB, conn *gorm.DB, ann apitest.User, sc Scenario) Seeded {
 			            - ((hashtext('t'||g)::bigint & 2147483647) * 15) * interval '1 millisecond') AS ts
 			FROM generate_series(1, ?) g
 		) x ORDER BY ts`,
-		string(content), doc.HasDecision(),
+		string(content), document.Text(doc), document.Codec, doc.HasDecision(),
 		sc.CallerNotes, sc.CallerNotebooks, otherNotebooks,
 		sc.CallerNotes, ann.ID, otherNotebooks, otherUsers,
 		sc.Total)
@@ -232,6 +259,7 @@ func seed(t testing.TB, conn *gorm.DB, ann apitest.User, sc Scenario) Seeded {
 		FROM generate_series(1, ?) g`,
 		search.Normalize(markdown.Render(doc)), sc.CallerNotes, max(1, sc.CallerNotes/100), SearchWord, sc.Total)
 	rebuild()
+	checkSeededTexts(t, conn)
 	for _, table := range []string{"users", "workspaces", "memberships", "notebooks", "tags", "notes", "item_tags", "search_index"} {
 		exec("VACUUM ANALYZE " + table)
 	}

@@ -94,12 +94,12 @@ func (h *Handler) versionPage(kind string) func(*gin.Context, accounts.Session) 
 			h.pages.Internal(c, &sess, err)
 			return
 		}
-		text, err := document.Render(snap.Document)
+		text, err := document.Read(snap.Document, snap.Text)
 		if err != nil {
 			h.pages.Internal(c, &sess, err)
 			return
 		}
-		current := document.Text(item.Content)
+		current := item.Text
 		v := versionView{View: web.Base(&sess, "Version", "review"), Kind: kind, ItemPath: "/review/" + kind + "s/" + item.ID,
 			Item: item.Label, Version: rows[0], Text: text, Diff: diffLines(versionDiff(current, text)), ItemETag: item.ETag}
 		h.pages.Render(c, http.StatusOK, "version", v)
