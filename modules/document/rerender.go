@@ -57,6 +57,7 @@ type Rerender struct {
 	db      *gorm.DB
 	cols    []Columns
 	log     *zap.Logger
+	batch   int // RerenderBatch; smaller in tests
 	written atomic.Int64
 	pending atomic.Bool
 }
@@ -74,7 +75,7 @@ type RerenderParams struct {
 
 // NewRerender starts the re-render loop; the fx stop hook ends it and waits for it.
 func NewRerender(p RerenderParams) *Rerender {
-	r := &Rerender{db: p.DB, cols: p.Columns, log: p.Logger.Named("rerender")}
+	r := &Rerender{db: p.DB, cols: p.Columns, log: p.Logger.Named("rerender"), batch: RerenderBatch}
 	r.pending.Store(true)
 	background.Go(p.Lifecycle, r.loop)
 	return r
@@ -121,18 +122,10 @@ func sleep(ctx context.Context, d time.Duration) bool {
 // All walks every registered document once and writes the texts that are not current.
 func (r *Rerender) All(ctx context.Context) error {
 	for _, c := range r.cols {
-		start, n := time.Now(), int64(0)
-		after := ""
-		for {
-			wrote, last, err := r.step(ctx, c, after)
-			if err != nil {
-				return fmt.Errorf("%s.%s: %w", c.Table, c.Tree, err)
-			}
-			n += int64(wrote)
-			if last == "" {
-				break
-			}
-			after = last
+		start := time.Now()
+		n, err := r.walk(ctx, c, -1)
+		if err != nil {
+			return fmt.Errorf("%s.%s: %w", c.Table, c.Tree, err)
 		}
 		if n > 0 {
 			r.log.Info("stored texts written", zap.String("table", c.Table), zap.String("document", c.Tree),
@@ -140,6 +133,25 @@ func (r *Rerender) All(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// walk runs steps over c's table from its first row, at most steps of them (-1: until the table
+// is done), and says how many texts it wrote.
+func (r *Rerender) walk(ctx context.Context, c Columns, steps int) (int64, error) {
+	var n int64
+	after := ""
+	for ; steps != 0; steps-- {
+		wrote, last, err := r.step(ctx, c, after)
+		if err != nil {
+			return n, err
+		}
+		n += int64(wrote)
+		if last == "" {
+			break
+		}
+		after = last
+	}
+	return n, nil
 }
 
 // stale is a row whose text is not current, as one step read it.
@@ -150,7 +162,7 @@ type stale struct {
 	text    string
 }
 
-// step reads the next RerenderBatch rows after the id after whose text is not current, and
+// step reads the next r.batch rows after the id after whose text is not current, and
 // writes their texts. last is the last id read ("" when there was none: the table is done).
 func (r *Rerender) step(ctx context.Context, c Columns, after string) (wrote int, last string, err error) {
 	prefix := c.Tree + "_"
@@ -159,7 +171,7 @@ func (r *Rerender) step(ctx context.Context, c Columns, after string) (wrote int
 		version = c.Version
 	}
 	rows, err := r.db.WithContext(ctx).Raw(fmt.Sprintf("SELECT id, %s, %s FROM %s WHERE id > ? AND %scodec < ? ORDER BY id LIMIT %d",
-		c.Tree, version, c.Table, prefix, RerenderBatch), after, Codec).Rows()
+		c.Tree, version, c.Table, prefix, r.batch), after, Codec).Rows()
 	if err != nil {
 		return 0, "", err
 	}

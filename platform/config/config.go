@@ -37,7 +37,6 @@ type Config struct {
 	RateLimit         int           // FOLIO_RATE_LIMIT: accepted requests per user per rolling minute
 	AuthFailureLimit  int           // FOLIO_AUTH_FAILURE_LIMIT: failed authentications per address per minute
 	NotebookItemLimit int           // FOLIO_NOTEBOOK_ITEM_LIMIT
-	RenderCacheMB     int           // FOLIO_RENDER_CACHE_MB: MiB of rendered text the render cache holds, both generations together; 0: no cache
 	KeyCacheTTL       time.Duration // FOLIO_KEY_CACHE_TTL: at most 5s
 	KeyPepper         string        // FOLIO_KEY_PEPPER: optional HMAC key for API key hashes
 	SessionTTL        time.Duration // FOLIO_SESSION_TTL
@@ -61,10 +60,6 @@ type Config struct {
 	Warnings []string
 }
 
-// MaxRenderCacheMB is the largest FOLIO_RENDER_CACHE_MB (64 GiB): a bound in bytes that cannot
-// overflow, and far more than any host here gives one process.
-const MaxRenderCacheMB = 64 << 10
-
 // Default returns the configuration used when no variable is set.
 func Default() Config {
 	conns := 4 * runtime.NumCPU()
@@ -81,7 +76,6 @@ func Default() Config {
 		RateLimit:         100,
 		AuthFailureLimit:  20,
 		NotebookItemLimit: 10000,
-		RenderCacheMB:     4,
 		KeyCacheTTL:       3 * time.Second,
 		SessionTTL:        30 * 24 * time.Hour,
 		CookieSecure:      "auto",
@@ -140,7 +134,6 @@ func Load(src Source) (Config, error) {
 	r.int("FOLIO_RATE_LIMIT", &c.RateLimit, 1)
 	r.int("FOLIO_AUTH_FAILURE_LIMIT", &c.AuthFailureLimit, 1)
 	r.int("FOLIO_NOTEBOOK_ITEM_LIMIT", &c.NotebookItemLimit, 1)
-	r.int("FOLIO_RENDER_CACHE_MB", &c.RenderCacheMB, 0)
 	r.dur("FOLIO_KEY_CACHE_TTL", &c.KeyCacheTTL)
 	r.secret("FOLIO_KEY_PEPPER", &c.KeyPepper)
 	r.dur("FOLIO_SESSION_TTL", &c.SessionTTL)
@@ -181,9 +174,6 @@ func (c Config) Validate() error {
 	}
 	if c.RedisURL != "" && !hasScheme(c.RedisURL, "redis", "rediss", "unix") {
 		return fmt.Errorf("FOLIO_REDIS_URL=%s: must start with redis://, rediss:// or unix:// (or be unset)", redactURL(c.RedisURL))
-	}
-	if c.RenderCacheMB < 0 || c.RenderCacheMB > MaxRenderCacheMB {
-		return fmt.Errorf("FOLIO_RENDER_CACHE_MB=%d: must be between 0 (no cache) and %d", c.RenderCacheMB, MaxRenderCacheMB)
 	}
 	if c.KeyCacheTTL < 0 || c.KeyCacheTTL > 5*time.Second {
 		return fmt.Errorf("FOLIO_KEY_CACHE_TTL=%q: must be between 0s and 5s (a revocation must reach every instance within 5 seconds)", c.KeyCacheTTL)

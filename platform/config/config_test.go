@@ -57,10 +57,6 @@ func TestOverridesAndErrors(t *testing.T) {
 		"metrics name":  {"FOLIO_METRICS_ADDR": "127.0.0.1:http"},
 		"metrics range": {"FOLIO_METRICS_ADDR": "127.0.0.1:70000"},
 		"metrics url":   {"FOLIO_METRICS_ADDR": "http://127.0.0.1:9090"},
-		"cache words":   {"FOLIO_RENDER_CACHE_MB": "8MB"},
-		"cache neg":     {"FOLIO_RENDER_CACHE_MB": "-1"},
-		"cache frac":    {"FOLIO_RENDER_CACHE_MB": "0.5"},
-		"cache huge":    {"FOLIO_RENDER_CACHE_MB": "65537"},
 	} {
 		if _, err := config.FromLookup(lookup(env)); err == nil {
 			t.Errorf("%s: want an error", name)
@@ -84,25 +80,6 @@ func TestSQLiteURL(t *testing.T) {
 	}
 	if _, _, err := config.DatabaseAt("mysql://u:hunter2@h/db"); err == nil || strings.Contains(err.Error(), "hunter2") {
 		t.Fatalf("DatabaseAt(mysql): %v", err)
-	}
-}
-
-// TestRenderCacheMB: the render cache's bound defaults to 4 MiB (two generations of 2); 0 turns it
-// off.
-func TestRenderCacheMB(t *testing.T) {
-	if c, _ := config.FromLookup(lookup(nil)); c.RenderCacheMB != 4 {
-		t.Fatalf("default FOLIO_RENDER_CACHE_MB %d, want 4", c.RenderCacheMB)
-	}
-	for value, want := range map[string]int{"0": 0, "1": 1, "64": 64, "65536": config.MaxRenderCacheMB} {
-		c, err := config.FromLookup(lookup(map[string]string{"FOLIO_RENDER_CACHE_MB": value}))
-		if err != nil || c.RenderCacheMB != want {
-			t.Errorf("FOLIO_RENDER_CACHE_MB=%s: got %d, %v; want %d", value, c.RenderCacheMB, err, want)
-		}
-	}
-	bad := config.Default()
-	bad.RenderCacheMB = -1
-	if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), "FOLIO_RENDER_CACHE_MB") {
-		t.Errorf("Validate of a negative bound: %v", err)
 	}
 }
 

@@ -22,6 +22,7 @@ import (
 
 	"folio/app"
 	"folio/modules/accounts"
+	"folio/modules/document"
 	"folio/modules/items"
 	"folio/platform/apidoc"
 	"folio/platform/auth"
@@ -44,6 +45,9 @@ type Server struct {
 	Contract *Contract
 	// Reminders is the reminder loop: Fire runs a round now (tests with a fake clock).
 	Reminders *items.Reminders
+	// Rerender writes stored texts again from their trees (modules/document): All runs a pass
+	// now.
+	Rerender *document.Rerender
 }
 
 // Option changes the configuration of a test server.
@@ -94,7 +98,7 @@ func StartWith(t testing.TB, c config.Config, extra ...fx.Option) *Server {
 	s := &Server{Config: c, client: &http.Client{Timeout: 30 * time.Second}}
 	var srv *httpx.Server
 	var doc *apidoc.Document
-	run(t, app.Serve(append(extra, fx.Replace(c), fx.Populate(&srv, &s.Accounts, &s.DB, &s.Cache, &doc, &s.Reminders))...))
+	run(t, app.Serve(append(extra, fx.Replace(c), fx.Populate(&srv, &s.Accounts, &s.DB, &s.Cache, &doc, &s.Reminders, &s.Rerender))...))
 	s.URL = "http://" + srv.Addr()
 	s.Contract = ContractFor(t, doc.JSON)
 	s.sql = testenv.CountSQL(s.DB)
