@@ -1,7 +1,8 @@
 package markdown
 
 import (
-	"sort"
+	"cmp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -33,6 +34,9 @@ import (
 type inlineCtx struct {
 	block       blockCtx
 	noLineStart bool // the content continues a line (a callout's first paragraph)
+	// arena: where the written Markdown goes (Render's, which keeps it only
+	// until the document is written); nil: a string of its own
+	arena *textArena
 }
 
 var writerPool = sync.Pool{New: func() any { return new(inlineWriter) }}
@@ -82,7 +86,10 @@ func renderInline(items []item, ctx inlineCtx) inlinePlan {
 		return inlinePlan{items: items, out: items[0].text}
 	}
 	w := writerPool.Get().(*inlineWriter)
-	defer writerPool.Put(w)
+	defer func() {
+		w.ctx.arena = nil // the pool keeps no render's arena alive
+		writerPool.Put(w)
+	}()
 	w.ctx, w.splitEarly, w.italicUnderscore, w.runMemo = ctx, false, false, runMemo{}
 	if ctx.block == ctxHeading {
 		w.atx = !hasLineBreak(items)
@@ -333,6 +340,10 @@ type inlineWriter struct {
 
 	arena  []byte
 	runBuf []runInfo
+
+	// verify's buffers: the matched delimiters, the runs' links
+	matches []match
+	links   []int
 
 	runMemo runMemo
 }
@@ -1257,16 +1268,15 @@ func (w *inlineWriter) join() string {
 			n += len(w.toks[i].s)
 		}
 	}
-	var b strings.Builder
-	b.Grow(n)
+	b := w.ctx.arena.take(n)
 	for i := range w.toks {
 		if w.toks[i].kind == tkText {
-			b.Write(w.arena[w.toks[i].from:w.toks[i].to])
+			b = append(b, w.arena[w.toks[i].from:w.toks[i].to]...)
 		} else {
-			b.WriteString(w.toks[i].s)
+			b = append(b, w.toks[i].s...)
 		}
 	}
-	return b.String()
+	return w.ctx.arena.done(b)
 }
 
 // simRun is a delimiter run as goldmark's delimiter algorithm sees it.
@@ -1319,6 +1329,13 @@ func flanking(ch byte, p, n rune) (canOpen, canClose bool) {
 		return left && (!right || pp), right && (!left || np)
 	}
 	return left, right
+}
+
+// match is a pair of delimiters verify matched: the items between them get
+// the mark bit.
+type match struct {
+	from, to int // item range
+	bit      uint8
 }
 
 // verify replays goldmark's delimiter processing on the written tokens and
@@ -1382,12 +1399,10 @@ func (w *inlineWriter) verify() bool {
 		runs = append(runs, &w.sims[i])
 	}
 	w.simPtr = runs
-	sort.Slice(runs, func(a, b int) bool { return runs[a].order < runs[b].order })
-	type match struct {
-		from, to int // item range
-		bit      uint8
-	}
-	var matches []match
+	// The orders are distinct: any sort gives the same list.
+	slices.SortFunc(runs, func(a, b *simRun) int { return cmp.Compare(a.order, b.order) })
+	matches := w.matches[:0]
+	defer func() { w.matches = matches[:0] }()
 	// CommonMark's process emphasis, with openers_bottom, as goldmark reads
 	// the text (see processEmphasis).
 	process := func(list []*simRun) bool {
@@ -1395,8 +1410,8 @@ func (w *inlineWriter) verify() bool {
 		for i := range bottoms {
 			bottoms[i] = -1
 		}
-		prev := make([]int, len(list))
-		next := make([]int, len(list))
+		w.links = slices.Grow(w.links[:0], 2*len(list))[:2*len(list)]
+		prev, next := w.links[:len(list)], w.links[len(list):]
 		for i := range list {
 			prev[i], next[i] = i-1, i+1
 		}
