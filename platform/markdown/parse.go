@@ -101,6 +101,7 @@ func parse(markdown string) (Doc, *converter, error) {
 	pc := parser.NewContext()
 	c := &converter{src: src, source: source, pc: pc}
 	pc.Set(budgetKey, &c.budget)
+	pc.Set(dlistKey, &c.dlists)
 	root := mdParser.Parse(text.NewReader(source), parser.WithContext(pc))
 	if c.budget.overAt != 0 {
 		c.over(c.budget.overAt-1, reasonTable)
@@ -160,7 +161,8 @@ type converter struct {
 	pc             parser.Context
 	pipeCode       bool // `\|` in code is "|" (a cell widenTable added)
 
-	budget budget // characters the output certainly holds (limit.go)
+	budget budget     // characters the output certainly holds (limit.go)
+	dlists dlistArena // processEmphasis's lists
 	// links resolved from one reference definition (or any long
 	// destination), by the memory of their destination and title: each use
 	// of a definition shares its bytes, and is decoded and checked once.

@@ -114,3 +114,16 @@ func (a *textArena) done(b []byte) string {
 func (a *textArena) copy(b []byte) string {
 	return a.done(append(a.take(len(b)), b...))
 }
+
+// concat returns the parts joined, as a string of the arena.
+func (a *textArena) concat(parts ...string) string {
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
+	b := a.take(n)
+	for _, p := range parts {
+		b = append(b, p...)
+	}
+	return a.done(b)
+}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/text"
@@ -618,7 +619,7 @@ func autolinkable(text, href string, inTable bool) bool {
 	if strings.ContainsAny(text, "&\\") || (inTable && strings.IndexByte(text, '|') >= 0) {
 		return false
 	}
-	b := []byte(text)
+	b := unsafe.Slice(unsafe.StringData(text), len(text)) // read only
 	if href == text && util.FindEmailIndex(b) < 0 && util.FindURLIndex(b) == len(b) {
 		return true
 	}
@@ -670,12 +671,12 @@ func (w *inlineWriter) buildTokens() {
 		case it.kind == itBreak:
 			w.toks = append(w.toks, token{kind: tkBreak, item: i, s: "\\\n", first: '\\', last: '\n'})
 		case it.kind == itTag || it.kind == itMention:
-			s := sigil(it.kind) + it.text
+			s := w.ctx.arena.concat(sigil(it.kind), it.text)
 			w.toks = append(w.toks, token{kind: tkAtom, item: i, scope: scope, s: s, first: rune(s[0]), last: lastRune(s)})
 		case it.marks&mCode != 0:
-			w.toks = append(w.toks, token{kind: tkCode, item: i, s: codeSpan(it.text, w.ctx.block == ctxCell), first: '`', last: '`'})
+			w.toks = append(w.toks, token{kind: tkCode, item: i, s: codeSpan(w.ctx.arena, it.text, w.ctx.block == ctxCell), first: '`', last: '`'})
 		case scope > 0 && w.spans[scope-1].autolink:
-			s := "<" + it.text + ">"
+			s := w.ctx.arena.concat("<", it.text, ">")
 			w.toks = append(w.toks, token{kind: tkAtom, item: i, s: s, first: '<', last: '>'})
 		default:
 			w.toks = append(w.toks, token{kind: tkText, item: i, scope: scope})
@@ -699,7 +700,7 @@ func delimString(sp *span) string {
 
 // codeSpan writes code with a backtick fence longer than any run inside it
 // and spaces where Markdown would otherwise strip or join.
-func codeSpan(code string, inTable bool) string {
+func codeSpan(a *textArena, code string, inTable bool) string {
 	if inTable && strings.IndexByte(code, '|') >= 0 {
 		code = strings.ReplaceAll(code, "|", "\\|")
 	}
@@ -720,13 +721,16 @@ func codeSpan(code string, inTable bool) string {
 	for runs[n] {
 		n++
 	}
-	fence := strings.Repeat("`", n)
+	fence := "``"[:min(n, 2)]
+	if n > 2 {
+		fence = strings.Repeat("`", n)
+	}
 	pad := code[0] == '`' || code[len(code)-1] == '`' ||
 		(code[0] == ' ' && code[len(code)-1] == ' ' && !util.IsBlank([]byte(code)))
 	if pad {
-		return fence + " " + code + " " + fence
+		return a.concat(fence, " ", code, " ", fence)
 	}
-	return fence + code + fence
+	return a.concat(fence, code, fence)
 }
 
 // linkTail writes "](destination "title")".
