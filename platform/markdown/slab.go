@@ -15,7 +15,7 @@ type nodeSlab struct {
 
 const (
 	minSlab = 16
-	maxSlab = 512
+	maxSlab = 320
 )
 
 // make returns n zero nodes whose capacity is exactly n, so that an append to
@@ -82,7 +82,7 @@ type textArena struct {
 
 const (
 	minText = 1 << 10
-	maxText = 1 << 16
+	maxText = 1 << 15
 )
 
 // take returns an empty slice with room for n bytes, to append them to and
