@@ -1,5 +1,7 @@
 package markdown
 
+import "fmt"
+
 // Canonical returns the document that Parse(Render(d)) yields: the canonical
 // form of d. Parse only ever returns canonical documents, so for them
 // Canonical is the identity. The canonicalisation, in the order applied:
@@ -46,6 +48,38 @@ type canonState struct {
 	slab    nodeSlab
 	outs    writtenBlocks
 	pending []pendingOut // blocks whose final place is not known yet
+	// parsed: the document is Parse's output (ParseCanonical), whose
+	// inline content is canonical already (Canonical(Parse(s)) ==
+	// Parse(s), which the property tests and fuzzing check on every
+	// input): normInline would keep it as it is, so it is skipped (norm).
+	parsed bool
+	// text holds the blocks' written Markdown until the renderer has
+	// copied it into the output.
+	text textArena
+}
+
+// plan is planInline, writing into Render's arena.
+func (st *canonState) plan(items []item, ctx inlineCtx) inlinePlan {
+	if st != nil {
+		ctx.arena = &st.text
+	}
+	return planInline(items, ctx)
+}
+
+// norm is normInline of a block's items in the context ctx; for Parse's
+// output (st.parsed) the items themselves, normInline's result on them. With
+// checkParsed (tests and fuzzing) it checks that.
+func (st *canonState) norm(items []item, ctx blockCtx) []item {
+	if st == nil || !st.parsed {
+		return normInline(items, ctx)
+	}
+	if checkParsed {
+		// normInline changes hard breaks in place: check on a copy.
+		if n := normInline(append([]item(nil), items...), ctx); !sameItems(n, items) {
+			panic(fmt.Sprintf("markdown: Parse's inline content is not canonical: %+v became %+v", items, n))
+		}
+	}
+	return items
 }
 
 // pendingOut is a block at index at of the list canonBlocks is building,

@@ -27,7 +27,7 @@ func canonBlocks(nodes []Node, inItem, inList bool, st *canonState) []Node {
 		var written *string
 		switch n.Type {
 		case TypeParagraph:
-			plan := planInline(normInline(st.items(n.Content), ctxParagraph), inlineCtx{block: ctxParagraph})
+			plan := st.plan(st.norm(st.items(n.Content), ctxParagraph), inlineCtx{block: ctxParagraph})
 			if len(plan.items) == 0 {
 				keep = false
 				break
@@ -41,7 +41,7 @@ func canonBlocks(nodes []Node, inItem, inList bool, st *canonState) []Node {
 			if level == 3 {
 				ctx = ctxHeading3
 			}
-			plan := planInline(normInline(st.items(n.Content), ctx), inlineCtx{block: ctx})
+			plan := st.plan(st.norm(st.items(n.Content), ctx), inlineCtx{block: ctx})
 			c = Node{Type: TypeHeading, Attrs: Attrs{Level: level}, Content: st.nodes(plan.items, n.Content)}
 			same = sameSlice(c.Content, n.Content) && bare(n, c.Attrs)
 			written = &plan.out
@@ -194,7 +194,7 @@ func canonQuote(n *Node, inList bool, st *canonState) Node {
 	if n.Type == TypeCallout && (n.Attrs.Label == CalloutWhy || n.Attrs.Label == CalloutDecision) {
 		// The first paragraph continues the label's line.
 		if len(content) > 0 && content[0].Type == TypeParagraph {
-			plan := planInline(st.items(content[0].Content), inlineCtx{block: ctxParagraph, noLineStart: true})
+			plan := st.plan(st.items(content[0].Content), inlineCtx{block: ctxParagraph, noLineStart: true})
 			inline := st.nodes(plan.items, content[0].Content)
 			if !sameSlice(inline, content[0].Content) {
 				// content may be the input's list: change a copy.
@@ -280,7 +280,7 @@ func splitCalloutKeep(blocks []Node, st *canonState) (CalloutLabel, []Node, bool
 		// Render needs the written Markdown; Parse and Canonical (st ==
 		// nil) only the items as the writer can write them, which are the
 		// items themselves unless writerNeeded (see converter.inline).
-		plan = planInline(items, inlineCtx{block: ctxParagraph, noLineStart: true})
+		plan = st.plan(items, inlineCtx{block: ctxParagraph, noLineStart: true})
 	}
 	rest := st.slabOf().make(len(blocks))[:0]
 	if len(plan.items) > 0 {
@@ -321,7 +321,7 @@ func tableIsCanonical(n *Node, st *canonState) bool {
 	for r := range n.Content {
 		for c := range n.Content[r].Content {
 			p := &n.Content[r].Content[c].Content[0]
-			plan := planInline(normInline(st.items(p.Content), ctxCell), inlineCtx{block: ctxCell})
+			plan := st.plan(st.norm(st.items(p.Content), ctxCell), inlineCtx{block: ctxCell})
 			if !sameSlice(st.nodes(plan.items, p.Content), p.Content) {
 				return false
 			}
@@ -374,7 +374,7 @@ func canonTable(n *Node, st *canonState) (Node, bool) {
 			if c < len(src.Content) {
 				inl = cellInline(src.Content[c].Content)
 			}
-			plan := planInline(normInline(st.items(inl), ctxCell), inlineCtx{block: ctxCell})
+			plan := st.plan(normInline(st.items(inl), ctxCell), inlineCtx{block: ctxCell})
 			p := &paras[r*width+c]
 			*p = Node{Type: TypeParagraph, Content: st.nodes(plan.items, inl)}
 			st.set(p, plan.out)

@@ -42,6 +42,7 @@ func itemsMatch(items []item, nodes []Node) bool {
 		}
 		var m uint8
 		var link *linkAttr
+		var linkVal linkAttr // link's attributes, without an allocation
 		for k, mk := range n.Marks {
 			var bit uint8
 			switch mk.Type {
@@ -59,7 +60,8 @@ func itemsMatch(items []item, nodes []Node) bool {
 				if link != nil || k != len(n.Marks)-1 {
 					return false
 				}
-				link = &linkAttr{mk.Href, mk.Title}
+				linkVal = linkAttr{mk.Href, mk.Title}
+				link = &linkVal
 				continue
 			default:
 				return false
@@ -137,6 +139,9 @@ func itemsFromNodes(nodes []Node) []item {
 }
 
 func appendItems(items []item, nodes []Node) []item {
+	// Texts under one link share its attributes (items compare links by
+	// value: sharing changes nothing but the allocations).
+	var last *linkAttr
 	for i := range nodes {
 		n := &nodes[i]
 		var it item
@@ -154,7 +159,10 @@ func appendItems(items []item, nodes []Node) []item {
 				it.marks |= mCode
 			case MarkLink:
 				if it.link == nil {
-					it.link = &linkAttr{m.Href, m.Title}
+					if last == nil || last.href != m.Href || last.title != m.Title {
+						last = &linkAttr{m.Href, m.Title}
+					}
+					it.link = last
 				}
 			}
 		}

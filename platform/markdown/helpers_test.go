@@ -713,5 +713,6 @@ func TestMain(m *testing.M) {
 	flag.Parse()
 	checkWrittenBlocks = flag.Lookup("test.bench").Value.String() == ""
 	checkTableShapes = checkWrittenBlocks
+	checkParsed = checkWrittenBlocks
 	os.Exit(m.Run())
 }

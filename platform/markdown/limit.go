@@ -358,7 +358,7 @@ func ParseCanonical(markdown string) (Doc, string, error) {
 	// A character is at most 4 bytes: past 4 × MaxLength bytes (and the
 	// final newline), the output certainly has more characters than
 	// allowed.
-	out, ok := renderCapped(d, 4*MaxLength+1)
+	out, ok := renderCapped(d, 4*MaxLength+1, true)
 	out = strings.TrimSuffix(out, "\n")
 	if !ok {
 		return Doc{}, "", &Error{Construct: ConstructLength, Detail: fmt.Sprintf(

@@ -101,6 +101,7 @@ func parse(markdown string) (Doc, *converter, error) {
 	pc := parser.NewContext()
 	c := &converter{src: src, source: source, pc: pc}
 	pc.Set(budgetKey, &c.budget)
+	pc.Set(dlistKey, &c.dlists)
 	root := mdParser.Parse(text.NewReader(source), parser.WithContext(pc))
 	if c.budget.overAt != 0 {
 		c.over(c.budget.overAt-1, reasonTable)
@@ -152,14 +153,16 @@ type converter struct {
 	srcOK          bool
 
 	slab    nodeSlab
-	dropped bool // the writer dropped marks it could not write (see inline)
+	text    textArena // the document's texts that are not pieces of src
+	dropped bool      // the writer dropped marks it could not write (see inline)
 	// keptDefinition: a link reference definition nothing used was kept
 	// as a link (tests)
 	keptDefinition bool
 	pc             parser.Context
 	pipeCode       bool // `\|` in code is "|" (a cell widenTable added)
 
-	budget budget // characters the output certainly holds (limit.go)
+	budget budget     // characters the output certainly holds (limit.go)
+	dlists dlistArena // processEmphasis's lists
 	// links resolved from one reference definition (or any long
 	// destination), by the memory of their destination and title: each use
 	// of a definition shares its bytes, and is decoded and checked once.
@@ -393,12 +396,21 @@ func (c *converter) segment(seg text.Segment) string {
 
 func (c *converter) lines(n ast.Node) string {
 	lines := n.Lines()
-	var b strings.Builder
+	size := 0
 	for i := 0; i < lines.Len(); i++ {
 		seg := lines.At(i)
-		b.Write(seg.Value(c.source))
+		size += seg.Len()
 	}
-	return b.String()
+	b := c.text.take(size)
+	for i := 0; i < lines.Len(); i++ {
+		seg := lines.At(i)
+		if seg.Padding == 0 {
+			b = append(b, c.source[seg.Start:seg.Stop]...)
+		} else {
+			b = append(b, seg.Value(c.source)...)
+		}
+	}
+	return c.text.done(b)
 }
 
 // htmlBlock keeps raw HTML as literal text, one paragraph per run of
@@ -664,7 +676,7 @@ func (c *converter) flush() {
 		if c.srcOK {
 			c.items[len(c.items)-1].text = c.src[c.srcFrom:c.srcTo]
 		} else {
-			c.items[len(c.items)-1].text = string(c.buf)
+			c.items[len(c.items)-1].text = c.text.copy(c.buf)
 		}
 		c.buf = c.buf[:0]
 		c.open = false
@@ -685,7 +697,8 @@ func (c *converter) walk(parent ast.Node, marks uint8, link *linkAttr) {
 			raw := t.Segment.Value(c.source)
 			switch {
 			case t.IsRaw():
-				c.add(string(raw), marks, link, nil, true)
+				// add copies the text: raw is lent to it.
+				c.add(unsafe.String(unsafe.SliceData(raw), len(raw)), marks, link, nil, true)
 			case !hasEscapeOrRef(raw) && t.Segment.Padding == 0:
 				c.addSource(t.Segment.Start, t.Segment.Stop, marks, link)
 			default:
@@ -698,7 +711,7 @@ func (c *converter) walk(parent ast.Node, marks uint8, link *linkAttr) {
 				c.addNewline(marks, link)
 			}
 		case *ast.String:
-			c.add(string(t.Value), marks, link, nil, true)
+			c.add(unsafe.String(unsafe.SliceData(t.Value), len(t.Value)), marks, link, nil, true) // copied by add
 		case *literalNode:
 			c.add(c.segment(t.seg), marks, link, nil, true)
 		case *ast.CodeSpan:

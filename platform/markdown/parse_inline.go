@@ -102,8 +102,44 @@ func (emphasisParser) Parse(parent ast.Node, block text.Reader, pc parser.Contex
 // walked again.
 func (emphasisParser) CloseBlock(parent ast.Node, block text.Reader, pc parser.Context) {
 	if first := parent.FirstChild(); first != nil && first.Type() == ast.TypeInline {
-		processEmphasis(parent)
+		a, _ := pc.Get(dlistKey).(*dlistArena)
+		processEmphasis(parent, a)
+		a.reset()
 	}
+}
+
+// dlistKey finds Parse's dlistArena in goldmark's parser context.
+var dlistKey = parser.NewContextKey()
+
+// dlistArena lends processEmphasis its lists, one block after another, from
+// one buffer for the whole parse. A nil arena allocates each list.
+type dlistArena struct {
+	buf  []dlist
+	used int
+}
+
+func (a *dlistArena) take(n int) []dlist {
+	if a == nil {
+		return make([]dlist, n)
+	}
+	if a.used+n > len(a.buf) {
+		// The lists taken so far stay in the old buffer.
+		a.buf = make([]dlist, max(2*len(a.buf), n, 64))
+		a.used = 0
+	}
+	out := a.buf[a.used : a.used+n : a.used+n]
+	a.used += n
+	return out
+}
+
+// reset frees the lists of a block, and lets go of the goldmark nodes they
+// point to.
+func (a *dlistArena) reset() {
+	if a == nil {
+		return
+	}
+	clear(a.buf[:a.used])
+	a.used = 0
 }
 
 // dlist is a delimiter in the processing list.
@@ -113,7 +149,7 @@ type dlist struct {
 	index      int // position in source order
 }
 
-func processEmphasis(parent ast.Node) {
+func processEmphasis(parent ast.Node, a *dlistArena) {
 	var first, last *dlist
 	count := 0
 	for c := parent.FirstChild(); c != nil; c = c.NextSibling() {
@@ -121,7 +157,7 @@ func processEmphasis(parent ast.Node) {
 			count++
 		}
 	}
-	entries := make([]dlist, count) // one allocation for the block's list
+	entries := a.take(count) // one list for the block's delimiters
 	for c := parent.FirstChild(); c != nil; c = c.NextSibling() {
 		if d, ok := c.(*parser.Delimiter); ok {
 			e := &entries[0]
@@ -137,7 +173,7 @@ func processEmphasis(parent ast.Node) {
 			}
 			last = e
 		} else if c.HasChildren() {
-			processEmphasis(c)
+			processEmphasis(c, a)
 		}
 	}
 	if first == nil {

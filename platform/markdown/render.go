@@ -14,7 +14,7 @@ import (
 // `__underline__`, inline links, pipe tables without alignment. It escapes
 // exactly what would otherwise change meaning. Render(Parse(s)) is a fixed
 // point of Render∘Parse, and Parse(Render(d)) equals Canonical(d).
-func Render(d Doc) string { return render(d, 0) }
+func Render(d Doc) string { return render(d, 0, false) }
 
 // errRenderCap stops a capped render (see renderCapped).
 var errRenderCap = &struct{ string }{"markdown: output over the cap"}
@@ -22,7 +22,8 @@ var errRenderCap = &struct{ string }{"markdown: output over the cap"}
 // renderCapped is Render giving up, with ok false, as soon as its output
 // (or the inline Markdown it keeps for the blocks) passes maxBytes bytes, so
 // that a document whose Markdown is too long costs no more than the cap.
-func renderCapped(d Doc, maxBytes int) (out string, ok bool) {
+// parsed says that d is Parse's output (see canonState.parsed).
+func renderCapped(d Doc, maxBytes int, parsed bool) (out string, ok bool) {
 	defer func() {
 		if r := recover(); r != nil {
 			if r != errRenderCap {
@@ -31,15 +32,16 @@ func renderCapped(d Doc, maxBytes int) (out string, ok bool) {
 			out, ok = "", false
 		}
 	}()
-	return render(d, maxBytes), true
+	return render(d, maxBytes, parsed), true
 }
 
 // render is Render; with maxBytes > 0 it panics with errRenderCap once the
 // output passes maxBytes bytes, or the kept inline Markdown twice that (it
-// counts a callout's first paragraph twice).
-func render(d Doc, maxBytes int) string {
+// counts a callout's first paragraph twice). parsed says that d is Parse's
+// output, whose inline content is canonical already (see canonState.parsed).
+func render(d Doc, maxBytes int, parsed bool) string {
 	renders.Add(1)
-	st := &canonState{outs: writtenBlocks{list: make([]writtenBlock, 0, inlineBlocks(d.Content)), cap: 2 * maxBytes}}
+	st := &canonState{outs: writtenBlocks{list: make([]writtenBlock, 0, inlineBlocks(d.Content)), cap: 2 * maxBytes}, parsed: parsed}
 	blocks := canonBlocks(d.Content, false, false, st)
 	if checkWrittenBlocks {
 		if n := st.outs.duplicate(); n != nil {
@@ -74,6 +76,10 @@ func Renders() uint64 { return renders.Load() }
 
 // checkWrittenBlocks makes Render check its list of written blocks (tests).
 var checkWrittenBlocks = false
+
+// checkParsed makes a render of Parse's output check what it skips: that
+// normInline keeps each block's inline content as it is (tests).
+var checkParsed = false
 
 // inlineBlocks counts the blocks that hold inline content, to size the list
 // of their written Markdown once.

@@ -1,5 +1,7 @@
 package markdown
 
+import "unsafe"
+
 // nodeSlab hands out node slices carved from larger blocks. A document's
 // nodes are made together and live together, so one allocation for many
 // slices costs less (fewer allocations for the collector to track) than one
@@ -13,7 +15,7 @@ type nodeSlab struct {
 
 const (
 	minSlab = 16
-	maxSlab = 512
+	maxSlab = 320
 )
 
 // make returns n zero nodes whose capacity is exactly n, so that an append to
@@ -64,4 +66,64 @@ func (s *nodeSlab) nodesFromItems(items []item) []Node {
 		}
 	}
 	return nodes
+}
+
+// textArena hands out strings carved from larger byte blocks, for the many
+// short texts of one document (Parse's text nodes that are not pieces of the
+// input, Render's written blocks): one allocation for many strings, and no
+// pointers for the collector to scan. Blocks start small and double up to
+// maxText bytes; a string is never written again once handed out, and a
+// block stays alive as long as one of its strings does (the document's, or
+// the render's). A nil arena allocates each string on its own.
+type textArena struct {
+	free []byte // the current block's unused bytes (len 0)
+	next int    // size of the next block
+}
+
+const (
+	minText = 1 << 10
+	maxText = 1 << 15
+)
+
+// take returns an empty slice with room for n bytes, to append them to and
+// pass to done.
+func (a *textArena) take(n int) []byte {
+	if a == nil || n > maxText/4 {
+		return make([]byte, 0, n)
+	}
+	if n > cap(a.free) {
+		a.next = min(max(a.next*2, minText), maxText)
+		a.free = make([]byte, 0, max(a.next, n))
+	}
+	return a.free[:0:n]
+}
+
+// done makes the bytes written into take's slice a string, and moves the
+// arena past them.
+func (a *textArena) done(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	if a != nil && cap(a.free) > 0 && unsafe.SliceData(b) == unsafe.SliceData(a.free) {
+		a.free = a.free[len(b):len(b)]
+	}
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}
+
+// copy returns b as a string of the arena.
+func (a *textArena) copy(b []byte) string {
+	return a.done(append(a.take(len(b)), b...))
+}
+
+// concat returns the parts joined, as a string of the arena.
+func (a *textArena) concat(parts ...string) string {
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
+	b := a.take(n)
+	for _, p := range parts {
+		b = append(b, p...)
+	}
+	return a.done(b)
 }

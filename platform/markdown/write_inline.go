@@ -1,11 +1,13 @@
 package markdown
 
 import (
-	"sort"
+	"cmp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/text"
@@ -33,6 +35,9 @@ import (
 type inlineCtx struct {
 	block       blockCtx
 	noLineStart bool // the content continues a line (a callout's first paragraph)
+	// arena: where the written Markdown goes (Render's, which keeps it only
+	// until the document is written); nil: a string of its own
+	arena *textArena
 }
 
 var writerPool = sync.Pool{New: func() any { return new(inlineWriter) }}
@@ -82,7 +87,10 @@ func renderInline(items []item, ctx inlineCtx) inlinePlan {
 		return inlinePlan{items: items, out: items[0].text}
 	}
 	w := writerPool.Get().(*inlineWriter)
-	defer writerPool.Put(w)
+	defer func() {
+		w.ctx.arena = nil // the pool keeps no render's arena alive
+		writerPool.Put(w)
+	}()
 	w.ctx, w.splitEarly, w.italicUnderscore, w.runMemo = ctx, false, false, runMemo{}
 	if ctx.block == ctxHeading {
 		w.atx = !hasLineBreak(items)
@@ -333,6 +341,10 @@ type inlineWriter struct {
 
 	arena  []byte
 	runBuf []runInfo
+
+	// verify's buffers: the matched delimiters, the runs' links
+	matches []match
+	links   []int
 
 	runMemo runMemo
 }
@@ -607,7 +619,7 @@ func autolinkable(text, href string, inTable bool) bool {
 	if strings.ContainsAny(text, "&\\") || (inTable && strings.IndexByte(text, '|') >= 0) {
 		return false
 	}
-	b := []byte(text)
+	b := unsafe.Slice(unsafe.StringData(text), len(text)) // read only
 	if href == text && util.FindEmailIndex(b) < 0 && util.FindURLIndex(b) == len(b) {
 		return true
 	}
@@ -659,12 +671,12 @@ func (w *inlineWriter) buildTokens() {
 		case it.kind == itBreak:
 			w.toks = append(w.toks, token{kind: tkBreak, item: i, s: "\\\n", first: '\\', last: '\n'})
 		case it.kind == itTag || it.kind == itMention:
-			s := sigil(it.kind) + it.text
+			s := w.ctx.arena.concat(sigil(it.kind), it.text)
 			w.toks = append(w.toks, token{kind: tkAtom, item: i, scope: scope, s: s, first: rune(s[0]), last: lastRune(s)})
 		case it.marks&mCode != 0:
-			w.toks = append(w.toks, token{kind: tkCode, item: i, s: codeSpan(it.text, w.ctx.block == ctxCell), first: '`', last: '`'})
+			w.toks = append(w.toks, token{kind: tkCode, item: i, s: codeSpan(w.ctx.arena, it.text, w.ctx.block == ctxCell), first: '`', last: '`'})
 		case scope > 0 && w.spans[scope-1].autolink:
-			s := "<" + it.text + ">"
+			s := w.ctx.arena.concat("<", it.text, ">")
 			w.toks = append(w.toks, token{kind: tkAtom, item: i, s: s, first: '<', last: '>'})
 		default:
 			w.toks = append(w.toks, token{kind: tkText, item: i, scope: scope})
@@ -688,7 +700,7 @@ func delimString(sp *span) string {
 
 // codeSpan writes code with a backtick fence longer than any run inside it
 // and spaces where Markdown would otherwise strip or join.
-func codeSpan(code string, inTable bool) string {
+func codeSpan(a *textArena, code string, inTable bool) string {
 	if inTable && strings.IndexByte(code, '|') >= 0 {
 		code = strings.ReplaceAll(code, "|", "\\|")
 	}
@@ -709,13 +721,16 @@ func codeSpan(code string, inTable bool) string {
 	for runs[n] {
 		n++
 	}
-	fence := strings.Repeat("`", n)
+	fence := "``"[:min(n, 2)]
+	if n > 2 {
+		fence = strings.Repeat("`", n)
+	}
 	pad := code[0] == '`' || code[len(code)-1] == '`' ||
 		(code[0] == ' ' && code[len(code)-1] == ' ' && !util.IsBlank([]byte(code)))
 	if pad {
-		return fence + " " + code + " " + fence
+		return a.concat(fence, " ", code, " ", fence)
 	}
-	return fence + code + fence
+	return a.concat(fence, code, fence)
 }
 
 // linkTail writes "](destination "title")".
@@ -1257,16 +1272,15 @@ func (w *inlineWriter) join() string {
 			n += len(w.toks[i].s)
 		}
 	}
-	var b strings.Builder
-	b.Grow(n)
+	b := w.ctx.arena.take(n)
 	for i := range w.toks {
 		if w.toks[i].kind == tkText {
-			b.Write(w.arena[w.toks[i].from:w.toks[i].to])
+			b = append(b, w.arena[w.toks[i].from:w.toks[i].to]...)
 		} else {
-			b.WriteString(w.toks[i].s)
+			b = append(b, w.toks[i].s...)
 		}
 	}
-	return b.String()
+	return w.ctx.arena.done(b)
 }
 
 // simRun is a delimiter run as goldmark's delimiter algorithm sees it.
@@ -1319,6 +1333,13 @@ func flanking(ch byte, p, n rune) (canOpen, canClose bool) {
 		return left && (!right || pp), right && (!left || np)
 	}
 	return left, right
+}
+
+// match is a pair of delimiters verify matched: the items between them get
+// the mark bit.
+type match struct {
+	from, to int // item range
+	bit      uint8
 }
 
 // verify replays goldmark's delimiter processing on the written tokens and
@@ -1382,12 +1403,10 @@ func (w *inlineWriter) verify() bool {
 		runs = append(runs, &w.sims[i])
 	}
 	w.simPtr = runs
-	sort.Slice(runs, func(a, b int) bool { return runs[a].order < runs[b].order })
-	type match struct {
-		from, to int // item range
-		bit      uint8
-	}
-	var matches []match
+	// The orders are distinct: any sort gives the same list.
+	slices.SortFunc(runs, func(a, b *simRun) int { return cmp.Compare(a.order, b.order) })
+	matches := w.matches[:0]
+	defer func() { w.matches = matches[:0] }()
 	// CommonMark's process emphasis, with openers_bottom, as goldmark reads
 	// the text (see processEmphasis).
 	process := func(list []*simRun) bool {
@@ -1395,8 +1414,8 @@ func (w *inlineWriter) verify() bool {
 		for i := range bottoms {
 			bottoms[i] = -1
 		}
-		prev := make([]int, len(list))
-		next := make([]int, len(list))
+		w.links = slices.Grow(w.links[:0], 2*len(list))[:2*len(list)]
+		prev, next := w.links[:len(list)], w.links[len(list):]
 		for i := range list {
 			prev[i], next[i] = i-1, i+1
 		}
