@@ -28,6 +28,11 @@ import (
 // list again as list-gzip, from clients that accept gzip.
 var rssTargets = []string{"get", "list", "list-cursor", "list-notebook", "search", "list-tag", "create"}
 
+// ChildEnvEnv holds extra NAME=VALUE settings, separated by spaces, for BenchmarkServerRSS's child
+// (after the harness's own, so they win): a measurement of a setting the harness does not set,
+// such as FOLIO_RENDER_CACHE_MB=0 or GOGC=50.
+const ChildEnvEnv = "FOLIO_LOAD_CHILD_ENV"
+
 // rssSampleEvery is how often the child's resident set is read during a target's load.
 const rssSampleEvery = 100 * time.Millisecond
 
@@ -78,6 +83,7 @@ func BenchmarkServerRSS(b *testing.B) {
 					// The part of it that is not the binary's mapped pages (which the kernel can
 					// drop and read again): the Go heap, stacks and runtime.
 					b.ReportMetric(child.statusMiB(b, "RssAnon"), "anon_rss_MiB")
+					b.ReportMetric(child.statusMiB(b, "RssFile"), "file_rss_MiB")
 					b.ReportMetric(child.statusMiB(b, "VmHWM"), "hwm_MiB")
 					series := child.metrics(b)
 					for _, m := range childMetrics {
@@ -207,7 +213,7 @@ func serveChild(t testing.TB, bin string, c config.Config) *child {
 	addr, metricsAddr := testenv.FreeAddr(t), testenv.FreeAddr(t)
 	ch := &child{url: "http://" + addr, metricsURL: "http://" + metricsAddr + "/metrics", done: make(chan struct{})}
 	cmd := exec.Command(bin, "serve")
-	cmd.Env = testenv.FolioEnv([]string{
+	cmd.Env = testenv.FolioEnv(append([]string{
 		"FOLIO_DATABASE_URL=" + c.DatabaseURL,
 		"FOLIO_SQLITE_PATH=" + c.SQLitePath, // when FOLIO_DATABASE_URL is empty
 		"FOLIO_HTTP_ADDR=" + addr,
@@ -218,7 +224,7 @@ func serveChild(t testing.TB, bin string, c config.Config) *child {
 		"FOLIO_AUTH_FAILURE_LIMIT=" + strconv.Itoa(c.AuthFailureLimit),
 		"FOLIO_NOTEBOOK_ITEM_LIMIT=" + strconv.Itoa(c.NotebookItemLimit),
 		"FOLIO_LOG_LEVEL=" + c.LogLevel,
-	})
+	}, strings.Fields(os.Getenv(ChildEnvEnv))...))
 	cmd.Dir = t.TempDir()
 	cmd.Stdout, cmd.Stderr = &ch.stderr, &ch.stderr
 	testenv.StartProcess(t, cmd, ch.done, &ch.waitErr)
