@@ -50,7 +50,7 @@ var childMetrics = []struct{ series, unit string }{
 // once per run) serves it as a child process, configured as startServer configures the
 // in-process one, and each target loads it from the run's client goroutines. Per target it
 // reports the child's peak VmRSS during the load (sampled every 100 ms, warm-up included), its
-// VmRSS and RssAnon after the load, its VmHWM so far (the peak since it started: the last target's is the
+// VmRSS, RssAnon and RssFile after the load, its CPU time per request, its VmHWM so far (the peak since it started: the last target's is the
 // run's), its Go heap in use and its caches' sizes (from its metrics listener).
 //
 //	FOLIO_TEST_DATABASE_URL=... go test ./tests/load -run '^$' -bench ServerRSS -benchtime 5s -timeout 60m
@@ -70,14 +70,19 @@ func BenchmarkServerRSS(b *testing.B) {
 					}
 					peak := child.sampleRSS()
 					Warm(c, conc, tgt)
+					cpu0, _ := procCPU(child.pid)
 					b.ResetTimer()
 					r := Drive(c, conc, b.N, tgt)
 					b.StopTimer()
 					peakMiB := peak()
+					cpu, _ := procCPU(child.pid)
 					if r.Errors > 0 {
 						b.Fatalf("%d of %d requests failed; first: %s", r.Errors, r.N, r.FirstErr)
 					}
 					b.ReportMetric(r.RPS(), "req/s")
+					// The child's own CPU time per request (user and system, the collector's
+					// included), which neighbours on a shared machine change far less than req/s.
+					b.ReportMetric(float64((cpu-cpu0).Microseconds())/float64(r.N), "cpu_us/req")
 					b.ReportMetric(peakMiB, "peak_rss_MiB")
 					b.ReportMetric(child.statusMiB(b, "VmRSS"), "rss_MiB")
 					// The part of it that is not the binary's mapped pages (which the kernel can
