@@ -26,6 +26,7 @@ func (serveCmd) Run(e *runEnv) error {
 	if err != nil {
 		return err
 	}
+	setMemoryLimit(cfg.MemoryLimitMB, os.Getenv)
 	return runServer(app.Serve(fx.Replace(cfg)))
 }
 

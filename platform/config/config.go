@@ -47,6 +47,7 @@ type Config struct {
 	ShutdownTimeout   time.Duration // FOLIO_SHUTDOWN_TIMEOUT
 	DBConnectTimeout  time.Duration // FOLIO_DB_CONNECT_TIMEOUT: how long start waits for the database to answer
 	MetricsAddr       string        // FOLIO_METRICS_ADDR: host:port of the Prometheus listener; empty: no metrics
+	MemoryLimitMB     int           // FOLIO_MEMORY_LIMIT_MB: `folio serve`'s soft memory limit for the Go runtime (MiB); 0: none. GOMEMLIMIT wins
 	// Webhook deliveries (CONTRACT.md section 18): http URLs and non-public addresses are refused
 	// unless these say otherwise (tests and local setups).
 	WebhookAllowInsecure bool          // FOLIO_WEBHOOK_ALLOW_INSECURE
@@ -65,6 +66,13 @@ type Config struct {
 // overflow, and far more than any host here gives one process.
 const MaxRenderCacheMB = 64 << 10
 
+// MaxMemoryLimitMB is the largest FOLIO_MEMORY_LIMIT_MB (1 TiB): a limit in bytes that cannot
+// overflow.
+const MaxMemoryLimitMB = 1 << 20
+
+// DefaultMemoryLimitMB is FOLIO_MEMORY_LIMIT_MB's default (docs/performance.md, Memory).
+const DefaultMemoryLimitMB = 32
+
 // Default returns the configuration used when no variable is set.
 func Default() Config {
 	conns := 4 * runtime.NumCPU()
@@ -82,6 +90,7 @@ func Default() Config {
 		AuthFailureLimit:  20,
 		NotebookItemLimit: 10000,
 		RenderCacheMB:     4,
+		MemoryLimitMB:     DefaultMemoryLimitMB,
 		KeyCacheTTL:       3 * time.Second,
 		SessionTTL:        30 * 24 * time.Hour,
 		CookieSecure:      "auto",
@@ -149,6 +158,7 @@ func Load(src Source) (Config, error) {
 	c.CORSOrigins = r.list("FOLIO_CORS_ORIGINS")
 	r.dur("FOLIO_SHUTDOWN_TIMEOUT", &c.ShutdownTimeout)
 	r.str("FOLIO_METRICS_ADDR", &c.MetricsAddr)
+	r.int("FOLIO_MEMORY_LIMIT_MB", &c.MemoryLimitMB, 0)
 	r.bool("FOLIO_WEBHOOK_ALLOW_INSECURE", &c.WebhookAllowInsecure)
 	r.bool("FOLIO_WEBHOOK_ALLOW_PRIVATE", &c.WebhookAllowPrivate)
 	r.positiveDur("FOLIO_WEBHOOK_RETRY_BASE", &c.WebhookRetryBase)
@@ -184,6 +194,9 @@ func (c Config) Validate() error {
 	}
 	if c.RenderCacheMB < 0 || c.RenderCacheMB > MaxRenderCacheMB {
 		return fmt.Errorf("FOLIO_RENDER_CACHE_MB=%d: must be between 0 (no cache) and %d", c.RenderCacheMB, MaxRenderCacheMB)
+	}
+	if c.MemoryLimitMB < 0 || c.MemoryLimitMB > MaxMemoryLimitMB {
+		return fmt.Errorf("FOLIO_MEMORY_LIMIT_MB=%d: must be between 0 (no limit) and %d", c.MemoryLimitMB, MaxMemoryLimitMB)
 	}
 	if c.KeyCacheTTL < 0 || c.KeyCacheTTL > 5*time.Second {
 		return fmt.Errorf("FOLIO_KEY_CACHE_TTL=%q: must be between 0s and 5s (a revocation must reach every instance within 5 seconds)", c.KeyCacheTTL)
