@@ -1,6 +1,9 @@
 package platform
 
 import (
+	"math"
+	"runtime/debug"
+
 	"go.uber.org/fx"
 	"go.uber.org/zap"
 
@@ -27,8 +30,14 @@ func LogStart(lc fx.Lifecycle, c config.Config, s *httpx.Server, log *zap.Logger
 		database = "postgres"
 	}
 	lc.Append(fx.StartHook(func() {
-		log.Info("folio started", zap.String("version", info.Version), zap.String("commit", info.Revision),
-			zap.String("database", database), zap.Bool("redis", c.RedisURL != ""), zap.String("addr", s.Addr()))
+		fields := []zap.Field{zap.String("version", info.Version), zap.String("commit", info.Revision),
+			zap.String("database", database), zap.Bool("redis", c.RedisURL != ""), zap.String("addr", s.Addr())}
+		// The Go runtime's soft memory limit, when one is in force (FOLIO_MEMORY_LIMIT_MB, which
+		// folio serve applies, or GOMEMLIMIT).
+		if limit := debug.SetMemoryLimit(-1); limit != math.MaxInt64 {
+			fields = append(fields, zap.Int64("memoryLimitMiB", limit>>20))
+		}
+		log.Info("folio started", fields...)
 	}))
 }
 

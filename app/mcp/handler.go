@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"net/http"
+	"sync"
 
 	"github.com/gin-gonic/gin"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -21,9 +22,24 @@ type Handler struct {
 	origins httpx.CORSOrigins
 	// servers holds one MCP server per scope (read, write, read+write), each with exactly the
 	// tools that scope may call: a tool a key may not use is not listed for it, and calling it is
-	// the protocol's "unknown tool" error.
-	servers map[int]*sdk.Server
+	// the protocol's "unknown tool" error. Each is built on its scope's first request: the tools'
+	// JSON schemas are about 1.4 MB of long-lived heap over the three, which the collector lets
+	// the heap grow twice over, on servers that may never be asked for (docs/performance.md,
+	// Memory).
+	servers map[int]*lazyServer
 	http    *sdk.StreamableHTTPHandler
+}
+
+// lazyServer is a scope's server, built on first use.
+type lazyServer struct {
+	build  func() *sdk.Server
+	once   sync.Once
+	server *sdk.Server
+}
+
+func (l *lazyServer) get() *sdk.Server {
+	l.once.Do(func() { l.server = l.build() })
+	return l.server
 }
 
 // HandlerParams are the dependencies of NewHandler.
@@ -50,9 +66,12 @@ type HandlerParams struct {
 // (JSONResponse), which proxies and the response compression pass as they are.
 func NewHandler(p HandlerParams) *Handler {
 	t := &tools{notes: p.Notes, viewer: p.NoteViewer, tasks: p.Tasks, notebooks: p.Notebooks, suggestions: p.Suggestions, history: p.History, focus: p.Focus}
-	h := &Handler{guard: p.Guard, origins: p.Origins, servers: map[int]*sdk.Server{}}
+	h := &Handler{guard: p.Guard, origins: p.Origins, servers: map[int]*lazyServer{}}
 	for _, scope := range []int{auth.ScopeRead, auth.ScopeWrite, auth.ScopeReadWrite} {
-		h.servers[scope] = t.server(scope)
+		// Built once here and dropped, so that a tool whose schema cannot be made (the SDK
+		// panics) stops start-up rather than a caller's first request.
+		t.server(scope)
+		h.servers[scope] = &lazyServer{build: func() *sdk.Server { return t.server(scope) }}
 	}
 	h.http = sdk.NewStreamableHTTPHandler(h.serverFor, &sdk.StreamableHTTPOptions{
 		Stateless:    true,
@@ -88,5 +107,9 @@ func (h *Handler) serverFor(r *http.Request) *sdk.Server {
 	if !ok {
 		return nil
 	}
-	return h.servers[cl.principal.Scope]
+	l, ok := h.servers[cl.principal.Scope]
+	if !ok {
+		return nil
+	}
+	return l.get()
 }

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"path"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -25,11 +26,36 @@ import (
 // and SignedIn on it.
 type Pages struct {
 	*Site
-	own pages
+	own *lazyPages
 }
 
 // pages are parsed templates, one set per page: the layout plus the page's "content".
 type pages map[string]*template.Template
+
+// lazyPages are a set of pages parsed when first rendered. They are parsed once at start too, so
+// that a broken template still fails start-up, and that parse is dropped: parsed templates are
+// about 1.8 MB of long-lived heap, which the collector lets the heap grow twice over, for pages
+// that a server answering only the API never shows (docs/performance.md, Memory).
+type lazyPages struct {
+	parse func() (pages, error)
+	once  sync.Once
+	set   pages
+	err   error
+}
+
+// newLazyPages checks that parse succeeds and returns the pages it parses on first use.
+func newLazyPages(parse func() (pages, error)) (*lazyPages, error) {
+	if _, err := parse(); err != nil {
+		return nil, err
+	}
+	return &lazyPages{parse: parse}, nil
+}
+
+// get returns the pages, parsed on the first call.
+func (l *lazyPages) get() (pages, error) {
+	l.once.Do(func() { l.set, l.err = l.parse() })
+	return l.set, l.err
+}
 
 // The template files that are no page: the layout every page is shown in (this package's), and
 // the pieces a job's pages share (a job's partials.html, parsed with each of its pages).
@@ -42,7 +68,7 @@ const (
 // which the layout shows), parsed with the layout and, when dir has one, partials.html. funcs add
 // to the layout's (asset, date, day, clock, iso).
 func (s *Site) Pages(fsys fs.FS, dir string, funcs template.FuncMap) (*Pages, error) {
-	own, err := s.parse(fsys, dir, funcs)
+	own, err := newLazyPages(func() (pages, error) { return s.parse(fsys, dir, funcs) })
 	if err != nil {
 		return nil, err
 	}
@@ -94,13 +120,20 @@ func (s *Site) parse(fsys fs.FS, dir string, extra template.FuncMap) (pages, err
 // nothing half-written reaches the browser).
 func (p *Pages) Render(c *gin.Context, status int, page string, data any) {
 	var buf bytes.Buffer
-	t, ok := p.own[page]
-	if !ok {
-		t, ok = p.shared[page]
+	own, err := p.own.get()
+	var shared pages
+	if err == nil {
+		shared, err = p.shared.get()
 	}
-	err := fmt.Errorf("no page %q", page)
-	if ok {
-		err = t.ExecuteTemplate(&buf, "layout", data)
+	if err == nil {
+		t, ok := own[page]
+		if !ok {
+			t, ok = shared[page]
+		}
+		err = fmt.Errorf("no page %q", page)
+		if ok {
+			err = t.ExecuteTemplate(&buf, "layout", data)
+		}
 	}
 	if err != nil {
 		httpx.Logger(c).Error("render page", zap.String("page", page), zap.Error(err))

@@ -51,7 +51,7 @@ type Site struct {
 	secureMode string // FOLIO_COOKIE_SECURE: auto, true or false
 	proxies    httpx.Proxies
 	assets     httpx.Assets
-	shared     pages // the pages every job may render: "message"
+	shared     *lazyPages // the pages every job may render: "message"
 }
 
 // SiteParams are the dependencies of NewSite.
@@ -69,7 +69,7 @@ func NewSite(p SiteParams) (*Site, error) {
 	if s.assets, err = httpx.LoadAssets(staticFS, "static", "/assets/"); err != nil {
 		return nil, err
 	}
-	if s.shared, err = s.parse(nil, "", nil); err != nil {
+	if s.shared, err = newLazyPages(func() (pages, error) { return s.parse(nil, "", nil) }); err != nil {
 		return nil, err
 	}
 	return s, nil

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"time"
 
 	"go.uber.org/fx"
@@ -15,6 +16,7 @@ import (
 
 	"folio/app"
 	"folio/platform/buildinfo"
+	"folio/platform/httpx"
 )
 
 // serveCmd is `folio serve`, also what `folio` alone runs.
@@ -26,7 +28,17 @@ func (serveCmd) Run(e *runEnv) error {
 	if err != nil {
 		return err
 	}
-	return runServer(app.Serve(fx.Replace(cfg)))
+	setMemoryLimit(cfg.MemoryLimitMB, os.Getenv)
+	return runServer(app.Serve(fx.Replace(cfg), fx.Invoke(releaseStartMemory)))
+}
+
+// releaseStartMemory returns to the operating system, once the server listens, the heap that
+// start-up used and dropped (the migrations, the dependency graph, the templates and tool schemas
+// built once to check them): one forced collection. Without it those pages stay resident until
+// the runtime's background scavenger gets to them (docs/performance.md, Memory). Depending on
+// the server puts this start hook after the server's.
+func releaseStartMemory(lc fx.Lifecycle, _ *httpx.Server) {
+	lc.Append(fx.StartHook(debug.FreeOSMemory))
 }
 
 // runServer is (*fx.App).Run returning its error instead of exiting: start (within fx's start

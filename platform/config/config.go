@@ -46,6 +46,7 @@ type Config struct {
 	ShutdownTimeout   time.Duration // FOLIO_SHUTDOWN_TIMEOUT
 	DBConnectTimeout  time.Duration // FOLIO_DB_CONNECT_TIMEOUT: how long start waits for the database to answer
 	MetricsAddr       string        // FOLIO_METRICS_ADDR: host:port of the Prometheus listener; empty: no metrics
+	MemoryLimitMB     int           // FOLIO_MEMORY_LIMIT_MB: `folio serve`'s soft memory limit for the Go runtime (MiB); 0: none. GOMEMLIMIT wins
 	// Webhook deliveries (CONTRACT.md section 18): http URLs and non-public addresses are refused
 	// unless these say otherwise (tests and local setups).
 	WebhookAllowInsecure bool          // FOLIO_WEBHOOK_ALLOW_INSECURE
@@ -59,6 +60,13 @@ type Config struct {
 	// does not know); the process logs them once its logger exists.
 	Warnings []string
 }
+
+// MaxMemoryLimitMB is the largest FOLIO_MEMORY_LIMIT_MB (1 TiB): a limit in bytes that cannot
+// overflow.
+const MaxMemoryLimitMB = 1 << 20
+
+// DefaultMemoryLimitMB is FOLIO_MEMORY_LIMIT_MB's default (docs/performance.md, Memory).
+const DefaultMemoryLimitMB = 32
 
 // Default returns the configuration used when no variable is set.
 func Default() Config {
@@ -76,6 +84,7 @@ func Default() Config {
 		RateLimit:         100,
 		AuthFailureLimit:  20,
 		NotebookItemLimit: 10000,
+		MemoryLimitMB:     DefaultMemoryLimitMB,
 		KeyCacheTTL:       3 * time.Second,
 		SessionTTL:        30 * 24 * time.Hour,
 		CookieSecure:      "auto",
@@ -142,6 +151,7 @@ func Load(src Source) (Config, error) {
 	c.CORSOrigins = r.list("FOLIO_CORS_ORIGINS")
 	r.dur("FOLIO_SHUTDOWN_TIMEOUT", &c.ShutdownTimeout)
 	r.str("FOLIO_METRICS_ADDR", &c.MetricsAddr)
+	r.int("FOLIO_MEMORY_LIMIT_MB", &c.MemoryLimitMB, 0)
 	r.bool("FOLIO_WEBHOOK_ALLOW_INSECURE", &c.WebhookAllowInsecure)
 	r.bool("FOLIO_WEBHOOK_ALLOW_PRIVATE", &c.WebhookAllowPrivate)
 	r.positiveDur("FOLIO_WEBHOOK_RETRY_BASE", &c.WebhookRetryBase)
@@ -174,6 +184,9 @@ func (c Config) Validate() error {
 	}
 	if c.RedisURL != "" && !hasScheme(c.RedisURL, "redis", "rediss", "unix") {
 		return fmt.Errorf("FOLIO_REDIS_URL=%s: must start with redis://, rediss:// or unix:// (or be unset)", redactURL(c.RedisURL))
+	}
+	if c.MemoryLimitMB < 0 || c.MemoryLimitMB > MaxMemoryLimitMB {
+		return fmt.Errorf("FOLIO_MEMORY_LIMIT_MB=%d: must be between 0 (no limit) and %d", c.MemoryLimitMB, MaxMemoryLimitMB)
 	}
 	if c.KeyCacheTTL < 0 || c.KeyCacheTTL > 5*time.Second {
 		return fmt.Errorf("FOLIO_KEY_CACHE_TTL=%q: must be between 0s and 5s (a revocation must reach every instance within 5 seconds)", c.KeyCacheTTL)

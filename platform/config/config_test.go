@@ -57,6 +57,9 @@ func TestOverridesAndErrors(t *testing.T) {
 		"metrics name":  {"FOLIO_METRICS_ADDR": "127.0.0.1:http"},
 		"metrics range": {"FOLIO_METRICS_ADDR": "127.0.0.1:70000"},
 		"metrics url":   {"FOLIO_METRICS_ADDR": "http://127.0.0.1:9090"},
+		"memory words":  {"FOLIO_MEMORY_LIMIT_MB": "48MiB"},
+		"memory neg":    {"FOLIO_MEMORY_LIMIT_MB": "-1"},
+		"memory huge":   {"FOLIO_MEMORY_LIMIT_MB": "1048577"},
 	} {
 		if _, err := config.FromLookup(lookup(env)); err == nil {
 			t.Errorf("%s: want an error", name)
@@ -80,6 +83,25 @@ func TestSQLiteURL(t *testing.T) {
 	}
 	if _, _, err := config.DatabaseAt("mysql://u:hunter2@h/db"); err == nil || strings.Contains(err.Error(), "hunter2") {
 		t.Fatalf("DatabaseAt(mysql): %v", err)
+	}
+}
+
+// TestMemoryLimitMB: folio serve's soft memory limit defaults to config.DefaultMemoryLimitMB; 0
+// sets none.
+func TestMemoryLimitMB(t *testing.T) {
+	if c, _ := config.FromLookup(lookup(nil)); c.MemoryLimitMB != config.DefaultMemoryLimitMB {
+		t.Fatalf("default FOLIO_MEMORY_LIMIT_MB %d, want %d", c.MemoryLimitMB, config.DefaultMemoryLimitMB)
+	}
+	for value, want := range map[string]int{"0": 0, "48": 48, "1048576": config.MaxMemoryLimitMB} {
+		c, err := config.FromLookup(lookup(map[string]string{"FOLIO_MEMORY_LIMIT_MB": value}))
+		if err != nil || c.MemoryLimitMB != want {
+			t.Errorf("FOLIO_MEMORY_LIMIT_MB=%s: got %d, %v; want %d", value, c.MemoryLimitMB, err, want)
+		}
+	}
+	bad := config.Default()
+	bad.MemoryLimitMB = -1
+	if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), "FOLIO_MEMORY_LIMIT_MB") {
+		t.Errorf("Validate of a negative limit: %v", err)
 	}
 }
 

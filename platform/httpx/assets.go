@@ -18,13 +18,19 @@ import (
 // and of the docs page), served by name under one URL path. Pages link to them through URL, which
 // adds the file's version (the first 12 hex digits of its SHA-256) as a query, so a browser may
 // keep a file for a day and still gets a changed one at once.
+//
+// A file's bytes are read from fsys on each request (one copy, garbage once sent), not kept: an
+// embedded file is already in the binary, and a copy kept on the heap (the docs page's 1.1 MB
+// script) was long-lived memory that the collector let the heap grow twice over
+// (docs/performance.md, Memory). Browsers keep a file for a day, so a file is rarely asked for.
 type Assets struct {
 	base  string
+	fsys  fs.FS
+	dir   string
 	files map[string]asset
 }
 
 type asset struct {
-	body        []byte
 	contentType string
 	version     string
 }
@@ -32,7 +38,7 @@ type asset struct {
 // LoadAssets reads every file of dir in fsys; base is the URL path they are served under (with
 // its trailing slash, e.g. "/assets/").
 func LoadAssets(fsys fs.FS, dir, base string) (Assets, error) {
-	a := Assets{base: base, files: map[string]asset{}}
+	a := Assets{base: base, fsys: fsys, dir: dir, files: map[string]asset{}}
 	entries, err := fs.ReadDir(fsys, dir)
 	if err != nil {
 		return Assets{}, err
@@ -50,7 +56,7 @@ func LoadAssets(fsys fs.FS, dir, base string) (Assets, error) {
 		if ct == "" {
 			ct = "application/octet-stream"
 		}
-		a.files[e.Name()] = asset{body: body, contentType: ct, version: hex.EncodeToString(sum[:6])}
+		a.files[e.Name()] = asset{contentType: ct, version: hex.EncodeToString(sum[:6])}
 	}
 	return a, nil
 }
@@ -81,5 +87,10 @@ func (a Assets) Serve(c *gin.Context) {
 		c.Status(http.StatusNotModified)
 		return
 	}
-	c.Data(http.StatusOK, f.contentType, f.body)
+	body, err := fs.ReadFile(a.fsys, path.Join(a.dir, c.Param("name")))
+	if err != nil {
+		WriteError(c, err)
+		return
+	}
+	c.Data(http.StatusOK, f.contentType, body)
 }

@@ -40,22 +40,29 @@ func pgBackends(name string) map[int]time.Duration {
 		if err != nil || !strings.HasPrefix(string(cmd), "postgres: ") || !strings.Contains(string(cmd), " "+name+" ") {
 			continue
 		}
-		stat, err := os.ReadFile(dir + "/stat")
-		if err != nil {
-			continue
-		}
-		// The command may contain spaces; fields are counted after its closing parenthesis.
-		s := string(stat)
-		fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-		if len(fields) < 13 {
-			continue
-		}
-		utime, _ := strconv.ParseInt(fields[11], 10, 64)
-		stime, _ := strconv.ParseInt(fields[12], 10, 64)
 		pid, _ := strconv.Atoi(filepath.Base(dir))
-		out[pid] = time.Duration(utime+stime) * clockTick
+		if cpu, ok := procCPU(pid); ok {
+			out[pid] = cpu
+		}
 	}
 	return out
+}
+
+// procCPU is the CPU time (user and system) process pid has used so far, from /proc/<pid>/stat.
+func procCPU(pid int) (time.Duration, bool) {
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, false
+	}
+	// The command may contain spaces; fields are counted after its closing parenthesis.
+	s := string(stat)
+	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(fields) < 13 {
+		return 0, false
+	}
+	utime, _ := strconv.ParseInt(fields[11], 10, 64)
+	stime, _ := strconv.ParseInt(fields[12], 10, 64)
+	return time.Duration(utime+stime) * clockTick, true
 }
 
 // pgCPUSince sums the CPU time the backends used since the snapshot before.

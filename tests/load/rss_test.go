@@ -28,6 +28,11 @@ import (
 // list again as list-gzip, from clients that accept gzip.
 var rssTargets = []string{"get", "list", "list-cursor", "list-notebook", "search", "list-tag", "create"}
 
+// ChildEnvEnv holds extra NAME=VALUE settings, separated by spaces, for BenchmarkServerRSS's child
+// (after the harness's own, so they win): a measurement of a setting the harness does not set,
+// such as FOLIO_RENDER_CACHE_MB=0 or GOGC=50.
+const ChildEnvEnv = "FOLIO_LOAD_CHILD_ENV"
+
 // rssSampleEvery is how often the child's resident set is read during a target's load.
 const rssSampleEvery = 100 * time.Millisecond
 
@@ -45,7 +50,7 @@ var childMetrics = []struct{ series, unit string }{
 // once per run) serves it as a child process, configured as startServer configures the
 // in-process one, and each target loads it from the run's client goroutines. Per target it
 // reports the child's peak VmRSS during the load (sampled every 100 ms, warm-up included), its
-// VmRSS and RssAnon after the load, its VmHWM so far (the peak since it started: the last target's is the
+// VmRSS, RssAnon and RssFile after the load, its CPU time per request, its VmHWM so far (the peak since it started: the last target's is the
 // run's), its Go heap in use and its caches' sizes (from its metrics listener).
 //
 //	FOLIO_TEST_DATABASE_URL=... go test ./tests/load -run '^$' -bench ServerRSS -benchtime 5s -timeout 60m
@@ -65,19 +70,25 @@ func BenchmarkServerRSS(b *testing.B) {
 					}
 					peak := child.sampleRSS()
 					Warm(c, conc, tgt)
+					cpu0, _ := procCPU(child.pid)
 					b.ResetTimer()
 					r := Drive(c, conc, b.N, tgt)
 					b.StopTimer()
 					peakMiB := peak()
+					cpu, _ := procCPU(child.pid)
 					if r.Errors > 0 {
 						b.Fatalf("%d of %d requests failed; first: %s", r.Errors, r.N, r.FirstErr)
 					}
 					b.ReportMetric(r.RPS(), "req/s")
+					// The child's own CPU time per request (user and system, the collector's
+					// included), which neighbours on a shared machine change far less than req/s.
+					b.ReportMetric(float64((cpu-cpu0).Microseconds())/float64(r.N), "cpu_us/req")
 					b.ReportMetric(peakMiB, "peak_rss_MiB")
 					b.ReportMetric(child.statusMiB(b, "VmRSS"), "rss_MiB")
 					// The part of it that is not the binary's mapped pages (which the kernel can
 					// drop and read again): the Go heap, stacks and runtime.
 					b.ReportMetric(child.statusMiB(b, "RssAnon"), "anon_rss_MiB")
+					b.ReportMetric(child.statusMiB(b, "RssFile"), "file_rss_MiB")
 					b.ReportMetric(child.statusMiB(b, "VmHWM"), "hwm_MiB")
 					series := child.metrics(b)
 					for _, m := range childMetrics {
@@ -210,7 +221,7 @@ func serveChild(t testing.TB, bin string, c config.Config) *child {
 	addr, metricsAddr := testenv.FreeAddr(t), testenv.FreeAddr(t)
 	ch := &child{url: "http://" + addr, metricsURL: "http://" + metricsAddr + "/metrics", done: make(chan struct{})}
 	cmd := exec.Command(bin, "serve")
-	cmd.Env = testenv.FolioEnv([]string{
+	cmd.Env = testenv.FolioEnv(append([]string{
 		"FOLIO_DATABASE_URL=" + c.DatabaseURL,
 		"FOLIO_SQLITE_PATH=" + c.SQLitePath, // when FOLIO_DATABASE_URL is empty
 		"FOLIO_HTTP_ADDR=" + addr,
@@ -221,7 +232,7 @@ func serveChild(t testing.TB, bin string, c config.Config) *child {
 		"FOLIO_AUTH_FAILURE_LIMIT=" + strconv.Itoa(c.AuthFailureLimit),
 		"FOLIO_NOTEBOOK_ITEM_LIMIT=" + strconv.Itoa(c.NotebookItemLimit),
 		"FOLIO_LOG_LEVEL=" + c.LogLevel,
-	})
+	}, strings.Fields(os.Getenv(ChildEnvEnv))...))
 	cmd.Dir = t.TempDir()
 	cmd.Stdout, cmd.Stderr = &ch.stderr, &ch.stderr
 	testenv.StartProcess(t, cmd, ch.done, &ch.waitErr)
