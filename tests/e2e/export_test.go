@@ -22,6 +22,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"folio/app/export"
+	"folio/modules/document"
 	"folio/modules/items"
 	"folio/modules/notes"
 	"folio/platform/ids"
@@ -213,7 +214,10 @@ func TestExportStreamsInConstantMemory(t *testing.T) {
 			n.Columns = items.Columns{ID: ids.New(), NotebookID: nb, CreatedByID: tmpl.CreatedByID, Version: 1,
 				CreatedAt: tmpl.CreatedAt.Add(-time.Duration(i+1) * time.Second), UpdatedAt: tmpl.UpdatedAt}
 			// Hex text compresses to about half: the ZIP is over 40 MB, so buffering it would show.
-			n.Content = bytes.Replace(tmpl.Content, xs, hexText(rng, size), 1)
+			text := hexText(rng, size)
+			n.Content = bytes.Replace(tmpl.Content, xs, text, 1)
+			// Its stored text too, as a write stores it with the document (the export serves it).
+			n.ContentText = document.Current(strings.Replace(tmpl.ContentText.Markdown, string(xs), string(text), 1))
 			batch = append(batch, n)
 			if len(batch) == cap(batch) || i == count-2 {
 				if err := s.DB.CreateInBatches(batch, 100).Error; err != nil {

@@ -15,7 +15,7 @@ const rerenderClients = 8
 
 // BenchmarkRerender measures the re-render of stored texts (issue 35, modules/document) at each
 // scenario's size: every note's text is made stale, as the migration that added the columns left
-// the rows older than it (content_markdown ”, content_codec 0), then the real binary serves the
+// the rows older than it (content_markdown empty, content_codec 0), then the real binary serves the
 // database as a child process. Its re-render starts with it and writes the texts in the
 // background while rerenderClients clients read single notes and random pages (targets get and
 // list-cursor, alternately, in 2-second rounds); after it is done the same clients read as long
