@@ -13,16 +13,23 @@ import (
 	"folio/tests/testenv"
 )
 
+// createDocs makes the table docs, shaped like an item's: a tree (body), its stored text and a
+// version.
+func createDocs(t *testing.T, gdb *gorm.DB) {
+	t.Helper()
+	if err := gdb.Exec(`CREATE TABLE docs (id VARCHAR(24) PRIMARY KEY, body TEXT NOT NULL,
+		body_markdown TEXT NOT NULL DEFAULT '', body_codec SMALLINT NOT NULL DEFAULT 0, version BIGINT NOT NULL DEFAULT 1)`).Error; err != nil {
+		t.Fatal(err)
+	}
+}
+
 // rerenderTable makes a table like an item's (a tree, its stored text, a version) holding the
 // corpus's accepted documents, with their texts not written (codec 0, as the migration that adds
 // the columns leaves older rows), but for every seventh, which is current with a text that is
 // not its render: the re-render must leave such a row alone. It returns the rows' trees by id.
 func rerenderTable(t *testing.T, gdb *gorm.DB) (trees map[string][]byte, current map[string]bool) {
 	t.Helper()
-	if err := gdb.Exec(`CREATE TABLE docs (id VARCHAR(24) PRIMARY KEY, body TEXT NOT NULL,
-		body_markdown TEXT NOT NULL DEFAULT '', body_codec SMALLINT NOT NULL DEFAULT 0, version BIGINT NOT NULL DEFAULT 1)`).Error; err != nil {
-		t.Fatal(err)
-	}
+	createDocs(t, gdb)
 	names := make([]string, 0)
 	all := corpus(t)
 	for name := range all {
@@ -128,10 +135,7 @@ func TestRerenderLeavesAWrittenRow(t *testing.T) {
 	for _, kind := range []string{"sqlite", "postgres"} {
 		t.Run(kind, func(t *testing.T) {
 			gdb := testenv.OpenEmpty(t, kind, nil)
-			if err := gdb.Exec(`CREATE TABLE docs (id VARCHAR(24) PRIMARY KEY, body TEXT NOT NULL,
-				body_markdown TEXT NOT NULL DEFAULT '', body_codec SMALLINT NOT NULL DEFAULT 0, version BIGINT NOT NULL DEFAULT 1)`).Error; err != nil {
-				t.Fatal(err)
-			}
+			createDocs(t, gdb)
 			for _, id := range []string{"a", "b", "c"} {
 				if err := gdb.Exec("INSERT INTO docs (id, body) VALUES (?, '{}')", id).Error; err != nil {
 					t.Fatal(err)

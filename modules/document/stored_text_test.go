@@ -31,29 +31,13 @@ func corpus(t *testing.T) map[string]string {
 		out["spec/"+strconv.Itoa(ex.Example)] = ex.Markdown
 	}
 	for _, glob := range []string{"golden/*.md", "tricky/*.md", "bench/*.md"} {
-		files, err := filepath.Glob(filepath.Join(dir, glob))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, f := range files {
-			b, err := os.ReadFile(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			out[strings.TrimPrefix(f, dir+"/")] = string(b)
+		for f, b := range readGlob(t, filepath.Join(dir, glob)) {
+			out[strings.TrimPrefix(f, dir+"/")] = b
 		}
 	}
-	files, err := filepath.Glob(filepath.Join(dir, "fuzz/FuzzRoundTrip/*"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for f, b := range readGlob(t, filepath.Join(dir, "fuzz/FuzzRoundTrip/*")) {
 		// "go test fuzz v1\nstring(\"...\")"
-		_, value, ok := strings.Cut(strings.TrimSpace(string(b)), "\nstring(")
+		_, value, ok := strings.Cut(strings.TrimSpace(b), "\nstring(")
 		if !ok {
 			t.Fatalf("%s: not a string entry", f)
 		}
@@ -62,6 +46,24 @@ func corpus(t *testing.T) map[string]string {
 			t.Fatalf("%s: %v", f, err)
 		}
 		out["fuzz/"+filepath.Base(f)] = s
+	}
+	return out
+}
+
+// readGlob reads the files pattern matches, by path.
+func readGlob(t *testing.T, pattern string) map[string]string {
+	t.Helper()
+	files, err := filepath.Glob(pattern)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make(map[string]string, len(files))
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[f] = string(b)
 	}
 	return out
 }
