@@ -42,17 +42,22 @@ func releaseStartMemory(lc fx.Lifecycle, _ *httpx.Server) {
 }
 
 // runServer is (*fx.App).Run returning its error instead of exiting: start (within fx's start
-// timeout), wait for SIGINT or SIGTERM, stop (draining in-flight requests).
+// timeout), wait for SIGINT or SIGTERM, stop (draining in-flight requests). The signal handler is
+// installed before the start: the server listens in its first start hook, and a SIGTERM before
+// the last one returns (fx's Run installs it only then) would otherwise kill the process instead
+// of stopping it; such a signal now stops the server once its start has finished
+// (TestStopAsSoonAsItAnswers).
 func runServer(a *fx.App) error {
 	if err := a.Err(); err != nil {
 		return err
 	}
+	signalled := a.Wait()
 	startCtx, cancel := context.WithTimeout(context.Background(), a.StartTimeout())
 	defer cancel()
 	if err := a.Start(startCtx); err != nil {
 		return err
 	}
-	<-a.Wait()
+	<-signalled
 	stopCtx, cancel := context.WithTimeout(context.Background(), a.StopTimeout())
 	defer cancel()
 	return a.Stop(stopCtx)

@@ -2,11 +2,13 @@ package e2e
 
 import (
 	"fmt"
+	"net/http"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"gorm.io/gorm"
 
@@ -133,4 +135,40 @@ func openEnvDB(t *testing.T, env []string) *gorm.DB {
 	sqlDB, _ := gdb.DB()
 	t.Cleanup(func() { _ = sqlDB.Close() })
 	return gdb
+}
+
+// TestStopAsSoonAsItAnswers sends SIGTERM to `folio serve` the moment /healthz first answers
+// (polled with no pause), 20 times on SQLite: every time the server stops as on any other SIGTERM
+// (exit 0, "folio stopped" as its last log line). The server listens in its first start hook and
+// the later ones (the start line, the release of start-up memory, background work) run after it;
+// a SIGTERM in that window used to kill the process (exit -1: the signal handler was installed
+// only once every start hook had returned), which a CI run met in TestConfigurationAtStart.
+func TestStopAsSoonAsItAnswers(t *testing.T) {
+	bin := testenv.FolioBinary(t)
+	sqlite := "FOLIO_SQLITE_PATH=" + filepath.Join(t.TempDir(), "folio.db")
+	if _, stderr, err := runFolio(bin, []string{sqlite}, "migrate"); err != nil {
+		t.Fatalf("folio migrate: %v: %s", err, stderr)
+	}
+	for i := range 20 {
+		addr := testenv.FreeAddr(t)
+		s := &served{url: "http://" + addr, done: make(chan struct{})}
+		s.cmd = exec.Command(bin, "serve")
+		s.cmd.Env = testenv.FolioEnv([]string{sqlite, "FOLIO_HTTP_ADDR=" + addr})
+		s.cmd.Stdout, s.cmd.Stderr = &s.outBuf, &s.errBuf
+		testenv.StartProcess(t, s.cmd, s.done, &s.waitErr)
+		for deadline := time.Now().Add(60 * time.Second); ; {
+			if resp, err := http.Get(s.url + "/healthz"); err == nil {
+				resp.Body.Close()
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("folio serve did not answer /healthz within 60s:\n%s", s.stderr())
+			}
+		}
+		code, _ := s.stop(t)
+		lines := strings.Split(strings.TrimSpace(s.stderr()), "\n")
+		if code != 0 || !strings.Contains(lines[len(lines)-1], `"msg":"folio stopped"`) {
+			t.Fatalf("start %d: exit %d after a SIGTERM as soon as /healthz answered:\n%s", i+1, code, s.stderr())
+		}
+	}
 }
