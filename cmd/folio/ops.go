@@ -35,10 +35,14 @@ func (serveCmd) Run(e *runEnv) error {
 // releaseStartMemory returns to the operating system, once the server listens, the heap that
 // start-up used and dropped (the migrations, the dependency graph, the templates and tool schemas
 // built once to check them): one forced collection. Without it those pages stay resident until
-// the runtime's background scavenger gets to them (docs/performance.md, Memory). Depending on
-// the server puts this start hook after the server's.
+// the runtime's background scavenger gets to them. Then, on Linux, it drops the executable's
+// pages that start-up mapped (releaseBinaryPages): serving maps again those it runs. See
+// docs/performance.md, Memory. Depending on the server puts this start hook after the server's.
 func releaseStartMemory(lc fx.Lifecycle, _ *httpx.Server) {
-	lc.Append(fx.StartHook(debug.FreeOSMemory))
+	lc.Append(fx.StartHook(func() {
+		debug.FreeOSMemory()
+		releaseBinaryPages()
+	}))
 }
 
 // runServer is (*fx.App).Run returning its error instead of exiting: start (within fx's start
