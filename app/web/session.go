@@ -3,6 +3,8 @@ package web
 import (
 	"errors"
 	"net/http"
+	"net/url"
+	"strings"
 
 	"github.com/gin-gonic/gin"
 
@@ -22,7 +24,7 @@ func (p *Pages) SignedIn(h func(c *gin.Context, s accounts.Session)) gin.Handler
 			if token != "" {
 				p.SetCookie(c, auth.SessionCookie, "", -1)
 			}
-			c.Redirect(http.StatusSeeOther, "/signin")
+			c.Redirect(http.StatusSeeOther, SignInFor(c.Request))
 			return
 		}
 		if err != nil {
@@ -71,4 +73,39 @@ func (s *Site) Secure(c *gin.Context) bool {
 func Principal(sess accounts.Session) *auth.Principal {
 	p := auth.SessionPrincipal(sess.UserID, sess.ID)
 	return &p
+}
+
+// Home is where a signed-in browser lands when it asked for no page: the web app's Focus.
+const Home = "/app"
+
+// SignInFor is the sign-in page for a browser that asked for r without a session: a GET or HEAD
+// of a page other than Home (and /, which leads there) names it in next, so that the sign-in returns there; a form's POST
+// does not (its content is gone with the redirect: the sign-in lands on Home).
+func SignInFor(r *http.Request) string {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		return "/signin"
+	}
+	if next := LocalPath(r.URL.RequestURI()); next != "" && next != Home && next != "/" {
+		return "/signin?next=" + url.QueryEscape(next)
+	}
+	return "/signin"
+}
+
+// LocalPath returns p when it is a path of this site a sign-in may send the browser to (starts
+// with one "/", names no other host: not "//host" nor "/\\host", no scheme, no control
+// character, at most 2,048 bytes), else "".
+func LocalPath(p string) string {
+	if len(p) == 0 || len(p) > 2048 || p[0] != '/' || strings.HasPrefix(p, "//") || strings.HasPrefix(p, "/\\") {
+		return ""
+	}
+	for i := 0; i < len(p); i++ {
+		if p[i] < 0x20 || p[i] == 0x7f || p[i] == '\\' {
+			return ""
+		}
+	}
+	u, err := url.Parse(p)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil {
+		return ""
+	}
+	return p
 }

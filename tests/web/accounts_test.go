@@ -270,14 +270,14 @@ func TestSignInForm(t *testing.T) {
 			}
 			f.Set("csrf_token", "x")
 			want(t, b.post("/signin", f), http.StatusForbidden, "This form had expired")
-			wantRedirect(t, b.submit("/signin", f), "/settings/keys") // the 403 page's fresh token works
+			wantRedirect(t, b.submit("/signin", f), "/app") // the 403 page's fresh token works
 		})
 
 		t.Run("success, and the session on the JSON API", func(t *testing.T) {
 			b := newBrowser(t, s)
 			b.get("/signin")
 			p := b.submit("/signin", url.Values{"email": {"  " + strings.ToUpper(a.Email) + " "}, "password": {a.Password}})
-			wantRedirect(t, p, "/settings/keys")
+			wantRedirect(t, p, "/app")
 			c := p.cookie(auth.SessionCookie)
 			if c == nil || !c.HttpOnly || c.SameSite != http.SameSiteLaxMode || c.Secure {
 				t.Fatalf("session cookie %+v", c)
@@ -300,10 +300,10 @@ func TestSignInForm(t *testing.T) {
 			b := newBrowser(t, s)
 			want(t, b.get("/signin"), http.StatusOK)
 			form := url.Values{"email": {a.Email}, "password": {a.Password}, "csrf_token": {b.token}}
-			wantRedirect(t, b.post("/signin", form), "/settings/keys")
+			wantRedirect(t, b.post("/signin", form), "/app")
 			old := b.sessionCookie()
 			// The same form again (as from a second tab): a new session replaces the old one.
-			wantRedirect(t, b.post("/signin", form), "/settings/keys")
+			wantRedirect(t, b.post("/signin", form), "/app")
 			if b.sessionCookie() == old {
 				t.Fatal("signing in again kept the session token")
 			}
@@ -345,7 +345,7 @@ func TestSignInRateLimit(t *testing.T) {
 		want(t, b2.submit("/signup", newAccount("Late Comer").form()), http.StatusTooManyRequests, "Too many failed attempts")
 
 		fake.Advance(61 * time.Second)
-		wantRedirect(t, b.submit("/signin", right), "/settings/keys")
+		wantRedirect(t, b.submit("/signin", right), "/app")
 	}, apitest.AuthFailureLimit(3))
 
 	t.Run("failed API authentications do not lock the sign-in form", func(t *testing.T) {
@@ -360,7 +360,7 @@ func TestSignInRateLimit(t *testing.T) {
 		apitest.CheckEnvelope(t, s.Get(t, unknown, "/notebooks"), 429, "RATE_LIMIT_EXCEEDED")
 		b := newBrowser(t, s)
 		b.get("/signin")
-		wantRedirect(t, b.submit("/signin", url.Values{"email": {a.Email}, "password": {a.Password}}), "/settings/keys")
+		wantRedirect(t, b.submit("/signin", url.Values{"email": {a.Email}, "password": {a.Password}}), "/app")
 	})
 
 	t.Run("a taken email on sign-up counts as a failure", func(t *testing.T) {
@@ -415,7 +415,7 @@ func TestSignOut(t *testing.T) {
 		req := s.URL + "/settings/keys"
 		u, _ := url.Parse(req)
 		replay.c.Jar.SetCookies(u, []*http.Cookie{{Name: auth.SessionCookie, Value: token}})
-		wantRedirect(t, replay.get("/settings/keys"), "/signin")
+		wantRedirect(t, replay.get("/settings/keys"), signInFor("/settings/keys"))
 		var n int64
 		if err := s.DB.Table("sessions").Where("token_hash = ?", auth.HashSessionToken(token)).Count(&n).Error; err != nil || n != 0 {
 			t.Fatalf("the session record is still there (%d, %v)", n, err)
@@ -441,7 +441,7 @@ func TestSettingsNeedASession(t *testing.T) {
 				b.c.Jar.SetCookies(u, []*http.Cookie{{Name: auth.SessionCookie, Value: cookie.value}})
 			}
 			for _, path := range []string{"/settings/keys", "/settings/keys/new", "/settings/account", "/settings/keys/" + prefix + "/rotate", "/settings/keys/" + prefix + "/revoke"} {
-				wantRedirect(t, b.get(path), "/signin")
+				wantRedirect(t, b.get(path), signInFor(path))
 			}
 			for _, path := range []string{"/settings/keys", "/settings/keys/" + prefix + "/rotate", "/settings/keys/" + prefix + "/revoke", "/signout", "/settings/account/password"} {
 				wantRedirect(t, b.post(path, url.Values{"csrf_token": {owner.token}, "name": {"x"}, "scope": {"3"}}), "/signin")
@@ -456,7 +456,7 @@ func TestSettingsNeedASession(t *testing.T) {
 
 	t.Run("an expired session", func(t *testing.T) {
 		fake.Advance(time.Hour + time.Second)
-		wantRedirect(t, owner.get("/settings/keys"), "/signin")
+		wantRedirect(t, owner.get("/settings/keys"), signInFor("/settings/keys"))
 		apitest.CheckEnvelope(t, owner.api("GET", "/notebooks", ""), 401, "UNAUTHENTICATED")
 	})
 }
@@ -598,7 +598,7 @@ func TestChangePassword(t *testing.T) {
 			t.Fatalf("no new session cookie: %+v", c)
 		}
 		want(t, b.get("/settings/account?changed=1"), http.StatusOK, "Your password was changed.")
-		wantRedirect(t, elsewhere.get("/settings/keys"), "/signin")
+		wantRedirect(t, elsewhere.get("/settings/keys"), signInFor("/settings/keys"))
 		apitest.CheckEnvelope(t, elsewhere.api("GET", "/notebooks", ""), 401, "UNAUTHENTICATED")
 		apitest.CheckEnvelope(t, s.Do(t, apitest.Request{Method: "GET", Path: "/notebooks", Header: apitest.SessionHeader(oldToken, "")}), 401, "UNAUTHENTICATED")
 		apitest.Must(t, b.api("GET", "/notebooks", ""), 200)

@@ -118,10 +118,31 @@ func TestAppPages(t *testing.T) {
 
 		// Signed out: every page goes to the sign-in page, and so does /.
 		out := newBrowser(t, f.s)
-		for _, path := range []string{"/", "/app", "/app/notebooks", "/app/notes/" + f.note, "/app/tasks", "/app/people/sam", "/app/decisions", "/app/search?q=x"} {
+		// A page other than Focus is named in next, and the sign-in returns to it; Focus and / are
+		// where a sign-in lands anyway.
+		for _, path := range []string{"/", "/app"} {
 			wantRedirect(t, out.get(path), "/signin")
 		}
+		for _, path := range []string{"/app/notebooks", "/app/notes/" + f.note, "/app/tasks", "/app/people/sam", "/app/decisions", "/app/search?q=x"} {
+			wantRedirect(t, out.get(path), signInFor(path))
+		}
 		wantRedirect(t, out.post("/app/notes", url.Values{"content": {"x"}}), "/signin")
+
+		// The sign-in page carries next in its form and returns there; a next that names another
+		// site (or is not a path) is dropped, and the sign-in lands on Focus.
+		creds := url.Values{"email": {f.person.Email}, "password": {f.person.Password}}
+		notePage := "/app/notes/" + f.note
+		want(t, out.get("/signin?next="+url.QueryEscape(notePage)), http.StatusOK, `name="next" value="`+notePage+`"`)
+		wantRedirect(t, out.submit("/signin", url.Values{"email": creds["email"], "password": creds["password"], "next": {notePage}}), notePage)
+		want(t, out.get(notePage), http.StatusOK)
+		wantRedirect(t, out.get("/signin?next="+url.QueryEscape("/app/tasks")), "/app/tasks") // signed in already
+		for _, bad := range []string{"https://evil.example/x", "//evil.example/x", "/\\evil.example/x", "evil.example", "/app\r\nSet-Cookie:x", "javascript:alert(1)"} {
+			b := newBrowser(t, f.s)
+			if page := b.get("/signin?next=" + url.QueryEscape(bad)); page.Status != http.StatusOK || strings.Contains(page.Body, `name="next"`) {
+				t.Fatalf("next=%q: the sign-in page is %d and carries it: %v", bad, page.Status, strings.Contains(page.Body, `name="next"`))
+			}
+			wantRedirect(t, b.submit("/signin", url.Values{"email": creds["email"], "password": creds["password"], "next": {bad}}), "/app")
+		}
 	})
 }
 

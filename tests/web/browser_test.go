@@ -368,7 +368,7 @@ func TestBrowserKeyLifecycle(t *testing.T) {
 	}
 	run("settings after sign-out", chromedp.Navigate(s.URL+"/settings/keys"), chromedp.WaitVisible(chromedp.CSS(`form[action="/signin"]`)))
 	loc, err := chromedp.Run(ctx, chromedp.Location())
-	if err != nil || !strings.HasSuffix(loc, "/signin") {
+	if err != nil || !strings.HasSuffix(loc, signInFor("/settings/keys")) {
 		t.Fatalf("after sign-out /settings/keys went to %s", loc)
 	}
 

@@ -191,6 +191,10 @@ func want(t testing.TB, p page, status int, texts ...string) {
 	}
 }
 
+// signInFor is where a GET of path without a session goes: the sign-in page, which returns to
+// path once signed in.
+func signInFor(path string) string { return "/signin?next=" + url.QueryEscape(path) }
+
 // wantRedirect fails the test unless the answer is a 303 to location.
 func wantRedirect(t testing.TB, p page, location string) {
 	t.Helper()
@@ -230,11 +234,12 @@ func signUp(t testing.TB, b *browser, name string) account {
 	return a
 }
 
-// signIn signs the browser in through the form and loads the keys page.
+// signIn signs the browser in through the form (it lands on the web app's Focus) and loads the
+// keys page.
 func signIn(t testing.TB, b *browser, a account) {
 	t.Helper()
 	want(t, b.get("/signin"), http.StatusOK)
-	wantRedirect(t, b.submit("/signin", url.Values{"email": {a.Email}, "password": {a.Password}}), "/settings/keys")
+	wantRedirect(t, b.submit("/signin", url.Values{"email": {a.Email}, "password": {a.Password}}), "/app")
 	want(t, b.get("/settings/keys"), http.StatusOK)
 }
 

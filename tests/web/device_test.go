@@ -32,7 +32,7 @@ func TestSignInKnownDevice(t *testing.T) {
 		known := newBrowser(t, s)
 		want(t, known.get("/signin"), http.StatusOK)
 		p := known.submit("/signin", right)
-		wantRedirect(t, p, "/settings/keys")
+		wantRedirect(t, p, "/app")
 		if c := p.cookie(accounts.DeviceCookie); c == nil || !c.HttpOnly || c.SameSite != http.SameSiteLaxMode || c.MaxAge < 86400 {
 			t.Fatalf("known-device cookie after sign-in: %+v", c)
 		}
@@ -52,7 +52,7 @@ func TestSignInKnownDevice(t *testing.T) {
 
 		// The known browser still signs in.
 		want(t, known.get("/signin"), http.StatusOK)
-		wantRedirect(t, known.submit("/signin", right), "/settings/keys")
+		wantRedirect(t, known.submit("/signin", right), "/app")
 		want(t, known.get("/settings/keys"), http.StatusOK)
 		signOut(known)
 

@@ -61,10 +61,10 @@ func newReviewScene(t *testing.T, kind, original string) reviewScene {
 	return reviewScene{ctx: ctx, logs: logs, s: s, d: driver{t: t, ctx: ctx, out: out}, person: person, key: key, note: note}
 }
 
-// signIn signs Mia in through the sign-in page.
+// signIn signs Mia in through the sign-in page, returning to the keys page (next).
 func (sc reviewScene) signIn() {
 	sc.d.run("sign in",
-		chromedp.Navigate(sc.s.URL+"/signin"),
+		chromedp.Navigate(sc.s.URL+"/signin?next=%2Fsettings%2Fkeys"),
 		chromedp.WaitVisible(chromedp.CSS(`#email`)),
 		chromedp.SendKeys(chromedp.CSS(`#email`), sc.person.Email),
 		chromedp.SendKeys(chromedp.CSS(`#password`), sc.person.Password),

@@ -188,7 +188,7 @@ func TestReviewPages(t *testing.T) {
 		want(t, other.submit("/review/suggestions/"+third+"/approve", url.Values{"item_etag": {`"v1"`}}), http.StatusNotFound)
 		want(t, other.get("/review/notes/"+f.note+"/history"), http.StatusNotFound)
 		want(t, other.submit("/review/notes/"+f.note+"/history/"+m[1]+"/restore", url.Values{"item_etag": {`"v1"`}}), http.StatusNotFound)
-		wantRedirect(t, newBrowser(t, s).get("/review"), "/signin")
+		wantRedirect(t, newBrowser(t, s).get("/review"), signInFor("/review"))
 		if got := apitest.Must(t, s.Get(t, f.key, "/suggestions/"+third), 200).Str(t, "status"); got != "PENDING" {
 			t.Fatalf("another user's approve changed the suggestion: %s", got)
 		}

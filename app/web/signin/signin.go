@@ -72,13 +72,14 @@ type authView struct {
 	web.View
 	Name, Email string
 	Errors      map[string]string // by field name
+	Next        string            // sign-in: the page to return to (a path of this site), or ""
 }
 
 // signedOutPage starts a signed-out page (sign-up, sign-in) titled title; a browser that has a
 // session is sent to its keys instead (false).
 func (h *Handler) signedOutPage(c *gin.Context, title string) (authView, bool) {
 	if h.hasSession(c) {
-		c.Redirect(http.StatusSeeOther, "/settings/keys")
+		c.Redirect(http.StatusSeeOther, landing(c.Query("next")))
 		return authView{}, false
 	}
 	v := authView{View: web.Base(nil, title, "")}
@@ -155,6 +156,7 @@ func (h *Handler) signinPage(c *gin.Context) {
 	if !ok {
 		return
 	}
+	v.Next = web.LocalPath(c.Query("next"))
 	switch {
 	case c.Query("signedout") != "":
 		v.Notice = "You have signed out."
@@ -175,6 +177,7 @@ func (h *Handler) signin(c *gin.Context) {
 		return
 	}
 	v.CSRF = token
+	v.Next = web.LocalPath(c.Request.PostForm.Get("next"))
 	v.Email = strings.TrimSpace(c.Request.PostForm.Get("email"))
 	password := c.Request.PostForm.Get("password")
 	// Over the limit, the password is not even checked: a right guess must look like a wrong one.
@@ -212,7 +215,16 @@ func (h *Handler) signin(c *gin.Context) {
 		return
 	}
 	h.startSession(c, si)
-	c.Redirect(http.StatusSeeOther, "/settings/keys")
+	c.Redirect(http.StatusSeeOther, landing(v.Next))
+}
+
+// landing is where a sign-in sends the browser: the page it asked for (next, when it is a path
+// of this site: web.LocalPath), else the web app's Focus (web.Home).
+func landing(next string) string {
+	if p := web.LocalPath(next); p != "" {
+		return p
+	}
+	return web.Home
 }
 
 func (h *Handler) signout(c *gin.Context, sess accounts.Session) {
