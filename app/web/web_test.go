@@ -317,3 +317,43 @@ func TestRoutesByJob(t *testing.T) {
 		t.Fatalf("the stylesheet: %d %q, CSP %q", a.status, a.header.Get("Content-Type"), a.header.Get("Content-Security-Policy"))
 	}
 }
+
+// TestLocalPath: what a sign-in's next (and a form's back) may send a browser to. Only a path of
+// this site is kept; every form a browser could read as another host, a scheme or a header is
+// dropped: two leading slashes, a backslash (browsers read "/\" as "//"), a tab, CR or LF (which
+// browsers strip from URLs, so "/\t/host" becomes "//host"), any other control character, a
+// scheme, no leading slash, more than 2,048 bytes, malformed escapes. Encoded slashes stay in the
+// path, where browsers keep them.
+func TestLocalPath(t *testing.T) {
+	long := "/app/search?q=" + strings.Repeat("a", 2048)
+	for _, tc := range []struct{ in, want string }{
+		{"/app", "/app"},
+		{"/", "/"},
+		{"/app/notes/abc?done=saved#top", "/app/notes/abc?done=saved#top"},
+		{"/app/search?q=%2F%2Fevil.example", "/app/search?q=%2F%2Fevil.example"},
+		{"/%2F%2Fevil.example", "/%2F%2Fevil.example"},
+		{"/app/people/ren%C3%A9", "/app/people/ren%C3%A9"},
+		{long[:2048], long[:2048]},
+		{long[:2049], ""},
+		{"", ""},
+		{"app", ""},
+		{"//evil.example", ""},
+		{"///evil.example", ""},
+		{"/\\evil.example", ""},
+		{"/app\\..\\..\\evil", ""},
+		{"/\t/evil.example", ""},
+		{"/\n/evil.example", ""},
+		{"/\r/evil.example", ""},
+		{"/app\r\nSet-Cookie: x=y", ""},
+		{"/app\x00", ""},
+		{"/app\x7f", ""},
+		{"https://evil.example/", ""},
+		{"javascript:alert(1)", ""},
+		{" /app", ""},
+		{"/app%zz", ""},
+	} {
+		if got := web.LocalPath(tc.in); got != tc.want {
+			t.Errorf("LocalPath(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

@@ -6,25 +6,31 @@ import (
 	"os"
 	"strconv"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
-// releaseBinaryPages drops from this process the pages of its own executable that start-up
-// mapped (text, read-only data, the function tables), over each of the executable's mappings
-// that cannot be written and holds no private copy of a page:
+// releaseBinaryPages takes out of memory the pages of this process's own executable that
+// start-up mapped (text, read-only data, the function tables), over each of the executable's
+// mappings that cannot be written and holds no private copy of a page (none in memory, none in
+// swap):
 //
-//   - madvise(MADV_RANDOM): from now on a page the process touches is read alone, with no
-//     read-ahead around it, so it comes back as one 4 KiB page, not as part of a large folio of
-//     hundreds of them (which the kernel maps whole on a fault);
-//   - madvise(MADV_PAGEOUT): the pages only this process maps leave memory (page cache included;
-//     they are clean pages of the file, nothing is written); a page another process also maps
-//     (a second instance of the same binary) stays, mapped out of this process only (kernels
-//     before 5.4, which lack MADV_PAGEOUT: MADV_DONTNEED, which does that alone).
+//   - madvise(MADV_RANDOM): from now on a page the process touches and the page cache lacks is
+//     read alone, with no read-ahead around it, so it comes back as one 4 KiB page, not as part
+//     of a large folio of hundreds of them (which the kernel maps whole on a fault). The advice
+//     stays for the process's life.
+//   - madvise(MADV_DONTNEED): the pages leave this process's mappings (clean pages of the file:
+//     nothing is written, nothing lost).
+//   - posix_fadvise(POSIX_FADV_DONTNEED) on the executable, over the same ranges: the pages no
+//     process maps any more leave the page cache (a read-only descriptor is enough, so it works
+//     for a binary owned by another user, as in the container image, where MADV_PAGEOUT would
+//     do nothing); a page another process maps (a second instance of the same binary) stays.
 //
-// The next touch of a page reads it again (from the page cache or the file): what serving runs
+// The next touch of a page maps it again (from the file, a page at a time): what serving runs
 // comes back during the first requests, what only start-up ran (every package's init, the
 // migrations, the dependency graph's reflection over every constructor) stays out. Writable
-// mappings (data, bss) and any with anonymous pages are left alone: dropping those would lose
-// their contents. It returns the bytes the advised mappings had resident before
+// mappings (data, bss) and any with anonymous or swapped pages are left alone: dropping those
+// would lose their contents. It returns the bytes the advised mappings had resident before
 // (docs/performance.md, Memory).
 func releaseBinaryPages() (released int64) {
 	exe, err := os.Readlink("/proc/self/exe")
@@ -35,17 +41,21 @@ func releaseBinaryPages() (released int64) {
 	if err != nil {
 		return 0
 	}
-	for _, m := range binaryMappings(smaps, exe) {
+	picked := binaryMappings(smaps, exe)
+	for _, m := range picked {
 		madvise(m, syscall.MADV_RANDOM)
-		if madvise(m, madvPageout) == nil || madvise(m, syscall.MADV_DONTNEED) == nil {
+		if madvise(m, syscall.MADV_DONTNEED) == nil {
 			released += m.rss
 		}
 	}
+	if f, err := os.Open("/proc/self/exe"); err == nil {
+		for _, m := range picked {
+			_ = unix.Fadvise(int(f.Fd()), int64(m.offset), int64(m.end-m.start), unix.FADV_DONTNEED)
+		}
+		f.Close()
+	}
 	return released
 }
-
-// madvPageout is MADV_PAGEOUT (Linux 5.4), which package syscall does not name.
-const madvPageout = 21
 
 func madvise(m mapping, advice int) error {
 	if _, _, errno := syscall.Syscall(syscall.SYS_MADVISE, m.start, m.end-m.start, uintptr(advice)); errno != 0 {
@@ -57,20 +67,23 @@ func madvise(m mapping, advice int) error {
 // mapping is one of the executable's read-only mappings in /proc/self/smaps.
 type mapping struct {
 	start, end uintptr
-	rss        int64 // bytes resident
+	offset     uint64 // of start in the file
+	rss        int64  // bytes resident
 }
 
 // binaryMappings reads, from the text of /proc/self/smaps, the mappings of the file exe that are
-// private, not writable and without anonymous (copied-on-write) pages.
+// private and not writable, and that say they have no anonymous (copied-on-write) page and none
+// in swap. It fails closed: a mapping that lacks either line is left out, and so is everything
+// when the text cannot be read to its end.
 func binaryMappings(smaps []byte, exe string) []mapping {
 	var out []mapping
 	var cur *mapping
-	var anonymous int64
+	var sawAnonymous, sawSwap, private bool
 	flush := func() {
-		if cur != nil && anonymous == 0 {
+		if cur != nil && sawAnonymous && sawSwap && private {
 			out = append(out, *cur)
 		}
-		cur, anonymous = nil, 0
+		cur, sawAnonymous, sawSwap, private = nil, false, false, true
 	}
 	sc := bufio.NewScanner(bytes.NewReader(smaps))
 	sc.Buffer(make([]byte, 0, 4096), 1<<20)
@@ -82,18 +95,24 @@ func binaryMappings(smaps []byte, exe string) []mapping {
 		// A mapping's header: "start-end perms offset dev inode [path]"; its fields follow as
 		// "Name: value [kB]" lines (the first field ends in a colon).
 		if key := f[0]; key[len(key)-1] == ':' {
-			if cur == nil || len(f) < 2 {
+			if cur == nil {
 				continue
 			}
-			kb, err := strconv.ParseInt(string(f[1]), 10, 64)
-			if err != nil {
-				continue
+			kb := int64(-1)
+			if len(f) >= 2 {
+				if n, err := strconv.ParseInt(string(f[1]), 10, 64); err == nil {
+					kb = n
+				}
 			}
 			switch string(key) {
 			case "Rss:":
-				cur.rss = kb << 10
+				cur.rss = max(kb, 0) << 10
 			case "Anonymous:":
-				anonymous = kb
+				sawAnonymous = true
+				private = private && kb == 0
+			case "Swap:":
+				sawSwap = true
+				private = private && kb == 0
 			}
 			continue
 		}
@@ -111,10 +130,14 @@ func binaryMappings(smaps []byte, exe string) []mapping {
 		}
 		start, err1 := strconv.ParseUint(string(lo), 16, 64)
 		end, err2 := strconv.ParseUint(string(hi), 16, 64)
-		if err1 != nil || err2 != nil || end <= start {
+		offset, err3 := strconv.ParseUint(string(f[2]), 16, 64)
+		if err1 != nil || err2 != nil || err3 != nil || end <= start {
 			continue
 		}
-		cur = &mapping{start: uintptr(start), end: uintptr(end)}
+		cur = &mapping{start: uintptr(start), end: uintptr(end), offset: offset}
+	}
+	if sc.Err() != nil {
+		return nil
 	}
 	flush()
 	return out

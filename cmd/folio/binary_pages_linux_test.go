@@ -6,41 +6,78 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 // TestBinaryMappings: of /proc/self/smaps, only the executable's private mappings that cannot be
-// written and hold no anonymous page are picked, with their resident size; a writable mapping, a
-// read-only one with copied pages (relocated data), a shared one, another file's and the heap are
-// left.
+// written and say they hold no anonymous page and none in swap are picked, with their resident
+// size; a writable mapping (even one with no page written yet), a read-only one with copied pages (relocated data) or swapped ones, one
+// whose Anonymous or Swap line is missing, a shared one, another file's and the heap are left;
+// a deleted executable's path (with the kernel's " (deleted)") still matches.
 func TestBinaryMappings(t *testing.T) {
 	const exe = "/usr/local/bin/folio server"
 	smaps := strings.Join([]string{
-		"00400000-01c00000 r-xp 00000000 08:01 42 " + exe, "Size: 24576 kB", "Rss: 18000 kB", "Anonymous: 0 kB",
-		"01c00000-02400000 r--p 01800000 08:01 42 " + exe, "Rss: 7000 kB", "Anonymous: 0 kB", "VmFlags: rd mr mw me",
-		"02400000-02500000 rw-p 02000000 08:01 42 " + exe, "Rss: 900 kB", "Anonymous: 300 kB",
-		"02500000-02600000 r--p 02100000 08:01 42 " + exe, "Rss: 100 kB", "Anonymous: 4 kB",
-		"02600000-02700000 r--s 02200000 08:01 42 " + exe, "Rss: 10 kB", "Anonymous: 0 kB",
-		"7f000000-7f100000 r-xp 00000000 08:01 77 /usr/lib/libc.so.6", "Rss: 500 kB", "Anonymous: 0 kB",
-		"7f200000-7f300000 rw-p 00000000 00:00 0 ", "Rss: 5000 kB", "Anonymous: 5000 kB",
-		"7ffd0000-7ffd1000 r-xp 00000000 00:00 0 [vdso]", "Rss: 4 kB", "Anonymous: 0 kB",
+		"00400000-01c00000 r-xp 00000000 08:01 42 " + exe, "Size: 24576 kB", "Rss: 18000 kB", "Anonymous: 0 kB", "Swap: 0 kB",
+		"01c00000-02400000 r--p 01800000 08:01 42 " + exe, "Rss: 7000 kB", "Anonymous: 0 kB", "Swap: 0 kB", "VmFlags: rd mr mw me",
+		"02400000-02500000 rw-p 02000000 08:01 42 " + exe, "Rss: 900 kB", "Anonymous: 300 kB", "Swap: 0 kB",
+		"02500000-02600000 r--p 02100000 08:01 42 " + exe, "Rss: 100 kB", "Anonymous: 4 kB", "Swap: 0 kB",
+		"02600000-02700000 r--p 02200000 08:01 42 " + exe, "Rss: 0 kB", "Anonymous: 0 kB", "Swap: 8 kB",
+		"02700000-02800000 r--p 02300000 08:01 42 " + exe, "Rss: 10 kB", "Swap: 0 kB",
+		"02800000-02900000 r--p 02400000 08:01 42 " + exe, "Rss: 10 kB", "Anonymous: 0 kB",
+		"02900000-02a00000 r--s 02500000 08:01 42 " + exe, "Rss: 10 kB", "Anonymous: 0 kB", "Swap: 0 kB",
+		"02a00000-02b00000 rw-p 02600000 08:01 42 " + exe, "Rss: 10 kB", "Anonymous: 0 kB", "Swap: 0 kB",
+		"7f000000-7f100000 r-xp 00000000 08:01 77 /usr/lib/libc.so.6", "Rss: 500 kB", "Anonymous: 0 kB", "Swap: 0 kB",
+		"7f200000-7f300000 rw-p 00000000 00:00 0 ", "Rss: 5000 kB", "Anonymous: 5000 kB", "Swap: 0 kB",
+		"7ffd0000-7ffd1000 r-xp 00000000 00:00 0 [vdso]", "Rss: 4 kB", "Anonymous: 0 kB", "Swap: 0 kB",
 	}, "\n")
 	got := binaryMappings([]byte(smaps), exe)
-	want := []mapping{{0x00400000, 0x01c00000, 18000 << 10}, {0x01c00000, 0x02400000, 7000 << 10}}
+	want := []mapping{{0x00400000, 0x01c00000, 0, 18000 << 10}, {0x01c00000, 0x02400000, 0x01800000, 7000 << 10}}
 	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
 		t.Errorf("binaryMappings: %+v, want %+v", got, want)
 	}
 	if got := binaryMappings([]byte(smaps), "/usr/local/bin/folio"); len(got) != 0 {
 		t.Errorf("another path's prefix matched: %+v", got)
 	}
+	deleted := strings.ReplaceAll(smaps, exe, exe+" (deleted)")
+	if got := binaryMappings([]byte(deleted), exe+" (deleted)"); len(got) != 2 {
+		t.Errorf("a deleted executable (readlink and smaps both say \" (deleted)\"): %+v", got)
+	}
 }
 
 // written is in the executable's writable data: releasing the binary's pages must keep its value.
 var written = []int{3, 1, 2}
 
-// TestReleaseBinaryPages runs the release in this test binary: the process's file-backed resident
-// set (RssFile) falls by at least half of what it reports released, the data it wrote before is
-// intact, and code runs afterwards (its pages map again).
+// TestReleaseBinaryPages runs the release in this test binary: none of the mappings it advises
+// holds the written global or overlaps a writable mapping, the process's file-backed resident set
+// (RssFile) falls by at least half of what it reports released, the data written before is
+// intact, and code runs afterwards (its pages map again). The test binary stays advised
+// MADV_RANDOM for the package's other tests, which only makes their first touches of a page
+// slower.
 func TestReleaseBinaryPages(t *testing.T) {
+	exe, err := os.Readlink("/proc/self/exe")
+	if err != nil {
+		t.Fatal(err)
+	}
+	smaps, err := os.ReadFile("/proc/self/smaps")
+	if err != nil {
+		t.Fatal(err)
+	}
+	picked := binaryMappings(smaps, exe)
+	if len(picked) == 0 {
+		t.Fatal("no mapping of the test binary picked")
+	}
+	global := uintptr(unsafe.Pointer(&written))
+	for _, m := range picked {
+		if global >= m.start && global < m.end {
+			t.Fatalf("the mapping %x-%x holds a written global", m.start, m.end)
+		}
+		for _, w := range writableRanges(t, smaps) {
+			if m.start < w[1] && w[0] < m.end {
+				t.Fatalf("the mapping %x-%x overlaps the writable %x-%x", m.start, m.end, w[0], w[1])
+			}
+		}
+	}
+
 	written[0] = 42
 	before := rssFile(t)
 	released := releaseBinaryPages()
@@ -56,6 +93,28 @@ func TestReleaseBinaryPages(t *testing.T) {
 	if got := strconv.Itoa(written[0]) + strings.Repeat("!", 2); got != "1!!" {
 		t.Fatalf("code after the release: %q", got)
 	}
+}
+
+// writableRanges are the address ranges of smaps's writable mappings.
+func writableRanges(t *testing.T, smaps []byte) [][2]uintptr {
+	t.Helper()
+	var out [][2]uintptr
+	for _, line := range strings.Split(string(smaps), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 || strings.HasSuffix(f[0], ":") || len(f[1]) != 4 || f[1][1] != 'w' {
+			continue
+		}
+		lo, hi, ok := strings.Cut(f[0], "-")
+		a, err1 := strconv.ParseUint(lo, 16, 64)
+		b, err2 := strconv.ParseUint(hi, 16, 64)
+		if ok && err1 == nil && err2 == nil {
+			out = append(out, [2]uintptr{uintptr(a), uintptr(b)})
+		}
+	}
+	if len(out) == 0 {
+		t.Fatal("no writable mapping in /proc/self/smaps")
+	}
+	return out
 }
 
 // rssFile reads RssFile from /proc/self/status, in bytes.

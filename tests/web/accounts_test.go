@@ -271,6 +271,14 @@ func TestSignInForm(t *testing.T) {
 			f.Set("csrf_token", "x")
 			want(t, b.post("/signin", f), http.StatusForbidden, "This form had expired")
 			wantRedirect(t, b.submit("/signin", f), "/app") // the 403 page's fresh token works
+
+			// The expired form's page keeps where the sign-in was to return.
+			b = newBrowser(t, s)
+			b.get("/signin?next=%2Fapp%2Ftasks")
+			f.Set("csrf_token", "x")
+			f.Set("next", "/app/tasks")
+			want(t, b.post("/signin", f), http.StatusForbidden, "This form had expired", `name="next" value="/app/tasks"`)
+			wantRedirect(t, b.submit("/signin", f), "/app/tasks")
 		})
 
 		t.Run("success, and the session on the JSON API", func(t *testing.T) {

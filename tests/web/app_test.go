@@ -136,7 +136,7 @@ func TestAppPages(t *testing.T) {
 		wantRedirect(t, out.submit("/signin", url.Values{"email": creds["email"], "password": creds["password"], "next": {notePage}}), notePage)
 		want(t, out.get(notePage), http.StatusOK)
 		wantRedirect(t, out.get("/signin?next="+url.QueryEscape("/app/tasks")), "/app/tasks") // signed in already
-		for _, bad := range []string{"https://evil.example/x", "//evil.example/x", "/\\evil.example/x", "evil.example", "/app\r\nSet-Cookie:x", "javascript:alert(1)"} {
+		for _, bad := range []string{"https://evil.example/x", "//evil.example/x", "/\\evil.example/x", "/\t/evil.example/x", "/\n/evil.example/x", "evil.example", "/app\r\nSet-Cookie:x", "javascript:alert(1)"} {
 			b := newBrowser(t, f.s)
 			if page := b.get("/signin?next=" + url.QueryEscape(bad)); page.Status != http.StatusOK || strings.Contains(page.Body, `name="next"`) {
 				t.Fatalf("next=%q: the sign-in page is %d and carries it: %v", bad, page.Status, strings.Contains(page.Body, `name="next"`))

@@ -267,10 +267,10 @@ func textarea(form url.Values, name string) string {
 	return strings.ReplaceAll(form.Get(name), "\r\n", "\n")
 }
 
-// back is where a form returns to: a page of the web app the form names, or fallback.
+// back is where a form returns to: a page of the web app the form names (a path of this site,
+// web.LocalPath, under /app), or fallback.
 func back(c *gin.Context, fallback string) string {
-	b := c.Request.PostForm.Get("back")
-	if strings.HasPrefix(b, "/app") && !strings.HasPrefix(b, "//") && !strings.ContainsAny(b, "\\\r\n") {
+	if b := web.LocalPath(c.Request.PostForm.Get("back")); strings.HasPrefix(b, "/app") {
 		return b
 	}
 	return fallback

@@ -76,7 +76,7 @@ type authView struct {
 }
 
 // signedOutPage starts a signed-out page (sign-up, sign-in) titled title; a browser that has a
-// session is sent to its keys instead (false).
+// session is sent where a sign-in would land instead (false): the page next names, else /app.
 func (h *Handler) signedOutPage(c *gin.Context, title string) (authView, bool) {
 	if h.hasSession(c) {
 		c.Redirect(http.StatusSeeOther, landing(c.Query("next")))
@@ -169,6 +169,7 @@ func (h *Handler) signinPage(c *gin.Context) {
 func (h *Handler) signin(c *gin.Context) {
 	ctx := c.Request.Context()
 	v := authView{View: web.Base(nil, "Sign in", "")}
+	v.Next = web.LocalPath(c.PostForm("next")) // kept on every page the form comes back on
 	token, ok := web.PreSessionMatches(c)
 	if !ok {
 		v.Email = c.Request.PostForm.Get("email")
@@ -177,7 +178,6 @@ func (h *Handler) signin(c *gin.Context) {
 		return
 	}
 	v.CSRF = token
-	v.Next = web.LocalPath(c.Request.PostForm.Get("next"))
 	v.Email = strings.TrimSpace(c.Request.PostForm.Get("email"))
 	password := c.Request.PostForm.Get("password")
 	// Over the limit, the password is not even checked: a right guess must look like a wrong one.
