@@ -65,17 +65,8 @@ var docsColumns = Columns{Table: "docs", Tree: "body", Version: "version"}
 // "kept" for one the re-render had to leave; it returns how many rows are written.
 func checkTexts(t *testing.T, gdb *gorm.DB, trees map[string][]byte, current map[string]bool) (written int) {
 	t.Helper()
-	rows, err := gdb.Raw("SELECT id, body_markdown, body_codec FROM docs").Rows()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id, text string
-		var codec int16
-		if err := rows.Scan(&id, &text, &codec); err != nil {
-			t.Fatal(err)
-		}
+	for _, row := range docTexts(t, gdb) {
+		id, text, codec := row.ID, row.Text, row.Codec
 		switch {
 		case current[id]:
 			if text != "kept" || codec != Codec {
@@ -95,6 +86,23 @@ func checkTexts(t *testing.T, gdb *gorm.DB, trees map[string][]byte, current map
 		}
 	}
 	return written
+}
+
+// docText is a row of the test table as the re-render leaves it.
+type docText struct {
+	ID    string
+	Text  string `gorm:"column:body_markdown"`
+	Codec int16  `gorm:"column:body_codec"`
+}
+
+// docTexts reads every row's stored text and codec.
+func docTexts(t *testing.T, gdb *gorm.DB) []docText {
+	t.Helper()
+	var rows []docText
+	if err := gdb.Raw("SELECT id, body_markdown, body_codec FROM docs ORDER BY id").Scan(&rows).Error; err != nil {
+		t.Fatal(err)
+	}
+	return rows
 }
 
 // TestRerenderWritesAndResumes: the re-render writes the text of every row whose text is not
@@ -159,17 +167,8 @@ func TestRerenderLeavesAWrittenRow(t *testing.T) {
 				t.Fatalf("%d rows written, %v; want 1 (a)", n, err)
 			}
 			got := map[string]string{}
-			rows, err := gdb.Raw("SELECT id, body_markdown FROM docs").Rows()
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer rows.Close()
-			for rows.Next() {
-				var id, text string
-				if err := rows.Scan(&id, &text); err != nil {
-					t.Fatal(err)
-				}
-				got[id] = text
+			for _, row := range docTexts(t, gdb) {
+				got[row.ID] = row.Text
 			}
 			if got["a"] != "re-rendered" || got["b"] != "by the write" || got["c"] != "by the write" {
 				t.Fatalf("texts %v", got)

@@ -405,6 +405,12 @@ func (s *served) stdout() string { return s.outBuf.String() }
 // startServe starts `folio serve` on a free loopback port and waits until /healthz answers.
 func startServe(t *testing.T, bin string, env []string) *served {
 	t.Helper()
+	return startServePolling(t, bin, env, 50*time.Millisecond)
+}
+
+// startServePolling is startServe asking /healthz every pause (0: again at once).
+func startServePolling(t *testing.T, bin string, env []string, pause time.Duration) *served {
+	t.Helper()
 	addr := testenv.FreeAddr(t)
 	s := &served{url: "http://" + addr, done: make(chan struct{})}
 	// The default log level (info) and format: the leak check reads everything a real server logs.
@@ -430,7 +436,7 @@ func startServe(t *testing.T, bin string, env []string) *served {
 		if time.Now().After(deadline) {
 			t.Fatalf("folio serve did not answer /healthz within 60s:\n%s", s.stderr())
 		}
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(pause)
 	}
 }
 

@@ -2,13 +2,11 @@ package e2e
 
 import (
 	"fmt"
-	"net/http"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"gorm.io/gorm"
 
@@ -150,21 +148,7 @@ func TestStopAsSoonAsItAnswers(t *testing.T) {
 		t.Fatalf("folio migrate: %v: %s", err, stderr)
 	}
 	for i := range 20 {
-		addr := testenv.FreeAddr(t)
-		s := &served{url: "http://" + addr, done: make(chan struct{})}
-		s.cmd = exec.Command(bin, "serve")
-		s.cmd.Env = testenv.FolioEnv([]string{sqlite, "FOLIO_HTTP_ADDR=" + addr})
-		s.cmd.Stdout, s.cmd.Stderr = &s.outBuf, &s.errBuf
-		testenv.StartProcess(t, s.cmd, s.done, &s.waitErr)
-		for deadline := time.Now().Add(60 * time.Second); ; {
-			if resp, err := http.Get(s.url + "/healthz"); err == nil {
-				resp.Body.Close()
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("folio serve did not answer /healthz within 60s:\n%s", s.stderr())
-			}
-		}
+		s := startServePolling(t, bin, []string{sqlite}, 0)
 		code, _ := s.stop(t)
 		lines := strings.Split(strings.TrimSpace(s.stderr()), "\n")
 		if code != 0 || !strings.Contains(lines[len(lines)-1], `"msg":"folio stopped"`) {
