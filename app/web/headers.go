@@ -7,9 +7,14 @@ import "github.com/gin-gonic/gin"
 const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; " +
 	"form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 
-// securityHeaders are set on every page (Group). Pages carry CSRF tokens and key details, so no
-// cache keeps them.
+// securityHeaders are set on every page (Group, and the 404 page). Pages carry CSRF tokens and key
+// details, so no cache keeps them.
 func securityHeaders(c *gin.Context) {
+	setSecurityHeaders(c)
+	c.Next()
+}
+
+func setSecurityHeaders(c *gin.Context) {
 	h := c.Writer.Header()
 	h.Set("Content-Security-Policy", contentSecurityPolicy)
 	h.Set("X-Frame-Options", "DENY")
@@ -17,5 +22,4 @@ func securityHeaders(c *gin.Context) {
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("Cross-Origin-Opener-Policy", "same-origin")
 	h.Set("Cache-Control", "no-store")
-	c.Next()
 }

@@ -16,10 +16,13 @@ package web
 import (
 	"context"
 	"embed"
+	"net/http"
 
+	"github.com/gin-gonic/gin"
 	"go.uber.org/fx"
 
 	"folio/modules/accounts"
+	"folio/platform/auth"
 	"folio/platform/config"
 	"folio/platform/httpx"
 )
@@ -29,6 +32,7 @@ var Module = fx.Module("web",
 	fx.Provide(
 		NewSite,
 		httpx.AsRoutes(func(s *Site) *Site { return s }),
+		httpx.AsNotFound(func(s *Site) []httpx.NotFound { return s.NotFound() }),
 		func(s *accounts.Service) Sessions { return s },
 	),
 )
@@ -79,6 +83,37 @@ func NewSite(p SiteParams) (*Site, error) {
 //
 //	GET  /assets/:name
 func (s *Site) Register(r httpx.Router) { r.Public.GET("/assets/:name", s.assets.Serve) }
+
+// Prefixes are the paths under which every address is a page (the web app, the settings UI, the
+// review pages): an unknown one there gets the "Page not found" page, not the API's JSON 404.
+var Prefixes = []string{"/app/", "/settings/", "/review/"}
+
+// NotFound answers the unknown paths under Prefixes.
+func (s *Site) NotFound() []httpx.NotFound {
+	out := make([]httpx.NotFound, len(Prefixes))
+	for i, p := range Prefixes {
+		out[i] = httpx.NotFound{Prefix: p, Handler: s.pageNotFound}
+	}
+	return out
+}
+
+// pageNotFound is the 404 page, with the security headers of every page; signed in (a live
+// session cookie) it leads back to Focus, signed out to the sign-in page. A session that cannot be
+// checked (the database is down) is treated as none: the page says the same either way.
+func (s *Site) pageNotFound(c *gin.Context) {
+	setSecurityHeaders(c)
+	v := MessageView{Status: http.StatusNotFound,
+		Body: "There is no page at this address. The link may be out of date, or the address mistyped."}
+	if token, _ := c.Cookie(auth.SessionCookie); token != "" {
+		if sess, err := s.sessions.CurrentSession(c.Request.Context(), token); err == nil {
+			v.View, v.Back, v.BackText = Base(&sess, "Page not found", ""), Home, "Go to Focus"
+		}
+	}
+	if v.Back == "" {
+		v.View, v.Back, v.BackText = Base(nil, "Page not found", ""), "/signin", "Go to sign in"
+	}
+	(&Pages{Site: s, own: s.shared}).Render(c, http.StatusNotFound, "message", v)
+}
 
 // Group is the route group a job registers its pages in: every page gets the security headers.
 func Group(r httpx.Router) httpx.RouteGroup { return r.Public.Group("", securityHeaders) }

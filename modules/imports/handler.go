@@ -15,10 +15,22 @@ import (
 )
 
 // Handler serves POST /import.
-type Handler struct{ svc *Service }
+type Handler struct {
+	svc   *Service
+	turns chan struct{} // a slot per import this server runs at once (Concurrent)
+}
 
 // NewHandler returns the import handler.
-func NewHandler(svc *Service) *Handler { return &Handler{svc: svc} }
+func NewHandler(svc *Service) *Handler {
+	return &Handler{svc: svc, turns: make(chan struct{}, Concurrent)}
+}
+
+// Concurrent is how many imports one server runs at once. An import holds its whole ZIP (up to
+// 50 MB) and its archive's index in memory, about twice folio's memory at rest, so the others wait
+// for their turn before their bodies are read (the client's upload stalls on TCP meanwhile): a
+// burst of imports makes them slower, not the server out of memory. A client that gives up while
+// waiting leaves the line.
+const Concurrent = 1
 
 // Route is the import's path under the API base.
 const Route = "/import"
@@ -37,8 +49,8 @@ func bodyLimit() httpx.BodyLimit {
 	return httpx.BodyLimit{Method: http.MethodPost, Path: httpx.APIBase + Route, Bytes: MaxBytes}
 }
 
-// importZIP reads the body into memory (at most 50 MB: the container image has no temporary
-// directory, and a ZIP is read from its end), then imports it. The body is read before the
+// importZIP waits for its turn (Concurrent), reads the body into memory (at most 50 MB: the
+// container image has no temporary directory, and a ZIP is read from its end), then imports it. The body is read before the
 // notebook is checked: a hostile archive is a 400 (request shape) before any access question.
 func (h *Handler) importZIP(c *gin.Context) error {
 	if mt, _, err := mime.ParseMediaType(c.GetHeader("Content-Type")); err != nil || mt != "application/zip" {
@@ -50,6 +62,13 @@ func (h *Handler) importZIP(c *gin.Context) error {
 	rc := http.NewResponseController(c.Writer)
 	_ = rc.SetReadDeadline(time.Now().Add(Timeout))
 	_ = rc.SetWriteDeadline(time.Now().Add(Timeout))
+	ctx := c.Request.Context()
+	select {
+	case h.turns <- struct{}{}:
+		defer func() { <-h.turns }()
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 	notebookID, _ := httpx.QueryString(c, "notebookId")
 	var buf bytes.Buffer
 	if n := c.Request.ContentLength; n > 0 && n <= MaxBytes {

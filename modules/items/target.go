@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"reflect"
-	"strings"
 
 	"gorm.io/gorm"
 
@@ -60,16 +59,11 @@ func (s *Service[Row]) label(row *Row, doc markdown.Doc) string {
 	if s.shape.Label != nil {
 		return s.shape.Label(row)
 	}
-	for line := range strings.Lines(doc.Text()) {
-		if line = strings.TrimSpace(line); line != "" {
-			if r := []rune(line); len(r) > 120 {
-				return string(r[:119]) + "…"
-			}
-			return line
-		}
-	}
-	return ""
+	return doc.FirstLine(LabelRunes)
 }
+
+// LabelRunes is the longest label of an item named by its content (markdown.Doc.FirstLine).
+const LabelRunes = 120
 
 // Touch bumps the item's version when a read of it shows its pending suggestion (Shape.ShowsPending).
 func (t target[Row]) Touch(ctx context.Context, tx *gorm.DB, item content.Item) error {

@@ -113,14 +113,15 @@ func AsBodyLimit(constructor any) any {
 // body (Bind), so that authentication, rate limit and scope are still checked first (CONTRACT.md
 // section 6), and an oversized body is never read past the limit either way.
 func bodyLimitMiddleware(limits []BodyLimit) gin.HandlerFunc {
-	byRoute := map[string]int64{}
+	type route struct{ method, path string }
+	byRoute := map[route]int64{}
 	for _, l := range limits {
-		byRoute[l.Method+" "+l.Path] = l.Bytes
+		byRoute[route{l.Method, l.Path}] = l.Bytes
 	}
 	return func(c *gin.Context) {
-		if c.Request.Body != nil {
+		if c.Request.Body != nil && c.Request.Body != http.NoBody {
 			limit := int64(MaxBodyBytes)
-			if l, ok := byRoute[c.Request.Method+" "+c.FullPath()]; ok {
+			if l, ok := byRoute[route{c.Request.Method, c.FullPath()}]; ok {
 				limit = l
 			}
 			c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, limit)

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -28,6 +30,38 @@ type EngineParams struct {
 	Observers Observers `optional:"true"`
 	// BodyLimits are the routes whose bodies may be larger than MaxBodyBytes (AsBodyLimit).
 	BodyLimits []BodyLimit `group:"bodyLimits"`
+	// NotFound answer unknown paths under a front end's prefixes (AsNotFound).
+	NotFound []NotFound `group:"notFound"`
+}
+
+// NotFound answers the unknown paths under Prefix (a front end's own, "/app/") in place of the
+// API's JSON envelope: a browser that follows a stale link or a mistyped address gets a page. The
+// engine's global middleware runs first, as for every route; the handler sets its own headers.
+type NotFound struct {
+	Prefix  string
+	Handler gin.HandlerFunc
+}
+
+// AsNotFound annotates a constructor of a []NotFound so that its values join the "notFound" value
+// group the engine reads: fx.Provide(httpx.AsNotFound(func(...) []httpx.NotFound { ... })).
+func AsNotFound(constructor any) any {
+	return fx.Annotate(constructor, fx.ResultTags(`group:"notFound,flatten"`))
+}
+
+// noRoute answers an unknown path: a front end's NotFound when the path is under its prefix (the
+// longest that matches), else 404 ROUTE_NOT_FOUND with the envelope.
+func noRoute(pages []NotFound) gin.HandlerFunc {
+	pages = slices.Clone(pages)
+	slices.SortFunc(pages, func(a, b NotFound) int { return len(b.Prefix) - len(a.Prefix) })
+	return func(c *gin.Context) {
+		for _, nf := range pages {
+			if strings.HasPrefix(c.Request.URL.Path, nf.Prefix) {
+				nf.Handler(c)
+				return
+			}
+		}
+		WriteError(c, apierr.ErrRouteNotFound)
+	}
 }
 
 // Observers are the middleware that watch requests rather than answer them (metrics, tracing),
@@ -65,7 +99,7 @@ func NewEngine(p EngineParams) (*gin.Engine, error) {
 		e.Use(mw)
 	}
 	e.Use(headerLimitMiddleware(), untrustedProxyWarning(httpLog, p.TrustedProxies), bodyLimitMiddleware(p.BodyLimits))
-	e.NoRoute(func(c *gin.Context) { WriteError(c, apierr.ErrRouteNotFound) })
+	e.NoRoute(noRoute(p.NotFound))
 	e.NoMethod(func(c *gin.Context) { WriteError(c, apierr.ErrMethodNotAllow) })
 
 	api := e.Group(APIBase, append(append([]gin.HandlerFunc{}, p.APIGuard...), p.APIAfterGuard...)...)

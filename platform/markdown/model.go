@@ -267,6 +267,21 @@ func (d Doc) Text() string {
 	return b.String()
 }
 
+// FirstLine is how a document is named where a title is wanted (a note in a list, a calendar
+// event, a review row): the first line of Text that is not blank, trimmed, cut to at most max
+// characters (the last one an ellipsis); "" when every line is blank.
+func (d Doc) FirstLine(max int) string {
+	for line := range strings.Lines(d.Text()) {
+		if line = strings.TrimSpace(line); line != "" {
+			if r := []rune(line); len(r) > max {
+				return string(r[:max-1]) + "…"
+			}
+			return line
+		}
+	}
+	return ""
+}
+
 func textOf(b *strings.Builder, nodes []Node) {
 	for i := range nodes {
 		n := &nodes[i]

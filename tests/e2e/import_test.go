@@ -2,7 +2,9 @@ package e2e
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
+	"io"
 	"maps"
 	mrand "math/rand/v2"
 	"net/http"
@@ -10,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"folio/platform/config"
 	"folio/tests/apitest"
@@ -371,4 +374,73 @@ func randomWords(n int) string {
 		b.WriteByte(' ')
 	}
 	return b.String()
+}
+
+// TestImportTakesTurns: a server runs one import at a time (imports.Concurrent). While one is
+// under way (its body still arriving), another waits before its body is read and is answered once
+// the first is done.
+func TestImportTakesTurns(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
+		key, mine := ownWorld(t, s)
+		send := func(ctx context.Context, body io.Reader) (int, error) {
+			req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.URL+"/api/v1/import?notebookId="+mine, body)
+			if err != nil {
+				return 0, err
+			}
+			req.Header.Set("Content-Type", "application/zip")
+			req.Header.Set("Authorization", "Bearer "+key)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				return 0, err
+			}
+			defer resp.Body.Close()
+			_, _ = io.Copy(io.Discard, resp.Body)
+			return resp.StatusCode, nil
+		}
+		small := ziptest.Zip(t, ziptest.Entry{Name: "a.md", Body: []byte("a")})
+
+		// The first import's body arrives slowly: 24 MB of it (more than the loopback's socket
+		// buffers hold, so the server has read part of it: the import has its turn), then a pause.
+		pr, pw := io.Pipe()
+		t.Cleanup(func() { _ = pw.Close() }) // a failed assertion must not leave the server waiting
+		first := make(chan int, 1)
+		go func() {
+			status, err := send(context.Background(), pr)
+			if err != nil {
+				t.Errorf("the first import: %v", err)
+			}
+			first <- status
+		}()
+		if _, err := pw.Write(make([]byte, 24<<20)); err != nil {
+			t.Fatal(err)
+		}
+
+		second := make(chan int, 1)
+		go func() {
+			status, err := send(context.Background(), bytes.NewReader(small))
+			if err != nil {
+				t.Errorf("the second import: %v", err)
+			}
+			second <- status
+		}()
+		select {
+		case status := <-second:
+			t.Fatalf("the second import was answered (%d) while the first was under way", status)
+		case <-time.After(time.Second):
+		}
+
+		// The first body ends (24 MB of zeros are no ZIP: 400); then the second has its turn.
+		pw.Close()
+		if status := <-first; status != http.StatusBadRequest {
+			t.Fatalf("the first import: %d, want 400", status)
+		}
+		if status := <-second; status != http.StatusCreated {
+			t.Fatalf("the second import: %d, want 201", status)
+		}
+		// Every turn was given back: another import is answered at once.
+		apitest.Must(t, importZip(t, s, key, "/import?notebookId="+mine, small), http.StatusCreated)
+		if n := len(listIDs(t, s, key, "/notes?notebookId="+mine)); n != 2 {
+			t.Fatalf("%d notes imported, want 2", n)
+		}
+	})
 }

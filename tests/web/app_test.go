@@ -116,6 +116,18 @@ func TestAppPages(t *testing.T) {
 		}
 		wantRedirect(t, f.b.get("/"), "/app")
 
+		// A note is named in lists and on its page by the text a reader sees on its first line,
+		// not by its Markdown.
+		marked := f.create(t, "/notes", map[string]any{"notebookId": f.notebook,
+			"content": "## **Q3** plan for \\#hiring [board](https://x.example/b)\n\nMore."})
+		for _, path := range []string{"/app/notebooks/" + f.notebook, "/app/notes/" + marked} {
+			p := f.b.get(path)
+			want(t, p, http.StatusOK, "Q3 plan for #hiring board")
+			if strings.Contains(p.Body, `\#hiring`) || strings.Contains(p.Body, "**Q3**") || strings.Contains(p.Body, "[board]") {
+				t.Fatalf("%s names the note by its Markdown:\n%s", path, p.Body)
+			}
+		}
+
 		// Signed out: every page goes to the sign-in page, and so does /.
 		out := newBrowser(t, f.s)
 		// A page other than Focus is named in next, and the sign-in returns to it; Focus and / are

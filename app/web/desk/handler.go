@@ -206,21 +206,39 @@ func stampAt(s *string, loc *time.Location) *stamp {
 	return &st
 }
 
-// title is how a note is named in lists: its first line of text, without Markdown's heading
-// marks, at most 120 characters.
+// title is how a note is named in lists and page titles: the label the modules give it (its first
+// line of text as a reader sees it, markdown.Doc.FirstLine: no heading marks, emphasis, escapes or
+// link destinations), "(empty note)" when it has none. Only the note's first titleHead bytes are
+// parsed, so that a list of long notes costs no more than a list of short ones; an opening that
+// cannot be parsed there is named by its first line with its block marks trimmed.
 func title(markdownText string) string {
-	for line := range strings.Lines(markdownText) {
-		line = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(line), "#>*-+ "))
-		if line == "" {
-			continue
+	head := markdownText
+	if len(head) > titleHead {
+		head = head[:titleHead]
+		if i := strings.LastIndexByte(head, '\n'); i > 0 {
+			head = head[:i]
+		} else {
+			head = strings.ToValidUTF8(head, "")
 		}
-		if r := []rune(line); len(r) > 120 {
-			return string(r[:119]) + "…"
-		}
-		return line
 	}
-	return "(empty note)"
+	var line string
+	if doc, err := markdown.Parse(head); err == nil {
+		line = doc.FirstLine(items.LabelRunes)
+	} else {
+		var text strings.Builder
+		for l := range strings.Lines(head) {
+			text.WriteString(strings.TrimLeft(strings.TrimSpace(l), "#>*-+ ") + "\n")
+		}
+		line = markdown.Doc{Content: []markdown.Node{{Type: markdown.TypeText, Text: text.String()}}}.FirstLine(items.LabelRunes)
+	}
+	if line == "" {
+		return "(empty note)"
+	}
+	return line
 }
+
+// titleHead is how much of a note title reads.
+const titleHead = 2048
 
 // htmlLinks are the links of rendered content: tags and people to their pages.
 var htmlLinks = markdown.HTMLLinks{
