@@ -16,10 +16,12 @@ package web
 import (
 	"context"
 	"embed"
+	"errors"
 	"net/http"
 
 	"github.com/gin-gonic/gin"
 	"go.uber.org/fx"
+	"go.uber.org/zap"
 
 	"folio/modules/accounts"
 	"folio/platform/auth"
@@ -105,8 +107,12 @@ func (s *Site) pageNotFound(c *gin.Context) {
 	v := MessageView{Status: http.StatusNotFound,
 		Body: "There is no page at this address. The link may be out of date, or the address mistyped."}
 	if token, _ := c.Cookie(auth.SessionCookie); token != "" {
-		if sess, err := s.sessions.CurrentSession(c.Request.Context(), token); err == nil {
-			v.View, v.Back, v.BackText = Base(&sess, "Page not found", ""), Home, "Go to Focus"
+		sess, err := s.sessions.CurrentSession(c.Request.Context(), token)
+		switch {
+		case err == nil:
+			v.View, v.Back, v.BackText = Base(&sess, "Page not found", ""), Home, "Back to Focus"
+		case !errors.Is(err, accounts.ErrNoSession):
+			httpx.Logger(c).Debug("the 404 page could not check the session; shown signed out", zap.Error(err))
 		}
 	}
 	if v.Back == "" {

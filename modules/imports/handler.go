@@ -2,6 +2,7 @@ package imports
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"mime"
@@ -10,7 +11,9 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"folio/platform/apierr"
 	"folio/platform/auth"
+	"folio/platform/config"
 	"folio/platform/httpx"
 )
 
@@ -18,18 +21,22 @@ import (
 type Handler struct {
 	svc   *Service
 	turns chan struct{} // a slot per import this server runs at once (Concurrent)
+	wait  time.Duration // how long an import waits for a turn (FOLIO_IMPORT_WAIT)
 }
 
 // NewHandler returns the import handler.
-func NewHandler(svc *Service) *Handler {
-	return &Handler{svc: svc, turns: make(chan struct{}, Concurrent)}
+func NewHandler(svc *Service, c config.Config) *Handler {
+	return &Handler{svc: svc, turns: make(chan struct{}, Concurrent), wait: c.ImportWait}
 }
 
 // Concurrent is how many imports one server runs at once. An import holds its whole ZIP (up to
 // 50 MB) and its archive's index in memory, about twice folio's memory at rest, so the others wait
 // for their turn before their bodies are read (the client's upload stalls on TCP meanwhile): a
-// burst of imports makes them slower, not the server out of memory. A client that gives up while
-// waiting leaves the line.
+// burst of imports makes them slower, not the server out of memory. One that waits longer than
+// FOLIO_IMPORT_WAIT (20 s by default) is answered 503 SERVICE_UNAVAILABLE with Retry-After. A
+// client that left is not noticed while it waits (net/http watches the connection only once the
+// body is read). An import sent with an Idempotency-Key has its body read by the idempotency
+// middleware before it waits.
 const Concurrent = 1
 
 // Route is the import's path under the API base.
@@ -59,16 +66,19 @@ func (h *Handler) importZIP(c *gin.Context) error {
 	// An import may outlast the server's limits for one request (30 s to read it, 60 s to answer
 	// it): 50 MB on a slow link, 10,000 notes written in one transaction. A writer that cannot
 	// move its deadlines (http.ErrNotSupported) keeps the server's.
+	// The deadlines are moved before the wait (the server's own would cut it short) and again once
+	// the turn is taken, so that the wait does not eat into the import's own time.
 	rc := http.NewResponseController(c.Writer)
-	_ = rc.SetReadDeadline(time.Now().Add(Timeout))
-	_ = rc.SetWriteDeadline(time.Now().Add(Timeout))
-	ctx := c.Request.Context()
-	select {
-	case h.turns <- struct{}{}:
-		defer func() { <-h.turns }()
-	case <-ctx.Done():
-		return ctx.Err()
+	deadlines := func() {
+		_ = rc.SetReadDeadline(time.Now().Add(Timeout))
+		_ = rc.SetWriteDeadline(time.Now().Add(Timeout))
 	}
+	deadlines()
+	if err := h.takeTurn(c.Request.Context()); err != nil {
+		return err
+	}
+	defer func() { <-h.turns }()
+	deadlines()
 	notebookID, _ := httpx.QueryString(c, "notebookId")
 	var buf bytes.Buffer
 	if n := c.Request.ContentLength; n > 0 && n <= MaxBytes {
@@ -92,4 +102,28 @@ func (h *Handler) importZIP(c *gin.Context) error {
 	}
 	httpx.JSON(c, http.StatusCreated, toImportResponse(res))
 	return nil
+}
+
+// errBusy answers an import that waited FOLIO_IMPORT_WAIT for its turn.
+var errBusy = apierr.ErrUnavailable.WithMessage("another import is under way on this server; retry in a minute").
+	WithHeader("Retry-After", "60")
+
+// takeTurn waits for one of the Concurrent turns: nil once taken (give it back with <-h.turns),
+// errBusy after h.wait, the context's error when it ends first.
+func (h *Handler) takeTurn(ctx context.Context) error {
+	select {
+	case h.turns <- struct{}{}:
+		return nil
+	default:
+	}
+	timer := time.NewTimer(h.wait)
+	defer timer.Stop()
+	select {
+	case h.turns <- struct{}{}:
+		return nil
+	case <-timer.C:
+		return errBusy
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }

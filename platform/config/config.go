@@ -46,6 +46,7 @@ type Config struct {
 	ShutdownTimeout   time.Duration // FOLIO_SHUTDOWN_TIMEOUT
 	DBConnectTimeout  time.Duration // FOLIO_DB_CONNECT_TIMEOUT: how long start waits for the database to answer
 	MetricsAddr       string        // FOLIO_METRICS_ADDR: host:port of the Prometheus listener; empty: no metrics
+	ImportWait        time.Duration // FOLIO_IMPORT_WAIT: how long an import waits for the one under way before 503
 	MemoryLimitMB     int           // FOLIO_MEMORY_LIMIT_MB: `folio serve`'s soft memory limit for the Go runtime (MiB); 0: none. GOMEMLIMIT wins
 	// Webhook deliveries (CONTRACT.md section 18): http URLs and non-public addresses are refused
 	// unless these say otherwise (tests and local setups).
@@ -90,6 +91,7 @@ func Default() Config {
 		CookieSecure:      "auto",
 		ShutdownTimeout:   15 * time.Second,
 		DBConnectTimeout:  30 * time.Second,
+		ImportWait:        20 * time.Second,
 		WebhookRetryBase:  10 * time.Second,
 		// webhooks.Timeout × 3: a delivery cut off at 2 × Timeout is rescued 10 s later.
 		WebhookRescueAfter: 30 * time.Second,
@@ -151,6 +153,7 @@ func Load(src Source) (Config, error) {
 	c.CORSOrigins = r.list("FOLIO_CORS_ORIGINS")
 	r.dur("FOLIO_SHUTDOWN_TIMEOUT", &c.ShutdownTimeout)
 	r.str("FOLIO_METRICS_ADDR", &c.MetricsAddr)
+	r.positiveDur("FOLIO_IMPORT_WAIT", &c.ImportWait)
 	r.int("FOLIO_MEMORY_LIMIT_MB", &c.MemoryLimitMB, 0)
 	r.bool("FOLIO_WEBHOOK_ALLOW_INSECURE", &c.WebhookAllowInsecure)
 	r.bool("FOLIO_WEBHOOK_ALLOW_PRIVATE", &c.WebhookAllowPrivate)

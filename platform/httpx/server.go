@@ -3,6 +3,7 @@ package httpx
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"slices"
@@ -99,6 +100,13 @@ func NewEngine(p EngineParams) (*gin.Engine, error) {
 		e.Use(mw)
 	}
 	e.Use(headerLimitMiddleware(), untrustedProxyWarning(httpLog, p.TrustedProxies), bodyLimitMiddleware(p.BodyLimits))
+	seen := map[string]bool{}
+	for _, nf := range p.NotFound {
+		if seen[nf.Prefix] || nf.Prefix == "" || !strings.HasPrefix(nf.Prefix, "/") {
+			return nil, fmt.Errorf("httpx: the not-found prefix %q is empty, relative or given twice", nf.Prefix)
+		}
+		seen[nf.Prefix] = true
+	}
 	e.NoRoute(noRoute(p.NotFound))
 	e.NoMethod(func(c *gin.Context) { WriteError(c, apierr.ErrMethodNotAllow) })
 

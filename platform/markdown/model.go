@@ -271,6 +271,9 @@ func (d Doc) Text() string {
 // event, a review row): the first line of Text that is not blank, trimmed, cut to at most max
 // characters (the last one an ellipsis); "" when every line is blank.
 func (d Doc) FirstLine(max int) string {
+	if max < 1 {
+		return ""
+	}
 	for line := range strings.Lines(d.Text()) {
 		if line = strings.TrimSpace(line); line != "" {
 			if r := []rune(line); len(r) > max {

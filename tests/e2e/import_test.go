@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"bytes"
-	"context"
 	"crypto/rand"
 	"io"
 	"maps"
@@ -377,70 +376,86 @@ func randomWords(n int) string {
 }
 
 // TestImportTakesTurns: a server runs one import at a time (imports.Concurrent). While one is
-// under way (its body still arriving), another waits before its body is read and is answered once
-// the first is done.
+// under way (its body still arriving), another waits before its body is read and goes on once the
+// first is done; one that waits longer than FOLIO_IMPORT_WAIT is 503 with Retry-After and imports
+// nothing.
 func TestImportTakesTurns(t *testing.T) {
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		key, mine := ownWorld(t, s)
-		send := func(ctx context.Context, body io.Reader) (int, error) {
-			req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.URL+"/api/v1/import?notebookId="+mine, body)
-			if err != nil {
-				return 0, err
+		type answer struct{ status int }
+		send := func(body io.Reader) chan answer {
+			out := make(chan answer, 1)
+			go func() {
+				req, err := http.NewRequest(http.MethodPost, s.URL+"/api/v1/import?notebookId="+mine, body)
+				if err != nil {
+					t.Error(err)
+					out <- answer{}
+					return
+				}
+				req.Header.Set("Content-Type", "application/zip")
+				req.Header.Set("Authorization", "Bearer "+key)
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Errorf("an import: %v", err)
+					out <- answer{}
+					return
+				}
+				defer resp.Body.Close()
+				_, _ = io.Copy(io.Discard, resp.Body)
+				out <- answer{resp.StatusCode}
+			}()
+			return out
+		}
+		// hold starts an import whose body arrives slowly: 24 MB of it (more than the loopback's
+		// socket buffers hold, so the server has read part of it: the import has its turn), then
+		// a pause until the returned function ends it (24 MB of zeros are no ZIP: 400).
+		hold := func() (chan answer, func()) {
+			pr, pw := io.Pipe()
+			t.Cleanup(func() { _ = pw.Close() }) // a failed assertion must not leave the server waiting
+			done := send(pr)
+			if _, err := pw.Write(make([]byte, 24<<20)); err != nil {
+				t.Fatal(err)
 			}
-			req.Header.Set("Content-Type", "application/zip")
-			req.Header.Set("Authorization", "Bearer "+key)
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				return 0, err
-			}
-			defer resp.Body.Close()
-			_, _ = io.Copy(io.Discard, resp.Body)
-			return resp.StatusCode, nil
+			return done, func() { _ = pw.Close() }
 		}
 		small := ziptest.Zip(t, ziptest.Entry{Name: "a.md", Body: []byte("a")})
+		notes := func() int { return len(listIDs(t, s, key, "/notes?notebookId="+mine)) }
 
-		// The first import's body arrives slowly: 24 MB of it (more than the loopback's socket
-		// buffers hold, so the server has read part of it: the import has its turn), then a pause.
-		pr, pw := io.Pipe()
-		t.Cleanup(func() { _ = pw.Close() }) // a failed assertion must not leave the server waiting
-		first := make(chan int, 1)
-		go func() {
-			status, err := send(context.Background(), pr)
-			if err != nil {
-				t.Errorf("the first import: %v", err)
-			}
-			first <- status
-		}()
-		if _, err := pw.Write(make([]byte, 24<<20)); err != nil {
-			t.Fatal(err)
-		}
-
-		second := make(chan int, 1)
-		go func() {
-			status, err := send(context.Background(), bytes.NewReader(small))
-			if err != nil {
-				t.Errorf("the second import: %v", err)
-			}
-			second <- status
-		}()
+		first, release := hold()
+		second := send(bytes.NewReader(small))
 		select {
-		case status := <-second:
-			t.Fatalf("the second import was answered (%d) while the first was under way", status)
+		case a := <-second:
+			t.Fatalf("the second import was answered (%d) while the first was under way", a.status)
 		case <-time.After(time.Second):
 		}
+		release()
+		if a := <-first; a.status != http.StatusBadRequest {
+			t.Fatalf("the first import: %d, want 400", a.status)
+		}
+		if a := <-second; a.status != http.StatusCreated {
+			t.Fatalf("the second import: %d, want 201", a.status)
+		}
+		if n := notes(); n != 1 {
+			t.Fatalf("%d notes imported, want 1", n)
+		}
 
-		// The first body ends (24 MB of zeros are no ZIP: 400); then the second has its turn.
-		pw.Close()
-		if status := <-first; status != http.StatusBadRequest {
-			t.Fatalf("the first import: %d, want 400", status)
+		// Waiting longer than FOLIO_IMPORT_WAIT (3 s here): 503 with Retry-After, nothing written.
+		first, release = hold()
+		began := time.Now()
+		busy := importZip(t, s, key, "/import?notebookId="+mine, small)
+		wantErr(t, busy, http.StatusServiceUnavailable, "SERVICE_UNAVAILABLE", "another import is under way")
+		if ra := busy.Header.Get("Retry-After"); ra != "60" {
+			t.Fatalf("an import that waited too long: Retry-After %q, want 60", ra)
 		}
-		if status := <-second; status != http.StatusCreated {
-			t.Fatalf("the second import: %d, want 201", status)
+		if waited := time.Since(began); waited < 3*time.Second {
+			t.Fatalf("the 503 came after %v, before FOLIO_IMPORT_WAIT", waited)
 		}
+		release()
+		<-first
 		// Every turn was given back: another import is answered at once.
 		apitest.Must(t, importZip(t, s, key, "/import?notebookId="+mine, small), http.StatusCreated)
-		if n := len(listIDs(t, s, key, "/notes?notebookId="+mine)); n != 2 {
+		if n := notes(); n != 2 {
 			t.Fatalf("%d notes imported, want 2", n)
 		}
-	})
+	}, func(c *config.Config) { c.ImportWait = 3 * time.Second })
 }

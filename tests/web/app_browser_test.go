@@ -171,6 +171,7 @@ func browserApp(t *testing.T, kind string) {
 		{"decisions", "/app/decisions", "Sam leads the hiring loop."},
 		{"search", "/app/search?q=hiring", "Hiring plan"},
 		{"time-zone", "/settings/time-zone", "Europe/Berlin"},
+		{"not-found", "/app/no-such-page", "There is no page at this address."},
 	} {
 		run(r.name, chromedp.Navigate(f.s.URL+r.path), chromedp.WaitVisible(chromedp.CSS(`main`)))
 		if got := d.pageText(); !strings.Contains(got, r.says) {
@@ -285,11 +286,16 @@ func browserApp(t *testing.T, kind string) {
 		t.Fatalf("after / the focus is on %q (%v)", focused, err)
 	}
 
-	// The conflict page is a 409 on purpose, which Chromium reports as a failed load; anything
-	// else (a blocked inline script or style, a failed asset, an exception) fails the test.
+	// The conflict page is a 409 and the not-found page a 404 on purpose, which Chromium reports as
+	// failed loads; anything else (a blocked inline script or style, a failed asset, an exception)
+	// fails the test.
+	expected := func(e string) bool {
+		return strings.Contains(e, "status of 409 (Conflict)") ||
+			strings.Contains(e, "status of 404 (Not Found)") && strings.HasSuffix(e, "/app/no-such-page)")
+	}
 	var errs []string
 	for _, e := range logs.all() {
-		if !strings.Contains(e, "status of 409 (Conflict)") {
+		if !expected(e) {
 			errs = append(errs, e)
 		}
 	}

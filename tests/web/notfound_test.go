@@ -20,7 +20,7 @@ func TestPageNotFound(t *testing.T) {
 			for _, tc := range []struct {
 				b    *browser
 				back string
-			}{{f.b, `href="/app">Go to Focus`}, {out, `href="/signin">Go to sign in`}} {
+			}{{f.b, `href="/app">Back to Focus`}, {out, `href="/signin">Go to sign in`}} {
 				p := tc.b.get(path)
 				want(t, p, http.StatusNotFound, "Page not found", "There is no page at this address.")
 				checkPageHeaders(t, p)

@@ -208,17 +208,18 @@ func stampAt(s *string, loc *time.Location) *stamp {
 
 // title is how a note is named in lists and page titles: the label the modules give it (its first
 // line of text as a reader sees it, markdown.Doc.FirstLine: no heading marks, emphasis, escapes or
-// link destinations), "(empty note)" when it has none. Only the note's first titleHead bytes are
-// parsed, so that a list of long notes costs no more than a list of short ones; an opening that
-// cannot be parsed there is named by its first line with its block marks trimmed.
+// link destinations), "(empty note)" when it has none. Only the note's opening is parsed
+// (titleHead), so that a list of long notes costs no more than a list of short ones; an opening
+// that cannot be parsed is named by its first line with its block marks trimmed.
 func title(markdownText string) string {
 	head := markdownText
 	if len(head) > titleHead {
-		head = head[:titleHead]
-		if i := strings.LastIndexByte(head, '\n'); i > 0 {
-			head = head[:i]
+		if i := strings.LastIndexByte(head[:titleHead], '\n'); i > 0 {
+			head = head[:i] // whole lines
+		} else if i := strings.IndexByte(head[:min(len(head), titleLineMax)], '\n'); i > 0 {
+			head = head[:i] // the first line whole, when it is longer than titleHead
 		} else {
-			head = strings.ToValidUTF8(head, "")
+			head = strings.ToValidUTF8(head[:min(len(head), titleLineMax)], "") // cut inside it
 		}
 	}
 	var line string
@@ -237,8 +238,13 @@ func title(markdownText string) string {
 	return line
 }
 
-// titleHead is how much of a note title reads.
-const titleHead = 2048
+// titleHead is how much of a note title reads: its whole lines within the first 2 KB, or its first
+// line alone up to titleLineMax when that line is longer (a first line cut inside would show the
+// Markdown of a link or emphasis it cuts).
+const (
+	titleHead    = 2048
+	titleLineMax = 8192
+)
 
 // htmlLinks are the links of rendered content: tags and people to their pages.
 var htmlLinks = markdown.HTMLLinks{
