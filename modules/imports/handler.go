@@ -57,17 +57,18 @@ func bodyLimit() httpx.BodyLimit {
 }
 
 // importZIP waits for its turn (Concurrent), reads the body into memory (at most 50 MB: the
-// container image has no temporary directory, and a ZIP is read from its end), then imports it. The body is read before the
-// notebook is checked: a hostile archive is a 400 (request shape) before any access question.
+// container image has no temporary directory, and a ZIP is read from its end), then imports it.
+// The body is read before the notebook is checked: a hostile archive is a 400 (request shape)
+// before any access question.
 func (h *Handler) importZIP(c *gin.Context) error {
 	if mt, _, err := mime.ParseMediaType(c.GetHeader("Content-Type")); err != nil || mt != "application/zip" {
 		return errContentType
 	}
 	// An import may outlast the server's limits for one request (30 s to read it, 60 s to answer
 	// it): 50 MB on a slow link, 10,000 notes written in one transaction. A writer that cannot
-	// move its deadlines (http.ErrNotSupported) keeps the server's.
-	// The deadlines are moved before the wait (the server's own would cut it short) and again once
-	// the turn is taken, so that the wait does not eat into the import's own time.
+	// move its deadlines (http.ErrNotSupported) keeps the server's. They are moved before the wait
+	// (the server's own would cut it short) and again once the turn is taken, so that the wait
+	// does not eat into the import's own time.
 	rc := http.NewResponseController(c.Writer)
 	deadlines := func() {
 		_ = rc.SetReadDeadline(time.Now().Add(Timeout))

@@ -268,13 +268,16 @@ func (d Doc) Text() string {
 }
 
 // FirstLine is how a document is named where a title is wanted (a note in a list, a calendar
-// event, a review row): the first line of Text that is not blank, trimmed, cut to at most max
-// characters (the last one an ellipsis); "" when every line is blank.
-func (d Doc) FirstLine(max int) string {
+// event, a review row): FirstLineOf its Text.
+func (d Doc) FirstLine(max int) string { return FirstLineOf(d.Text(), max) }
+
+// FirstLineOf is the first line of text that is not blank, trimmed, cut to at most max characters
+// (the last one an ellipsis); "" when every line is blank or max is below 1.
+func FirstLineOf(text string, max int) string {
 	if max < 1 {
 		return ""
 	}
-	for line := range strings.Lines(d.Text()) {
+	for line := range strings.Lines(text) {
 		if line = strings.TrimSpace(line); line != "" {
 			if r := []rune(line); len(r) > max {
 				return string(r[:max-1]) + "…"

@@ -382,14 +382,14 @@ func randomWords(n int) string {
 func TestImportTakesTurns(t *testing.T) {
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		key, mine := ownWorld(t, s)
-		type answer struct{ status int }
-		send := func(body io.Reader) chan answer {
-			out := make(chan answer, 1)
+		// send posts body as an import and gives its status (0 when it could not be sent).
+		send := func(body io.Reader) chan int {
+			out := make(chan int, 1)
 			go func() {
 				req, err := http.NewRequest(http.MethodPost, s.URL+"/api/v1/import?notebookId="+mine, body)
 				if err != nil {
 					t.Error(err)
-					out <- answer{}
+					out <- 0
 					return
 				}
 				req.Header.Set("Content-Type", "application/zip")
@@ -397,19 +397,19 @@ func TestImportTakesTurns(t *testing.T) {
 				resp, err := http.DefaultClient.Do(req)
 				if err != nil {
 					t.Errorf("an import: %v", err)
-					out <- answer{}
+					out <- 0
 					return
 				}
 				defer resp.Body.Close()
 				_, _ = io.Copy(io.Discard, resp.Body)
-				out <- answer{resp.StatusCode}
+				out <- resp.StatusCode
 			}()
 			return out
 		}
 		// hold starts an import whose body arrives slowly: 24 MB of it (more than the loopback's
 		// socket buffers hold, so the server has read part of it: the import has its turn), then
 		// a pause until the returned function ends it (24 MB of zeros are no ZIP: 400).
-		hold := func() (chan answer, func()) {
+		hold := func() (chan int, func()) {
 			pr, pw := io.Pipe()
 			t.Cleanup(func() { _ = pw.Close() }) // a failed assertion must not leave the server waiting
 			done := send(pr)
@@ -424,16 +424,16 @@ func TestImportTakesTurns(t *testing.T) {
 		first, release := hold()
 		second := send(bytes.NewReader(small))
 		select {
-		case a := <-second:
-			t.Fatalf("the second import was answered (%d) while the first was under way", a.status)
+		case status := <-second:
+			t.Fatalf("the second import was answered (%d) while the first was under way", status)
 		case <-time.After(time.Second):
 		}
 		release()
-		if a := <-first; a.status != http.StatusBadRequest {
-			t.Fatalf("the first import: %d, want 400", a.status)
+		if status := <-first; status != http.StatusBadRequest {
+			t.Fatalf("the first import: %d, want 400", status)
 		}
-		if a := <-second; a.status != http.StatusCreated {
-			t.Fatalf("the second import: %d, want 201", a.status)
+		if status := <-second; status != http.StatusCreated {
+			t.Fatalf("the second import: %d, want 201", status)
 		}
 		if n := notes(); n != 1 {
 			t.Fatalf("%d notes imported, want 1", n)

@@ -226,11 +226,11 @@ func title(markdownText string) string {
 	if doc, err := markdown.Parse(head); err == nil {
 		line = doc.FirstLine(items.LabelRunes)
 	} else {
-		var text strings.Builder
 		for l := range strings.Lines(head) {
-			text.WriteString(strings.TrimLeft(strings.TrimSpace(l), "#>*-+ ") + "\n")
+			if line = markdown.FirstLineOf(strings.TrimLeft(strings.TrimSpace(l), "#>*-+ "), items.LabelRunes); line != "" {
+				break
+			}
 		}
-		line = markdown.Doc{Content: []markdown.Node{{Type: markdown.TypeText, Text: text.String()}}}.FirstLine(items.LabelRunes)
 	}
 	if line == "" {
 		return "(empty note)"

@@ -26,6 +26,7 @@ func TestTitle(t *testing.T) {
 		{"[" + strings.Repeat("link ", 500) + "](https://e.example/" + strings.Repeat("a", 3000) + ")\n", strings.Repeat("link ", 23) + "link…"},
 		{"| Name | Role |\n| --- | --- |\n| Ana | Lead |\n", "Name"}, // a table: its first header cell, as the items' label
 		{"```go\nfmt.Println(1)\n```\n", "fmt.Println(1)"},
+		{strings.Repeat("> ", 20) + "\n" + strings.Repeat(">", 20) + " too deep to parse\n", "too deep to parse"}, // block marks trimmed instead
 	} {
 		if got := title(tc.in); got != tc.want {
 			t.Errorf("title(%.40q) = %q, want %q", tc.in, got, tc.want)
