@@ -21,6 +21,8 @@ var Module = fx.Module("imports",
 		NewService,
 		httpx.AsRoutes(NewHandler),
 		httpx.AsBodyLimit(bodyLimit),
+		NewTurns,
+		httpx.AsGate((*Turns).Gate),
 		apidoc.AsPart("imports", openapiYAML),
 	),
 )

@@ -130,6 +130,50 @@ func bodyLimitMiddleware(limits []BodyLimit) gin.HandlerFunc {
 	}
 }
 
+// Gate holds the requests of one route until they may run, before anything reads their body (the
+// idempotency middleware reads it to hash it): imports take turns (modules/imports). Method and
+// Path are the route as its module registers it, under the API base. Enter runs after the guard,
+// on authenticated requests, and before the idempotency middleware; it returns the function that
+// gives the turn back once the request is answered, or the error to answer with instead. A module
+// declares its gate with AsGate, beside its handler.
+type Gate struct {
+	Method, Path string
+	Enter        func(c *gin.Context) (release func(), err error)
+}
+
+// AsGate annotates a constructor of a Gate so that it joins the "gates" value group the engine
+// reads: fx.Provide(httpx.AsGate(func(h *Handler) httpx.Gate { ... })).
+func AsGate(constructor any) any {
+	return fx.Annotate(constructor, fx.ResultTags(`group:"gates"`))
+}
+
+// gateMiddleware runs the Gate of the request's route, if it has one; nil without gates.
+func gateMiddleware(gates []Gate) gin.HandlerFunc {
+	if len(gates) == 0 {
+		return nil
+	}
+	type route struct{ method, path string }
+	byRoute := map[route]func(*gin.Context) (func(), error){}
+	for _, g := range gates {
+		byRoute[route{g.Method, g.Path}] = g.Enter
+	}
+	return func(c *gin.Context) {
+		enter, ok := byRoute[route{c.Request.Method, c.FullPath()}]
+		if !ok {
+			c.Next()
+			return
+		}
+		release, err := enter(c)
+		if err != nil {
+			WriteError(c, err)
+			c.Abort()
+			return
+		}
+		defer release()
+		c.Next()
+	}
+}
+
 // errHeadersTooLarge is 431 with the envelope.
 var errHeadersTooLarge = apierr.New(http.StatusRequestHeaderFieldsTooLarge, apierr.CodeHeadersTooLarge,
 	"request headers exceed the 64 KiB limit")

@@ -23,7 +23,10 @@ type EngineParams struct {
 	Logger   *zap.Logger
 	Routes   []Routes          `group:"routes"`
 	APIGuard []gin.HandlerFunc `group:"apiGuard"`
-	// APIAfterGuard run after the guard, on authenticated requests (the idempotency middleware).
+	// Gates hold one route's requests after the guard, before APIAfterGuard (AsGate).
+	Gates []Gate `group:"gates"`
+	// APIAfterGuard run after the guard and the gates, on authenticated requests (the idempotency
+	// middleware).
 	APIAfterGuard  []gin.HandlerFunc `group:"apiAfterGuard"`
 	TrustedProxies TrustedProxies
 	CORS           CORSOrigins
@@ -110,7 +113,11 @@ func NewEngine(p EngineParams) (*gin.Engine, error) {
 	e.NoRoute(noRoute(p.NotFound))
 	e.NoMethod(func(c *gin.Context) { WriteError(c, apierr.ErrMethodNotAllow) })
 
-	api := e.Group(APIBase, append(append([]gin.HandlerFunc{}, p.APIGuard...), p.APIAfterGuard...)...)
+	apiChain := append([]gin.HandlerFunc{}, p.APIGuard...)
+	if gate := gateMiddleware(p.Gates); gate != nil {
+		apiChain = append(apiChain, gate)
+	}
+	api := e.Group(APIBase, append(apiChain, p.APIAfterGuard...)...)
 	r := Router{Public: NewRouteGroup(&e.RouterGroup), API: NewRouteGroup(api)}
 	for _, routes := range p.Routes {
 		routes.Register(r)

@@ -382,8 +382,9 @@ func randomWords(n int) string {
 func TestImportTakesTurns(t *testing.T) {
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		key, mine := ownWorld(t, s)
-		// send posts body as an import and gives its status (0 when it could not be sent).
-		send := func(body io.Reader) chan int {
+		// send posts body as an import, with the headers given as name, value pairs, and gives its
+		// status (0 when it could not be sent).
+		send := func(body io.Reader, headers ...string) chan int {
 			out := make(chan int, 1)
 			go func() {
 				req, err := http.NewRequest(http.MethodPost, s.URL+"/api/v1/import?notebookId="+mine, body)
@@ -394,6 +395,9 @@ func TestImportTakesTurns(t *testing.T) {
 				}
 				req.Header.Set("Content-Type", "application/zip")
 				req.Header.Set("Authorization", "Bearer "+key)
+				for i := 0; i+1 < len(headers); i += 2 {
+					req.Header.Set(headers[i], headers[i+1])
+				}
 				resp, err := http.DefaultClient.Do(req)
 				if err != nil {
 					t.Errorf("an import: %v", err)
@@ -420,6 +424,13 @@ func TestImportTakesTurns(t *testing.T) {
 		}
 		small := ziptest.Zip(t, ziptest.Entry{Name: "a.md", Body: []byte("a")})
 		notes := func() int { return len(listIDs(t, s, key, "/notes?notebookId="+mine)) }
+		// answered waits for an import's status and checks it.
+		answered := func(what string, status chan int, want int) {
+			t.Helper()
+			if got := <-status; got != want {
+				t.Fatalf("%s: %d, want %d", what, got, want)
+			}
+		}
 
 		first, release := hold()
 		second := send(bytes.NewReader(small))
@@ -429,15 +440,37 @@ func TestImportTakesTurns(t *testing.T) {
 		case <-time.After(time.Second):
 		}
 		release()
-		if status := <-first; status != http.StatusBadRequest {
-			t.Fatalf("the first import: %d, want 400", status)
-		}
-		if status := <-second; status != http.StatusCreated {
-			t.Fatalf("the second import: %d, want 201", status)
-		}
+		answered("the first import", first, http.StatusBadRequest)
+		answered("the second import", second, http.StatusCreated)
 		if n := notes(); n != 1 {
 			t.Fatalf("%d notes imported, want 1", n)
 		}
+
+		// An import with an Idempotency-Key (whose middleware reads the body to hash it) waits
+		// before its body is read: 24 MB cannot be sent while the first holds the turn.
+		first, release = hold()
+		pr, pw := io.Pipe()
+		t.Cleanup(func() { _ = pw.Close() })
+		keyed := send(pr, "Idempotency-Key", "import-turn")
+		written := make(chan error, 1)
+		go func() {
+			_, err := pw.Write(make([]byte, 24<<20))
+			written <- err
+		}()
+		select {
+		case err := <-written:
+			t.Fatalf("the waiting import's 24 MB body was read (write error %v) while the first held the turn", err)
+		case status := <-keyed:
+			t.Fatalf("the import with an Idempotency-Key was answered (%d) while the first was under way", status)
+		case <-time.After(time.Second):
+		}
+		release()
+		answered("the first import", first, http.StatusBadRequest)
+		if err := <-written; err != nil {
+			t.Fatalf("the keyed import's body, once it had its turn: %v", err)
+		}
+		_ = pw.Close()
+		answered("the keyed import of 24 MB of zeros", keyed, http.StatusBadRequest)
 
 		// Waiting longer than FOLIO_IMPORT_WAIT (3 s here): 503 with Retry-After, nothing written.
 		first, release = hold()
