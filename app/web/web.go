@@ -99,26 +99,34 @@ func (s *Site) NotFound() []httpx.NotFound {
 	return out
 }
 
-// pageNotFound is the 404 page, with the security headers of every page; signed in (a live
-// session cookie) it leads back to Focus, signed out to the sign-in page. A session that cannot be
-// checked (the database is down) is treated as none: the page says the same either way.
+// pageNotFound is the 404 page, and the 405 page when the path exists but does not take the
+// request's method (gin has set the status and the Allow header), with the security headers of
+// every page; signed in (a live session cookie) it leads back to Focus, signed out to the sign-in
+// page. A session that cannot be checked (the database is down) is treated as none: the page says
+// the same either way.
 func (s *Site) pageNotFound(c *gin.Context) {
 	setSecurityHeaders(c)
+	title := "Page not found"
 	v := MessageView{Status: http.StatusNotFound,
 		Body: "There is no page at this address. The link may be out of date, or the address mistyped."}
+	if c.Writer.Status() == http.StatusMethodNotAllowed {
+		title = "Not a request this page takes"
+		v.Status = http.StatusMethodNotAllowed
+		v.Body = "This address does not take a " + c.Request.Method + " request. The form or link that sent it may be out of date."
+	}
 	if token, _ := c.Cookie(auth.SessionCookie); token != "" {
 		sess, err := s.sessions.CurrentSession(c.Request.Context(), token)
 		switch {
 		case err == nil:
-			v.View, v.Back, v.BackText = Base(&sess, "Page not found", ""), Home, "Back to Focus"
+			v.View, v.Back, v.BackText = Base(&sess, title, ""), Home, "Back to Focus"
 		case !errors.Is(err, accounts.ErrNoSession):
 			httpx.Logger(c).Debug("the 404 page could not check the session; shown signed out", zap.Error(err))
 		}
 	}
 	if v.Back == "" {
-		v.View, v.Back, v.BackText = Base(nil, "Page not found", ""), "/signin", "Go to sign in"
+		v.View, v.Back, v.BackText = Base(nil, title, ""), "/signin", "Go to sign in"
 	}
-	(&Pages{Site: s, own: s.shared}).Render(c, http.StatusNotFound, "message", v)
+	(&Pages{Site: s, own: s.shared}).Render(c, v.Status, "message", v)
 }
 
 // Group is the route group a job registers its pages in: every page gets the security headers.

@@ -34,13 +34,16 @@ type EngineParams struct {
 	Observers Observers `optional:"true"`
 	// BodyLimits are the routes whose bodies may be larger than MaxBodyBytes (AsBodyLimit).
 	BodyLimits []BodyLimit `group:"bodyLimits"`
-	// NotFound answer unknown paths under a front end's prefixes (AsNotFound).
+	// NotFound answer unknown paths and unsupported methods under a front end's prefixes
+	// (AsNotFound).
 	NotFound []NotFound `group:"notFound"`
 }
 
 // NotFound answers the unknown paths under Prefix (a front end's own, "/app/") in place of the
-// API's JSON envelope: a browser that follows a stale link or a mistyped address gets a page. The
-// engine's global middleware runs first, as for every route; the handler sets its own headers.
+// API's JSON envelope: a browser that follows a stale link or a mistyped address gets a page. It
+// also answers a method the path does not take (a form posted to a page that is only read): then
+// the status is already 405 (c.Writer.Status()) and the Allow header set. The engine's global
+// middleware runs first, as for every route; the handler sets its own headers.
 type NotFound struct {
 	Prefix  string
 	Handler gin.HandlerFunc
@@ -52,9 +55,10 @@ func AsNotFound(constructor any) any {
 	return fx.Annotate(constructor, fx.ResultTags(`group:"notFound,flatten"`))
 }
 
-// noRoute answers an unknown path: a front end's NotFound when the path is under its prefix (the
-// longest that matches), else 404 ROUTE_NOT_FOUND with the envelope.
-func noRoute(pages []NotFound) gin.HandlerFunc {
+// noRoute answers an unknown path (or method): a front end's NotFound when the path is under its
+// prefix (the longest that matches), else err with the envelope (404 ROUTE_NOT_FOUND, 405
+// METHOD_NOT_ALLOWED).
+func noRoute(pages []NotFound, err error) gin.HandlerFunc {
 	pages = slices.Clone(pages)
 	slices.SortFunc(pages, func(a, b NotFound) int { return len(b.Prefix) - len(a.Prefix) })
 	return func(c *gin.Context) {
@@ -64,7 +68,7 @@ func noRoute(pages []NotFound) gin.HandlerFunc {
 				return
 			}
 		}
-		WriteError(c, apierr.ErrRouteNotFound)
+		WriteError(c, err)
 	}
 }
 
@@ -110,8 +114,8 @@ func NewEngine(p EngineParams) (*gin.Engine, error) {
 		}
 		seen[nf.Prefix] = true
 	}
-	e.NoRoute(noRoute(p.NotFound))
-	e.NoMethod(func(c *gin.Context) { WriteError(c, apierr.ErrMethodNotAllow) })
+	e.NoRoute(noRoute(p.NotFound, apierr.ErrRouteNotFound))
+	e.NoMethod(noRoute(p.NotFound, apierr.ErrMethodNotAllow))
 
 	apiChain := append([]gin.HandlerFunc{}, p.APIGuard...)
 	if gate := gateMiddleware(p.Gates); gate != nil {

@@ -10,8 +10,9 @@ import (
 
 // TestPageNotFound: an unknown address under the pages' prefixes (/app/, /settings/, /review/)
 // is a page that says so (404, HTML, the pages' security headers), leading to Focus signed in and
-// to the sign-in page signed out, for GET, HEAD and POST alike; elsewhere an unknown path keeps the
-// API's JSON envelope. On both databases.
+// to the sign-in page signed out, for GET, HEAD and POST alike; so is a method a page's address
+// does not take (405 with Allow); elsewhere an unknown path or method keeps the API's JSON
+// envelope. On both databases.
 func TestPageNotFound(t *testing.T) {
 	apitest.EachDB(t, func(t *testing.T, kind string) {
 		f := newAppFixture(t, kind)
@@ -38,9 +39,26 @@ func TestPageNotFound(t *testing.T) {
 		}
 		want(t, f.b.post("/app/nope", nil), http.StatusNotFound, "Page not found")
 
+		// A path that exists but does not take the method: a page too (405, Allow, HTML).
+		for _, tc := range []struct {
+			b    *browser
+			back string
+		}{{f.b, `href="/app">Back to Focus`}, {out, `href="/signin">Go to sign in`}} {
+			p := tc.b.post("/app/notes/"+f.note, nil)
+			want(t, p, http.StatusMethodNotAllowed, "Not a request this page takes", "This address does not take a POST request.")
+			checkPageHeaders(t, p)
+			if allow := p.Header.Get("Allow"); allow != "GET, HEAD" {
+				t.Fatalf("POST /app/notes/:id: Allow %q, want \"GET, HEAD\"", allow)
+			}
+			if !strings.Contains(p.Body, tc.back) {
+				t.Fatalf("POST /app/notes/:id: the page does not lead back with %s:\n%s", tc.back, p.Body)
+			}
+		}
+
 		// Outside the pages' prefixes, and for the API, the JSON envelope as before.
 		for _, path := range []string{"//nope", "//appx", "//app-nope", "//settingsx", "/nope", "/notes/nope/x"} {
 			apitest.CheckEnvelope(t, f.s.Do(t, apitest.Request{Method: http.MethodGet, Path: path}), http.StatusNotFound, "ROUTE_NOT_FOUND")
 		}
+		apitest.CheckEnvelope(t, f.s.Do(t, apitest.Request{Method: http.MethodPut, Path: "/notebooks"}), http.StatusMethodNotAllowed, "METHOD_NOT_ALLOWED")
 	})
 }
