@@ -47,18 +47,74 @@ var fastBailHook func(reason string)
 // errFastBail stops the block conversion when fastInline bails.
 var errFastBail = errors.New("markdown: fast path bailed")
 
-// mdBlockParser is mdParser without inline parsers: goldmark leaves one Text
-// node per line in each leaf block, which fastInline does not read.
+// mdBlockParser is mdParser without inline parsers, and with paragraphs
+// closed as rawParagraph nodes (rawParagraphTransformer), which goldmark's inline
+// pass skips: it would only cut their lines into Text nodes, which
+// fastInline does not read. Headings and table cells keep one Text node per
+// line.
 var mdBlockParser = parser.NewParser(
 	parser.WithBlockParsers(parser.DefaultBlockParsers()...),
 	parser.WithParagraphTransformers(
 		util.Prioritized(definitionTransformer{}, 100),
 		util.Prioritized(tableTransformer{}, 200),
+		util.Prioritized(rawParagraphTransformer{}, 300),
 	),
 	parser.WithASTTransformers(
 		util.Prioritized(extension.NewTableASTTransformer(), 0),
 	),
 )
+
+// rawParagraphTransformer, the last paragraph transformer, puts a
+// rawParagraph with the paragraph's lines in the place of a paragraph being
+// closed, and does what goldmark's paragraph Close would (trim the lines,
+// drop a paragraph left without any), since goldmark does not close a
+// paragraph a transformer took out. A paragraph a setext heading looks at
+// is transformed after goldmark closed it and took it off the open blocks
+// (and a transformer taking it out would stop the heading): that one is
+// left as it is. A tight list's paragraphs stay rawParagraph instead of
+// becoming TextBlock nodes: the converter reads both alike.
+type rawParagraphTransformer struct{}
+
+func (rawParagraphTransformer) Transform(node *ast.Paragraph, reader text.Reader, pc parser.Context) {
+	open := pc.OpenedBlocks()
+	if len(open) == 0 || open[len(open)-1].Node != ast.Node(node) {
+		return
+	}
+	parent := node.Parent()
+	lines := node.Lines()
+	if lines.Len() == 0 {
+		parent.RemoveChild(parent, node)
+		return
+	}
+	source := reader.Source()
+	for i := 0; i < lines.Len(); i++ {
+		l := lines.At(i)
+		lines.Set(i, l.TrimLeftSpace(source))
+	}
+	last := lines.At(lines.Len() - 1)
+	lines.Set(lines.Len()-1, last.TrimRightSpace(source))
+	r := &rawParagraph{}
+	r.SetLines(lines)
+	r.SetBlankPreviousLines(node.HasBlankPreviousLines())
+	r.SetPos(node.Pos())
+	parent.ReplaceChild(parent, node, r)
+}
+
+// rawParagraph is a closed paragraph of the fast path's tree.
+type rawParagraph struct {
+	ast.BaseBlock
+}
+
+var kindRawParagraph = ast.NewNodeKind("RawParagraph")
+
+func (n *rawParagraph) Kind() ast.NodeKind { return kindRawParagraph }
+
+// IsRaw makes goldmark's inline pass skip the paragraph.
+func (n *rawParagraph) IsRaw() bool { return true }
+
+func (n *rawParagraph) Dump(source []byte, level int) {
+	ast.DumpHelper(n, source, level, nil, nil)
+}
 
 // parseFast is parseFull on mdBlockParser's tree with fastInline; ok is
 // false when it bailed (the caller then runs parseFull).
@@ -120,7 +176,7 @@ func (c *converter) taskBoxOf(it ast.Node) TaskState {
 		return taskBox(it)
 	}
 	p := it.FirstChild()
-	if p == nil || (p.Kind() != ast.KindParagraph && p.Kind() != ast.KindTextBlock) {
+	if p == nil || (p.Kind() != ast.KindParagraph && p.Kind() != ast.KindTextBlock && p.Kind() != kindRawParagraph) {
 		return TaskNone
 	}
 	box, _ := boxAt(p, c.source)

@@ -270,7 +270,7 @@ func (c *converter) blocks(parent ast.Node, depth int) []Node {
 		}
 		flushDefs()
 		switch b := n.(type) {
-		case *ast.Paragraph, *ast.TextBlock:
+		case *ast.Paragraph, *ast.TextBlock, *rawParagraph:
 			if items := c.leaf(n, ctxParagraph); len(items) > 0 {
 				out = append(out, Node{Type: TypeParagraph, Content: c.slab.nodesFromItems(items)})
 			}
