@@ -150,6 +150,40 @@ func TestFastPathMatchesFull(t *testing.T) {
 	t.Logf("all      %5d of %5d (%.0f%%); inputs that bailed, by first reason: %v", total[0], total[1], 100*float64(total[0])/float64(total[1]), reasons)
 }
 
+// fastEdges are inputs at the edges of what fastInline reads (breaks,
+// escapes, code spans over lines, emphasis flanking, links, autolinks,
+// task boxes, table cells) and of what it bails on.
+var fastEdges = []string{
+	"a  \nb", "a\\\nb", "a\\\\\nb", "a\\\\\\\nb", "*a*  \nb", "`a\nb`", "`` a ` b ``", "` a `", "`  `", "`\n`", "x `a\n\nb`",
+	"- [ ] a", "- [x]\n  b", "- # [x] a", "- [ ]", "- [X]a", "[a](<b c>)", "[a](b \"t\")", "[a](b 't')", "[a](b (t))", "[a]( b )", "[a](b\n)",
+	"[]()", "[](u)", "[ ](u)", "[a [b](u) c](v)", "[a](u)[b](v)", "*[a*](u)", "[*a](u)*", "<http://a>", "<a@b.c>", "<javascript:x>", "[a](javascript:x)",
+	"a < b", "<br>", "~~a~~", "~a~", "~~~a~~~", "__a__", "_a_", "**a**", "***a***", "*a **b** c*", "a*b*c", "a_b_c", "&amp; &#42; \\*",
+	"| a | b |\n|---|---|\n| `x\\|y` | \\| |", "| a |\n|---|\n| b | `c\\|d` |", "#tag *@bob*", "héllo *wörld*", "**a\nb**", "*a\n*b", "[a\nb](u)", "[\n](u)",
+	"a ![b](c)", "\\[a](b)", "[a\\](b)", "> *a\n> b*", "- *a\n  b*", "a *b*\n===", "# *a* #", "*a*\\\n*b*", "`a`  \nb", "a `b`\\\nc", "[a](b)  \nc",
+	"x\n\n- [ ] *a*\n- [x] **b** ~~c~~\n", "1. `a` [b](http://c) <d@e.f>\n", "**a** *b* _c_ __d__ ~e~ ~~f~~", "[a *b](u) c*", "*a [b* c](u)",
+	"a\\\\\\\n*b*", "***a** b*", "*a **b***", "**a*b***", "[`a]`](u)", "`[a](b)`", "[a](b)`c`", "[a] [b]", "[a][]", "[a][b]", "[a]\n\n[a]: u",
+	"<http://a b>", "< http://a>", "<a", "a <!-- c -->", "*\t*a*", "\t*a*", "- a\n\n\tb *c*", "  *a*  ", "a\u00a0*b*", "*a*\u00a0b", "„*a*“",
+	"__a_b__", "_a__b_", "*a*b*c*", "a**b**c", "a__b__c", "[a](<>)", "[a](<b>\"t\")", "[a](b\"t\")", "[a](b \"t\" )", "[a](b \"t\"x)", "[a](b \"t\\\"\")",
+	"[a](b(c)d)", "[a](b(c)", "[a](\\(b)", "[a](b '(t)')", "[a](b (t)", "| *a* | [b](c) |\n|--|--|\n| `d` | <e@f.g> |",
+	"- a\n  ===", "- [x] a\n  b *c*", "- [ ] [a](u)", "> - [x] *a*", "| [x] |\n|---|\n| - [ ] |", "# a *b\n\nc* d",
+	"```\n*a*\n```\n*b*", "    *code*\n\n*a*", "<div>\n*a*\n</div>\n\n*b*", "a\n***\nb", "* a\n* b\n\n  *c*",
+}
+
+// TestFastPathEdges holds the fast path to the full one on fastEdges.
+func TestFastPathEdges(t *testing.T) {
+	took := 0
+	for _, s := range fastEdges {
+		msg, ok := fastVsFull(s)
+		if msg != "" {
+			t.Error(msg)
+		}
+		if ok {
+			took++
+		}
+	}
+	t.Logf("%d of %d took the fast path", took, len(fastEdges))
+}
+
 // TestParseUsesFastPath checks that Parse takes the fast path on the
 // benchmark notes (and so that the switch is on).
 func TestParseUsesFastPath(t *testing.T) {
@@ -169,6 +203,7 @@ func TestParseUsesFastPath(t *testing.T) {
 // document whenever it does not bail.
 func FuzzFastPath(f *testing.F) {
 	_, inputs := fastCorpus(f, 0)
+	inputs = append(inputs, fastEdges...)
 	for _, s := range inputs {
 		if len(s) < 4096 {
 			f.Add(s)
