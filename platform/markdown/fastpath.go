@@ -30,8 +30,10 @@ import (
 // bailing is always safe. Its scans are bounded by a work count linear in
 // the block; past it, it bails too.
 //
-// fastpath_test.go holds the two paths to the same Doc and error on every
-// corpus of the package, and FuzzFastPath on random input.
+// fastpath_test.go holds the two paths to the same Doc on every corpus of
+// the package whenever the fast path does not bail (it never returns an
+// error: on one it bails, and the full path finds it), and FuzzFastPath on
+// random input.
 
 // fastPath turns the fast path on (tests compare both paths).
 var fastPath = true
@@ -48,8 +50,8 @@ var fastBailHook func(reason string)
 var errFastBail = errors.New("markdown: fast path bailed")
 
 // mdBlockParser is mdParser without inline parsers, and with paragraphs
-// closed as rawParagraph nodes (rawParagraphTransformer), which goldmark's inline
-// pass skips: it would only cut their lines into Text nodes, which
+// closed as rawParagraph nodes (rawParagraphTransformer), which goldmark's
+// inline pass skips: it would only cut their lines into Text nodes, which
 // fastInline does not read. Headings and table cells keep their Text nodes
 // (one per line): making them raw too would allocate one node per block
 // instead of one per line, about the same for them.
