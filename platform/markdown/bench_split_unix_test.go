@@ -17,9 +17,12 @@ import (
 // BenchmarkWriteSplit says where a write's time goes, on the 100 KB
 // document, in process CPU time (every thread's, the collector's too) per
 // call: goldmark's Markdown-to-HTML (the baseline), goldmark's parse alone
-// as the codec configures it (the floor of Parse while it is built on
-// goldmark), Parse, the capped render of ParseCanonical, ParseCanonical, and
-// Encode, run one after the other on each iteration.
+// as the codec's full path configures it (mdParser), goldmark's block parse
+// alone as the fast path configures it (mdBlockParser: the floor of Parse
+// while it is built on goldmark's blocks), Parse, Parse with the fast path
+// off (Parse_full), the capped render of
+// ParseCanonical, ParseCanonical, and Encode, run one after the other on
+// each iteration.
 func BenchmarkWriteSplit(b *testing.B) {
 	_, large := BenchInputs(b)
 	src := []byte(large)
@@ -52,8 +55,22 @@ func BenchmarkWriteSplit(b *testing.B) {
 			pc.Set(dlistKey, &c.dlists)
 			mdParser.Parse(text.NewReader(src), parser.WithContext(pc))
 		}},
+		{"goldmark_blocks", func() {
+			pc := parser.NewContext()
+			c := &converter{}
+			pc.Set(budgetKey, &c.budget)
+			mdBlockParser.Parse(text.NewReader(src), parser.WithContext(pc))
+		}},
 		{"Parse", func() {
 			if _, err := Parse(large); err != nil {
+				b.Fatal(err)
+			}
+		}},
+		{"Parse_full", func() {
+			fastPath = false
+			_, err := Parse(large)
+			fastPath = true
+			if err != nil {
 				b.Fatal(err)
 			}
 		}},

@@ -95,4 +95,11 @@
 // goldmark remain there: a raw link destination may nest parentheses 32
 // deep (as in cmark), and an inline link's text has no length limit
 // (CommonMark has none; goldmark applies the 999-character label limit).
+//
+// Parse first tries a fast path (fastpath.go): goldmark builds only the
+// block tree, and the codec reads each block's inline content itself by the
+// same rules, giving the same document; on anything it does not read
+// exactly that way (raw HTML, images, reference definitions, a link running
+// over a line end, any error) it bails, and Parse reads the input again the
+// full way described above.
 package markdown

@@ -86,7 +86,9 @@ func Parse(markdown string) (Doc, error) {
 	return d, err
 }
 
-// parse is Parse, also returning the converter for tests to inspect.
+// parse is Parse, also returning the converter for tests to inspect. It
+// tries the fast path first (fastpath.go) when fastPath is on, and reads the
+// input again the full way when that path bails.
 func parse(markdown string) (Doc, *converter, error) {
 	src, err := prepare(markdown)
 	if err != nil {
@@ -95,6 +97,19 @@ func parse(markdown string) (Doc, *converter, error) {
 	if err := nestingScan(src); err != nil {
 		return Doc{}, nil, err
 	}
+	if fastPath {
+		if d, c, ok := parseFast(src); ok {
+			fastTaken.Add(1)
+			return d, c, nil
+		}
+		fastBailed.Add(1)
+	}
+	return parseFull(src)
+}
+
+// parseFull converts goldmark's whole tree, inline content included, as
+// mdParser builds it.
+func parseFull(src string) (Doc, *converter, error) {
 	// goldmark only reads its source (it takes read-only strings of it
 	// itself), so the input's bytes are lent to it instead of copied.
 	source := unsafe.Slice(unsafe.StringData(src), len(src))
@@ -160,6 +175,8 @@ type converter struct {
 	keptDefinition bool
 	pc             parser.Context
 	pipeCode       bool // `\|` in code is "|" (a cell widenTable added)
+	fast           bool // reading inline content with fastInline (fastpath.go)
+	fs             fastState
 
 	budget budget     // characters the output certainly holds (limit.go)
 	dlists dlistArena // processEmphasis's lists
@@ -253,8 +270,8 @@ func (c *converter) blocks(parent ast.Node, depth int) []Node {
 		}
 		flushDefs()
 		switch b := n.(type) {
-		case *ast.Paragraph, *ast.TextBlock:
-			if items := c.inline(n, ctxParagraph); len(items) > 0 {
+		case *ast.Paragraph, *ast.TextBlock, *rawParagraph:
+			if items := c.leaf(n, ctxParagraph); len(items) > 0 {
 				out = append(out, Node{Type: TypeParagraph, Content: c.slab.nodesFromItems(items)})
 			}
 		case *ast.Heading:
@@ -263,7 +280,7 @@ func (c *converter) blocks(parent ast.Node, depth int) []Node {
 			if level == 3 {
 				ctx = ctxHeading3
 			}
-			out = append(out, Node{Type: TypeHeading, Attrs: Attrs{Level: uint8(level)}, Content: c.slab.nodesFromItems(c.inline(n, ctx))})
+			out = append(out, Node{Type: TypeHeading, Attrs: Attrs{Level: uint8(level)}, Content: c.slab.nodesFromItems(c.leaf(n, ctx))})
 		case *ast.ThematicBreak:
 			out = append(out, Node{Type: TypeHorizontalRule})
 		case *ast.CodeBlock:
@@ -305,7 +322,7 @@ func (c *converter) blocks(parent ast.Node, depth int) []Node {
 			l.Content = c.slab.make(n.ChildCount())[:0]
 			for it := n.FirstChild(); it != nil; it = it.NextSibling() {
 				item := Node{Type: TypeListItem, Content: c.blocks(it, depth+1)}
-				if box := taskBox(it); box != TaskNone {
+				if box := c.taskBoxOf(it); box != TaskNone {
 					item = c.taskItem(item, box, nodePos(it))
 				}
 				l.Content = append(l.Content, item)
@@ -465,7 +482,7 @@ func (c *converter) table(t *east.Table) Node {
 			// goldmark takes the backslash out of `\|` in a cell's code;
 			// in the cells it dropped and widenTable added, the converter.
 			c.pipeCode = i >= len(t.Alignments)
-			items := c.inline(cell, ctxCell)
+			items := c.leaf(cell, ctxCell)
 			c.pipeCode = false
 			paras[i] = Node{Type: TypeParagraph, Content: c.slab.nodesFromItems(items)}
 			r.Content = append(r.Content, Node{Type: cellType, Content: paras[i : i+1 : i+1]})
@@ -478,13 +495,14 @@ func (c *converter) table(t *east.Table) Node {
 
 // inline converts the inline children of a block into canonical items.
 func (c *converter) inline(block ast.Node, ctx blockCtx) []item {
-	c.items = c.items[:0]
-	c.lits = c.lits[:0]
-	c.litArena = c.litArena[:0]
-	c.buf = c.buf[:0]
-	c.open = false
-	c.srcOK = false
+	c.inlineStart()
 	c.walk(block, 0, nil)
+	return c.inlineDone(block, ctx)
+}
+
+// inlineDone turns the items added for a block into its canonical items:
+// tags split out, normalised, written by the writer when needed, counted.
+func (c *converter) inlineDone(block ast.Node, ctx blockCtx) []item {
 	c.flush()
 	if c.err != nil {
 		return nil
@@ -509,6 +527,16 @@ func (c *converter) inline(block ast.Node, ctx blockCtx) []item {
 		return nil
 	}
 	return items
+}
+
+// inlineStart empties the inline state for the next block.
+func (c *converter) inlineStart() {
+	c.items = c.items[:0]
+	c.lits = c.lits[:0]
+	c.litArena = c.litArena[:0]
+	c.buf = c.buf[:0]
+	c.open = false
+	c.srcOK = false
 }
 
 // writerNeeded reports whether normalised items (moved: emphasis was taken
