@@ -71,11 +71,15 @@ var mdBlockParser = parser.NewParser(
 // rawParagraph with the paragraph's lines in the place of a paragraph being
 // closed, and does what goldmark's paragraph Close would (trim the lines,
 // drop a paragraph left without any), since goldmark does not close a
-// paragraph a transformer took out. A paragraph a setext heading looks at
-// is transformed after goldmark closed it and took it off the open blocks
-// (and a transformer taking it out would stop the heading): that one is
-// left as it is. A tight list's paragraphs stay rawParagraph instead of
-// becoming TextBlock nodes: the converter reads both alike.
+// paragraph a transformer took out. Only the last open block is taken: a
+// paragraph a setext heading looks at is transformed after goldmark closed
+// it and took it off the open blocks (and a transformer taking it out would
+// stop the heading), and a paragraph closed once the line that ends it has
+// opened a block of its own (the next list item, or a block after a lazy
+// container, as in "- a\n- b" or "> a\n- b") is not the last; those stay
+// paragraphs (TextBlock nodes in a tight list), whose Text nodes fastInline
+// does not read either. A tight list's raw paragraphs stay rawParagraph
+// instead of becoming TextBlock nodes: the converter reads both alike.
 type rawParagraphTransformer struct{}
 
 func (rawParagraphTransformer) Transform(node *ast.Paragraph, reader text.Reader, pc parser.Context) {
@@ -494,11 +498,17 @@ func (f *fastState) trigger(c *converter, lines *text.Segments, li, i, stop int)
 		for j < stop && src[j] == ch {
 			j++
 		}
+		// The character before the run as the block reader's
+		// PrecendingCharacter gives it: a line break at the block's start,
+		// else the source's character, which at the start of a later line
+		// is the newline or the container's prefix ('>', a space).
 		before := rune('\n')
 		if !(li == 0 && i <= lines.At(0).Start) && i > 0 {
 			before, _ = utf8.DecodeLastRune(src[:i])
 		}
 		if ch == '~' && (j-i > 2 || before == '~') {
+			// emphasisParser makes no delimiter of the run, nor of the
+			// rest of it (each '~' after the first follows a '~').
 			return j, li, trText
 		}
 		after := rune(' ')
@@ -771,6 +781,10 @@ func (f *fastState) codeSpan(c *converter, lines *text.Segments, li, i, stop int
 		}
 	}
 	if closeAt < 0 {
+		// goldmark makes a Text node of the backticks and reads on after
+		// it; reading them as text gives the same items (the line's break
+		// is the same read from after them: it depends on the line's last
+		// three characters, and a backtick is neither ' ' nor '\\').
 		return k, li, trText
 	}
 	// The line of the closer.
@@ -781,11 +795,9 @@ func (f *fastState) codeSpan(c *converter, lines *text.Segments, li, i, stop int
 	// goldmark's segments: the rest of line li, whole lines, the start of
 	// line lj (when not empty).
 	type part struct{ from, to int }
-	var parts [3]part // first, last; middle lines are read from lines
 	count := 0
 	if lj == li {
 		if closeAt > k {
-			parts[0] = part{k, closeAt}
 			count = 1
 		}
 	} else {
@@ -796,7 +808,7 @@ func (f *fastState) codeSpan(c *converter, lines *text.Segments, li, i, stop int
 	}
 	seg := func(x int) part {
 		if lj == li {
-			return parts[0]
+			return part{k, closeAt}
 		}
 		switch {
 		case x == 0:
