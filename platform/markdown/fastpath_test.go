@@ -68,7 +68,7 @@ func fastCorpus(tb testing.TB, trees int) (names []string, inputs []string) {
 	for _, ex := range loadSpec(tb) {
 		add(fmt.Sprintf("spec/%d", ex.Example), ex.Markdown)
 	}
-	for _, target := range []string{"FuzzRoundTrip", "FuzzFastPath"} {
+	for _, target := range []string{"FuzzRoundTrip", "FuzzFastPath", "FuzzBlockParser"} {
 		files, _ := filepath.Glob("testdata/fuzz/" + target + "/*")
 		for _, f := range files {
 			data, err := os.ReadFile(f)
