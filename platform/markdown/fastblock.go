@@ -1,9 +1,11 @@
 package markdown
 
 import (
+	"bytes"
 	"strconv"
 
 	"github.com/yuin/goldmark/ast"
+	east "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
@@ -688,7 +690,7 @@ func (p *blockParser) closeParagraph(r *rawParagraph) {
 		para.SetPos(r.Pos())
 		para.SetBlankPreviousLines(r.HasBlankPreviousLines())
 		parent.ReplaceChild(parent, r, para)
-		tableTransformer{}.Transform(para, p.reader, p.pc)
+		tableTransformer{own: true}.Transform(para, p.reader, p.pc)
 		if para.Parent() == nil {
 			return
 		}
@@ -874,4 +876,150 @@ func matchesSetextHeadingBar(line []byte) (byte, bool) {
 		return 0, false
 	}
 	return c, true
+}
+
+// buildTable is goldmark's table paragraph transformer (extension/table.go)
+// without its regular expressions, and without the list of cells holding
+// `\|` in code, which only goldmark's inline code spans read (fastInline
+// reads `\|` in a cell itself): the first line after the first that is a
+// delimiter row makes the lines before it the header and those after it
+// the rows, and the paragraph keeps the lines before the header.
+func buildTable(node *ast.Paragraph, source []byte) {
+	lines := node.Lines()
+	if lines.Len() < 2 {
+		return
+	}
+	for i := 1; i < lines.Len(); i++ {
+		alignments := tableDelimiter(lines.At(i), source)
+		if alignments == nil {
+			continue
+		}
+		header := &east.TableHeader{}
+		if n := tableRow(header, lines.At(i-1), alignments, true, source); n != len(alignments) {
+			return
+		}
+		table := east.NewTable()
+		table.Alignments = alignments
+		table.SetPos(node.Pos())
+		header.SetPos(lines.At(i - 1).Start)
+		table.AppendChild(table, header)
+		for j := i + 1; j < lines.Len(); j++ {
+			row := east.NewTableRow(alignments)
+			row.SetPos(lines.At(j).Start)
+			tableRow(row, lines.At(j), alignments, false, source)
+			table.AppendChild(table, row)
+		}
+		lines.SetSliced(0, i-1)
+		node.Parent().InsertAfter(node.Parent(), node, table)
+		if lines.Len() == 0 {
+			node.Parent().RemoveChild(node.Parent(), node)
+		} else {
+			last := lines.At(i - 2)
+			last.Stop--
+			lines.Set(i-2, last)
+		}
+	}
+}
+
+// tableRow is goldmark's parseRow: it appends the cells of the row on seg
+// to row and returns their number.
+func tableRow(row ast.Node, seg text.Segment, alignments []east.Alignment, isHeader bool, source []byte) int {
+	npos := seg.Start
+	seg = seg.TrimLeftSpace(source)
+	seg = seg.TrimRightSpace(source)
+	line := source[seg.Start:seg.Stop]
+	pos, limit := 0, len(line)
+	if len(line) > 0 && line[0] == '|' {
+		pos++
+	}
+	if len(line) > 0 && line[limit-1] == '|' {
+		limit--
+	}
+	n := 0
+	i := 0
+	for ; pos < limit; i++ {
+		alignment := east.AlignNone
+		if i >= len(alignments) {
+			if !isHeader {
+				return n
+			}
+		} else {
+			alignment = alignments[i]
+		}
+		cell := east.NewTableCell()
+		cell.SetPos(npos + pos) // as goldmark's (the untrimmed start)
+		cell.Alignment = alignment
+		closure := pos
+		for ; closure < limit; closure++ {
+			if line[closure] == '|' && (closure == 0 || line[closure-1] != '\\') {
+				break
+			}
+		}
+		cs := text.NewSegment(seg.Start+pos, seg.Start+closure)
+		cs = cs.TrimLeftSpace(source)
+		cs = cs.TrimRightSpace(source)
+		cell.Lines().Append(cs)
+		row.AppendChild(row, cell)
+		n++
+		pos = closure + 1
+	}
+	for ; i < len(alignments); i++ {
+		row.AppendChild(row, east.NewTableCell())
+		n++
+	}
+	return n
+}
+
+// tableDelimiter is goldmark's parseDelimiter: the alignments of a
+// delimiter row, or nil.
+func tableDelimiter(seg text.Segment, source []byte) []east.Alignment {
+	line := source[seg.Start:seg.Stop]
+	if !isTableDelim(line) {
+		return nil
+	}
+	cols := bytes.Split(line, []byte{'|'})
+	if util.IsBlank(cols[0]) {
+		cols = cols[1:]
+	}
+	if len(cols) > 0 && util.IsBlank(cols[len(cols)-1]) {
+		cols = cols[:len(cols)-1]
+	}
+	var alignments []east.Alignment
+	for _, col := range cols {
+		// ^\s*:?-+:?\s*$ (isTableDelim let only spaces, '-', '|' and ':' in)
+		a, b := 0, len(col)
+		for a < b && util.IsSpace(col[a]) {
+			a++
+		}
+		for b > a && util.IsSpace(col[b-1]) {
+			b--
+		}
+		left := a < b && col[a] == ':'
+		if left {
+			a++
+		}
+		right := b > a && col[b-1] == ':'
+		if right {
+			b--
+		}
+		if a >= b {
+			return nil
+		}
+		for k := a; k < b; k++ {
+			if col[k] != '-' {
+				return nil
+			}
+		}
+		switch {
+		case left && right:
+			alignments = append(alignments, east.AlignCenter)
+		case left:
+			alignments = append(alignments, east.AlignLeft)
+		case right:
+			alignments = append(alignments, east.AlignRight)
+		default:
+			alignments = append(alignments, east.AlignNone)
+		}
+	}
+	return alignments
 }

@@ -105,6 +105,9 @@ func treeDiff(a, b ast.Node, source []byte, at string) string {
 	if paraKind(a) != paraKind(b) {
 		return fmt.Sprintf("%s: kind %s, goldmark %s", at, a.Kind(), b.Kind())
 	}
+	if a.Pos() != b.Pos() && a.Kind() != kindRawParagraph && a.Kind() != ast.KindParagraph {
+		return fmt.Sprintf("%s: position %d, goldmark %d", at, a.Pos(), b.Pos())
+	}
 	if a.Type() == ast.TypeBlock && a.Kind() != ast.KindDocument {
 		// (goldmark's TextBlocks are new nodes, made once nothing reads
 		// the flag.)
@@ -143,6 +146,18 @@ func treeDiff(a, b ast.Node, source []byte, at string) string {
 	case *east.Table:
 		if !slices.Equal(x.Alignments, b.(*east.Table).Alignments) {
 			return fmt.Sprintf("%s: table alignments differ", at)
+		}
+	case *east.TableRow:
+		if !slices.Equal(x.Alignments, b.(*east.TableRow).Alignments) {
+			return fmt.Sprintf("%s: row alignments differ", at)
+		}
+	case *east.TableHeader:
+		if !slices.Equal(x.Alignments, b.(*east.TableHeader).Alignments) {
+			return fmt.Sprintf("%s: header alignments differ", at)
+		}
+	case *east.TableCell:
+		if x.Alignment != b.(*east.TableCell).Alignment {
+			return fmt.Sprintf("%s: cell alignment differs", at)
 		}
 	}
 	// Children: blocks only (goldmark's inline pass gave headings and
@@ -270,6 +285,13 @@ var blockEdges = []struct {
 	{"a\n<https://x>\n", true}, {"<https://x>\n", true}, {"a <b>\n", true}, {"- a\n\n\n- b\n", true}, {"- a\n  b\n- c\n", true},
 	{"- [ ] a\n- [x] b\n", true}, {"a\n\n\n", true}, {"\n\n a", true}, {"   ", true}, {"", true}, {"a\n   \n", true}, {"1.  a\n    b\n", true},
 	{"- a\n    - b\n", true}, {"10. a\n    b\n", true}, {"- a\n -b\n", false},
+	// tables
+	{"| a | b | c | d |\n|:--|--:|:-:|---|\n| 1 | 2 | 3 | 4 |\n", true}, {"a|b\n-|-\nc|d\n", true}, {"| a |\n| :- |\n", true},
+	{"| a | b |\n|---|\n", true}, {"| a |\n|---|---|\n", true}, {"| a | b |\n|---|---|\n| c |\n| d | e | f |\n", true},
+	{"| a \\| b |\n|---|\n| `c \\| d` |\n", true}, {"| a |\n| - - |\n", true}, {"| a |\n|:|\n", true}, {"| a |\n|::|\n", true},
+	{"| a |\n|-:-|\n", true}, {"| a |\n||\n", true}, {"|a|\n|-|\n|\n", true}, {"x\ny\n|a|\n|-|\n", true}, {"|a|\n|-|\n|b|\n|-|\n", true},
+	{"> | a |\n> |---|\n> | b |\n", true}, {"1. | a |\n   |---|\n", true}, {"| a |\n   |---|\n", true}, {"| a |\n    |---|\n", true},
+	{"|a|\n|-|\n\n|b|\n", true}, {"| a |\n|---|\n| b |\n---\n", false}, {"| a |\n|---|\n- b\n", true}, {"|a|\n-\n", false},
 	// bailed
 	{"a\tb\n", true}, {"\ta\n", false}, {"- a\n\tb\n", false}, {">\ta\n", false}, {"-\ta\n", false}, {"    a\n", false}, {"a\n    b\n", true},
 	{"<div>\na\n</div>\n", false}, {"a\n<div>\n", false}, {"<!-- x -->\n", false}, {"[a]: /u\n", false}, {"[a]\n\n[a]: /u\n", false}, {"[a](/u)\n", true},
