@@ -122,8 +122,10 @@ func (n *rawParagraph) Dump(source []byte, level int) {
 	ast.DumpHelper(n, source, level, nil, nil)
 }
 
-// parseFast is parseFull on mdBlockParser's tree with fastInline; ok is
-// false when it bailed (the caller then runs parseFull).
+// parseFast is parseFull on the fast path's block tree with fastInline:
+// blockParse's (stage 2, fastblock.go), or mdBlockParser's when blockParse
+// bailed (stage 1). ok is false when it bailed (the caller then runs
+// parseFull).
 func parseFast(src string) (Doc, *converter, bool) {
 	if fastBlocks {
 		if d, c, ok, built := parseFastOn(src, true); built {
