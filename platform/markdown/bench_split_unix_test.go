@@ -18,9 +18,10 @@ import (
 // document, in process CPU time (every thread's, the collector's too) per
 // call: goldmark's Markdown-to-HTML (the baseline), goldmark's parse alone
 // as the codec's full path configures it (mdParser), goldmark's block parse
-// alone as the fast path configures it (mdBlockParser: the floor of Parse
-// while it is built on goldmark's blocks), Parse, Parse with the fast path
-// off (Parse_full), the capped render of
+// alone as the fast path's stage 1 configures it (mdBlockParser), the
+// codec's own block parse (blockParse, stage 2), Parse, Parse with stage 2
+// off (Parse_stage1), Parse with the fast path off (Parse_full), the
+// capped render of
 // ParseCanonical, ParseCanonical, and Encode, run one after the other on
 // each iteration.
 func BenchmarkWriteSplit(b *testing.B) {
@@ -61,8 +62,24 @@ func BenchmarkWriteSplit(b *testing.B) {
 			pc.Set(budgetKey, &c.budget)
 			mdBlockParser.Parse(text.NewReader(src), parser.WithContext(pc))
 		}},
+		{"blockParse", func() {
+			pc := parser.NewContext()
+			c := &converter{}
+			pc.Set(budgetKey, &c.budget)
+			if _, ok := blockParse(src, pc); !ok {
+				b.Fatal("blockParse bailed")
+			}
+		}},
 		{"Parse", func() {
 			if _, err := Parse(large); err != nil {
+				b.Fatal(err)
+			}
+		}},
+		{"Parse_stage1", func() {
+			fastBlocks = false
+			_, err := Parse(large)
+			fastBlocks = true
+			if err != nil {
 				b.Fatal(err)
 			}
 		}},

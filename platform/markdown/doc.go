@@ -101,5 +101,9 @@
 // same rules, giving the same document; on anything it does not read
 // exactly that way (raw HTML, images, reference definitions, a link running
 // over a line end, any error) it bails, and Parse reads the input again the
-// full way described above.
+// full way described above. The fast path first builds that block tree
+// itself (fastblock.go, goldmark's block parse followed step for step),
+// and asks goldmark for it when the input holds what it does not follow
+// (tabs in indentation, indented code, HTML blocks, setext headings, lazy
+// lines, empty list items, ...).
 package markdown

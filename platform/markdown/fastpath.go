@@ -42,6 +42,9 @@ var fastPath = true
 // those it bailed on (tests).
 var fastTaken, fastBailed atomic.Int64
 
+// fastBlocksTaken counts the block trees blockParse built (fastblock.go).
+var fastBlocksTaken atomic.Int64
+
 // fastBailHook, when set (tests, not concurrently), hears why the fast path
 // bailed.
 var fastBailHook func(reason string)
@@ -123,35 +126,67 @@ func (n *rawParagraph) Dump(source []byte, level int) {
 	ast.DumpHelper(n, source, level, nil, nil)
 }
 
-// parseFast is parseFull on mdBlockParser's tree with fastInline; ok is
-// false when it bailed (the caller then runs parseFull).
+// parseFast is parseFull on the fast path's block tree with fastInline:
+// blockParse's (stage 2, fastblock.go), or mdBlockParser's when blockParse
+// bailed (stage 1). ok is false when it bailed (the caller then runs
+// parseFull).
 func parseFast(src string) (Doc, *converter, bool) {
+	if fastBlocks {
+		if d, c, ok, built := parseFastOn(src, true); built {
+			// The tree is mdBlockParser's: a bail in the conversion would
+			// bail on its tree too.
+			return d, c, ok
+		}
+	}
+	d, c, ok, _ := parseFastOn(src, false)
+	return d, c, ok
+}
+
+// parseFastOn is the fast path on the block tree of blockParse (own) or
+// mdBlockParser; built is false when blockParse bailed.
+func parseFastOn(src string, own bool) (d Doc, c *converter, ok, built bool) {
 	source := unsafe.Slice(unsafe.StringData(src), len(src))
 	pc := parser.NewContext()
-	c := &converter{src: src, source: source, pc: pc, fast: true}
+	c = &converter{src: src, source: source, pc: pc, fast: true}
 	pc.Set(budgetKey, &c.budget)
-	root := mdBlockParser.Parse(text.NewReader(source), parser.WithContext(pc))
+	var root ast.Node
+	if own {
+		if root, built = blockParse(source, pc); !built {
+			return Doc{}, nil, false, false
+		}
+		fastBlocksTaken.Add(1)
+	} else {
+		root = mdBlockParser.Parse(text.NewReader(source), parser.WithContext(pc))
+	}
+	built = true
+	d, ok = c.fastConvert(root)
+	return d, c, ok, built
+}
+
+// fastConvert converts the fast path's block tree.
+func (c *converter) fastConvert(root ast.Node) (Doc, bool) {
+	pc := c.pc
 	if c.budget.overAt != 0 {
 		fastBail("length")
-		return Doc{}, nil, false
+		return Doc{}, false
 	}
 	if len(pc.References()) > 0 {
 		fastBail("reference definition")
-		return Doc{}, nil, false
+		return Doc{}, false
 	}
 	content := c.blocks(root, 0)
 	if c.err != nil {
 		if c.err != errFastBail {
 			fastBail("error")
 		}
-		return Doc{}, nil, false
+		return Doc{}, false
 	}
 	if checkTableShapes {
 		if n := tableCells(content); n != c.budget.cells {
 			panic("markdown: the table pre-count differs from the cells built (fast path)")
 		}
 	}
-	return Doc{Content: content}, c, true
+	return Doc{Content: content}, true
 }
 
 func fastBail(reason string) {

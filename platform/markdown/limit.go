@@ -161,11 +161,13 @@ var budgetKey = parser.NewContextKey()
 // so the count goes to the budget first, and a table that would pass the
 // limit is not built (the paragraph stays; Parse fails once goldmark is
 // done).
-type tableTransformer struct{}
+type tableTransformer struct {
+	own bool // build the table with buildTable (fastblock.go) instead of goldmark's transformer
+}
 
 var goldmarkTables = extension.NewTableParagraphTransformer()
 
-func (tableTransformer) Transform(node *ast.Paragraph, reader text.Reader, pc parser.Context) {
+func (t tableTransformer) Transform(node *ast.Paragraph, reader text.Reader, pc parser.Context) {
 	b, _ := pc.Get(budgetKey).(*budget)
 	if b != nil && b.overAt != 0 {
 		return
@@ -197,7 +199,11 @@ func (tableTransformer) Transform(node *ast.Paragraph, reader text.Reader, pc pa
 		rowLines = append(rowLines, lines.Sliced(delim+1, lines.Len())...)
 	}
 	parent, prev := node.Parent(), node.PreviousSibling()
-	goldmarkTables.Transform(node, reader, pc)
+	if t.own {
+		buildTable(node, reader.Source())
+	} else {
+		goldmarkTables.Transform(node, reader, pc)
+	}
 	if width == cols {
 		return
 	}

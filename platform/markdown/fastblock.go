@@ -1,0 +1,1025 @@
+package markdown
+
+import (
+	"bytes"
+	"strconv"
+
+	"github.com/yuin/goldmark/ast"
+	east "github.com/yuin/goldmark/extension/ast"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
+)
+
+// The fast path's block parser (issue 35, stage 2). goldmark's block parse
+// (mdBlockParser) is a large share of the fast path. blockParse builds the
+// same block tree itself for the documents realistic notes are: it follows
+// goldmark 1.8.7's parseBlocks, openBlocks and closeBlocks step for step
+// (parser/parser.go), with its own code for the block parsers the dialect
+// uses (blockquote, list, list item, paragraph, ATX heading, fenced code,
+// thematic break) over a reader of its own, and makes goldmark's ast nodes
+// (paragraphs as rawParagraph, closed as rawParagraphTransformer closes
+// them) so that the converter and fastInline run unchanged. Closed
+// paragraphs go through the codec's table transformer as in goldmark.
+//
+// It bails (blockParse returns false and parseFast asks mdBlockParser) on
+// what it does not follow exactly: a tab in a line's indentation (outside
+// fenced code at indentation 0), indented code, a possible HTML block, a
+// possible link reference definition, a setext underline, a lazy
+// continuation line, an empty list item or one whose content is 5 or more
+// columns after its marker, a list goldmark would not let interrupt a
+// paragraph, an ATX heading ending with '#', a backtick fence whose info
+// holds '`', and a few states goldmark reaches only from those.
+
+// fastBlocks turns stage 2 on (tests compare the paths).
+var fastBlocks = true
+
+// Block states of goldmark's parsers.
+const (
+	bsClose       = 0
+	bsContinue    = 1
+	bsHasChildren = 2
+)
+
+// Results of openBlocks, as goldmark's.
+const (
+	brParagraphContinuation = iota + 1
+	brNewBlocksOpened
+	brNoBlocksOpened
+)
+
+type fbKind uint8
+
+const (
+	fbQuote fbKind = iota
+	fbList
+	fbItem
+	fbPara
+	fbFence
+	fbLeaf // an ATX heading or a thematic break: closed by the next line
+)
+
+type fbOpen struct {
+	kind fbKind
+	node ast.Node
+	// a fence's character, indentation and length
+	fchar   byte
+	findent int
+	flen    int
+}
+
+type fbStat struct {
+	lineNum, level int
+	blank          bool
+}
+
+type blockParser struct {
+	src  []byte
+	n    int
+	pos  int // the reader's position: the rest of the line is src[pos:stop]
+	stop int // end of the current line (after its '\n', or n)
+	head int // start of the current line
+	line int
+
+	open     []fbOpen
+	stats    []fbStat
+	skipList bool
+	bail     string
+
+	reader text.Reader
+	pc     parser.Context
+}
+
+// blockParse builds goldmark's block tree of src, as mdBlockParser would,
+// or reports false (and why) when it cannot be sure to.
+func blockParse(source []byte, pc parser.Context) (ast.Node, bool) {
+	p := &blockParser{src: source, n: len(source), reader: text.NewReader(source), pc: pc}
+	p.stop = p.lineStop(0)
+	root := ast.NewDocument()
+	p.parseBlocks(root)
+	if p.bail != "" {
+		fastBail("blocks: " + p.bail)
+		return nil, false
+	}
+	return root, true
+}
+
+func (p *blockParser) lineStop(from int) int {
+	for i := from; i < p.n; i++ {
+		if p.src[i] == '\n' {
+			return i + 1
+		}
+	}
+	return p.n
+}
+
+// peek is goldmark's PeekLine: the rest of the line, nil at the end.
+func (p *blockParser) peek() []byte {
+	if p.pos >= 0 && p.pos < p.n {
+		return p.src[p.pos:p.stop]
+	}
+	return nil
+}
+
+func (p *blockParser) advanceLine() {
+	p.pos = p.stop
+	p.head = p.pos
+	if p.pos >= p.n {
+		return
+	}
+	p.stop = p.lineStop(p.pos)
+	p.line++
+}
+
+// advanceToEOL leaves the reader on the line's '\n' (or at the end).
+func (p *blockParser) advanceToEOL() {
+	if p.pos >= p.n {
+		return
+	}
+	if p.stop > p.pos && p.src[p.stop-1] == '\n' {
+		p.pos = p.stop - 1
+	} else {
+		p.pos = p.n
+	}
+}
+
+func (p *blockParser) fail(why string) {
+	if p.bail == "" {
+		p.bail = why
+	}
+}
+
+// indent is util.IndentWidth of the rest of the line, which has no tab in
+// its indentation (else it bails): its width and position are the same.
+func (p *blockParser) indent(line []byte) int {
+	i := 0
+	for i < len(line) && line[i] == ' ' {
+		i++
+	}
+	if i < len(line) && line[i] == '\t' {
+		p.fail("tab")
+	}
+	return i
+}
+
+func (p *blockParser) parseBlocks(root ast.Node) {
+	for p.bail == "" {
+		// skip blank lines
+		for {
+			line := p.peek()
+			if line == nil {
+				return
+			}
+			if !util.IsBlank(line) {
+				break
+			}
+			p.advanceLine()
+		}
+		if p.openBlocks(root, true) != brNewBlocksOpened {
+			if p.bail == "" {
+				p.fail("nothing opened")
+			}
+			return
+		}
+		p.advanceLine()
+		p.stats = p.stats[:0]
+		for p.bail == "" {
+			l := len(p.open)
+			if l == 0 {
+				break
+			}
+			lastIndex := l - 1
+			for i := 0; i < l && p.bail == ""; i++ {
+				be := p.open[i]
+				line := p.peek()
+				if line == nil {
+					p.closeBlocks(lastIndex, 0)
+					p.advanceLine()
+					return
+				}
+				lineNum := p.line
+				p.stats = append(p.stats, fbStat{lineNum, i, util.IsBlank(line)})
+				if be.kind != fbPara {
+					state := p.cont(i)
+					if state&bsContinue != 0 {
+						if state&bsHasChildren != 0 && i == lastIndex {
+							p.openBlocks(be.node, p.isBlankLine(lineNum-1, i+1))
+							break
+						}
+						continue
+					}
+				}
+				isBlank := p.isBlankLine(lineNum-1, i)
+				var parent ast.Node = root
+				if i != 0 {
+					parent = p.open[i-1].node
+				}
+				lastNode := p.open[lastIndex].node
+				result := p.openBlocks(parent, isBlank)
+				if result != brParagraphContinuation {
+					if p.open[lastIndex].node != lastNode {
+						p.fail("transformed") // goldmark's setext path
+						return
+					}
+					p.closeBlocks(lastIndex, i)
+				} else if i != lastIndex {
+					p.fail("lazy continuation")
+					return
+				}
+				break
+			}
+			p.advanceLine()
+		}
+	}
+}
+
+// isBlankLine is goldmark's.
+func (p *blockParser) isBlankLine(lineNum, level int) bool {
+	l := len(p.stats)
+	if l == 0 {
+		return true
+	}
+	for i := l - 1 - level; i >= 0; i-- {
+		s := p.stats[i]
+		if s.lineNum == lineNum && s.level <= level {
+			return s.blank
+		} else if s.lineNum < lineNum {
+			break
+		}
+	}
+	return false
+}
+
+// cont is the Continue of the open block i (not a paragraph).
+func (p *blockParser) cont(i int) int {
+	b := &p.open[i]
+	line := p.peek()
+	switch b.kind {
+	case fbQuote:
+		if p.quoteMarker(line) {
+			return bsContinue | bsHasChildren
+		}
+		return bsClose
+	case fbList:
+		if util.IsBlank(line) {
+			return bsContinue | bsHasChildren
+		}
+		list := b.node.(*ast.List)
+		offset := list.LastChild().(*ast.ListItem).Offset
+		indent := p.indent(line)
+		if indent < offset {
+			if indent < 4 {
+				match, typ := parseListItem(line)
+				if typ != notList && match[1]-offset < 4 {
+					marker := line[match[3]-1]
+					if !list.CanContinue(marker, typ == orderedList) {
+						return bsClose
+					}
+					if gmThematicBreak(line[match[3]-1:]) {
+						return bsClose
+					}
+					return bsContinue | bsHasChildren
+				}
+			}
+			return bsClose
+		}
+		return bsContinue | bsHasChildren
+	case fbItem:
+		if util.IsBlank(line) {
+			p.advanceToEOL()
+			return bsContinue | bsHasChildren
+		}
+		offset := b.node.(*ast.ListItem).Offset
+		indent := p.indent(line)
+		if indent < offset {
+			if indent < 4 {
+				if _, typ := parseListItem(line); typ != notList {
+					p.skipList = true
+				}
+				return bsClose
+			}
+			p.fail("item indentation")
+			return bsClose
+		}
+		p.pos += offset
+		return bsContinue | bsHasChildren
+	case fbFence:
+		return p.fenceLine(b, line)
+	}
+	return bsClose
+}
+
+// quoteMarker is goldmark's blockquote process: '>' after at most 3
+// spaces, then one optional space.
+func (p *blockParser) quoteMarker(line []byte) bool {
+	w := p.indent(line)
+	if w > 3 || w >= len(line) || line[w] != '>' {
+		return false
+	}
+	pos := w + 1
+	if pos >= len(line) || line[pos] == '\n' {
+		p.pos += pos
+		return true
+	}
+	p.pos += pos
+	switch line[pos] {
+	case ' ':
+		p.pos++
+	case '\t':
+		p.fail("tab")
+	}
+	return true
+}
+
+// fenceLine is the fenced code parser's Continue.
+func (p *blockParser) fenceLine(b *fbOpen, line []byte) int {
+	// The indentation, tabs included (util.IndentWidth at the line's
+	// column; no tab comes before the reader's position in a line).
+	col := p.pos - p.head
+	w, pos := util.IndentWidth(line, col)
+	if w < 4 {
+		i := pos
+		for i < len(line) && line[i] == b.fchar {
+			i++
+		}
+		if i-pos >= b.flen && util.IsBlank(line[i:]) {
+			p.advanceToEOL()
+			return bsClose
+		}
+	}
+	start := 0
+	if b.findent > 0 {
+		k := 0
+		for k < len(line) && line[k] == ' ' && k < b.findent {
+			k++
+		}
+		if k < len(line) && k < b.findent && line[k] == '\t' {
+			p.fail("tab in fenced code indentation")
+			return bsClose
+		}
+		if k >= b.findent {
+			start = b.findent
+		} else {
+			start = max(0, util.FirstNonSpacePosition(line))
+		}
+	}
+	seg := text.NewSegment(p.pos+start, p.stop)
+	seg.ForceNewline = true
+	b.node.Lines().Append(seg)
+	p.advanceToEOL()
+	return bsContinue
+}
+
+// openBlocks is goldmark's, with the dialect's block parsers in their
+// order.
+func (p *blockParser) openBlocks(parent ast.Node, blankLine bool) int {
+	result := brNoBlocksOpened
+	continuable := len(p.open) > 0 && p.open[len(p.open)-1].kind == fbPara
+	for p.bail == "" {
+		line := p.peek()
+		if line == nil || util.IsBlank(line) {
+			break // nothing opens on a blank line
+		}
+		w := p.indent(line)
+		if p.bail != "" {
+			break
+		}
+		interrupt := continuable && result == brNoBlocksOpened
+		if w > 3 {
+			if !interrupt {
+				p.fail("indented code")
+			}
+			break
+		}
+		var last *fbOpen
+		if len(p.open) > 0 {
+			last = &p.open[len(p.open)-1]
+		}
+		lastPara := last != nil && last.kind == fbPara
+		blockPos := p.pos + w
+		var node ast.Node
+		kind := fbLeaf
+		children := false
+		ch := line[w]
+		// setext heading
+		if (ch == '-' || ch == '=') && lastPara && last.node.Parent() == parent {
+			if _, ok := matchesSetextHeadingBar(line); ok {
+				p.fail("setext heading")
+				break
+			}
+		}
+		// thematic break
+		if ch == '-' || ch == '*' || ch == '_' {
+			if gmThematicBreak(line) {
+				node = ast.NewThematicBreak()
+				p.advanceToEOL()
+			}
+		}
+		// list, list item
+		if node == nil && (ch == '-' || ch == '*' || ch == '+' || (ch >= '0' && ch <= '9')) {
+			lastList := last != nil && last.kind == fbList
+			if lastList || p.skipList {
+				p.skipList = false
+			} else if match, typ := parseListItem(line); typ != notList {
+				start := -1
+				if typ == orderedList {
+					start, _ = strconv.Atoi(string(line[match[2] : match[3]-1]))
+				}
+				if lastPara && last.node.Parent() == parent {
+					if typ == orderedList && start != 1 {
+						p.fail("ordered list interrupting a paragraph")
+						break
+					}
+					if match[4] < 0 || util.IsBlank(line[match[4]:match[5]]) {
+						p.fail("empty list item interrupting a paragraph")
+						break
+					}
+				}
+				l := ast.NewList(line[match[3]-1])
+				if start > -1 {
+					l.Start = start
+				}
+				node, kind, children = l, fbList, true
+			}
+			if node == nil {
+				if list, ok := parent.(*ast.List); ok {
+					node = p.listItem(list, line)
+					if node == nil {
+						break
+					}
+					kind, children = fbItem, true
+				}
+			}
+		}
+		if _, ok := parent.(*ast.List); ok && kind != fbItem {
+			p.fail("a list without an item")
+			break
+		}
+		var fchar byte
+		var findent, flen int
+		if node == nil {
+			switch ch {
+			case '#':
+				node = p.atxHeading(line, w)
+			case '`', '~':
+				node, fchar, flen = p.fence(line, w)
+				findent = w
+				if node != nil {
+					kind = fbFence
+				}
+			case '>':
+				if p.quoteMarker(line) {
+					node, kind, children = ast.NewBlockquote(), fbQuote, true
+				}
+			case '<':
+				if mayOpenHTML(line[w:]) {
+					p.fail("HTML block")
+				}
+			}
+		}
+		if p.bail != "" {
+			break
+		}
+		if node == nil {
+			if interrupt {
+				break
+			}
+			// paragraph
+			r := &rawParagraph{}
+			r.Lines().Append(text.NewSegment(p.pos, p.stop))
+			p.advanceToEOL()
+			node, kind = r, fbPara
+		}
+		node.SetPos(blockPos)
+		node.SetBlankPreviousLines(blankLine)
+		parent.AppendChild(parent, node)
+		result = brNewBlocksOpened
+		p.open = append(p.open, fbOpen{kind: kind, node: node, fchar: fchar, findent: findent, flen: flen})
+		if len(p.open) > 4*MaxNesting {
+			p.fail("nesting")
+			break
+		}
+		if !children {
+			break
+		}
+		parent = node
+	}
+	if result == brNoBlocksOpened && continuable && p.bail == "" {
+		line := p.peek()
+		if !util.IsBlank(line) {
+			last := p.open[len(p.open)-1].node
+			last.Lines().Append(text.NewSegment(p.pos, p.stop))
+			p.advanceToEOL()
+			result = brParagraphContinuation
+		}
+	}
+	return result
+}
+
+// listItem is the list item parser's Open under list.
+func (p *blockParser) listItem(list *ast.List, line []byte) ast.Node {
+	offset := 0
+	if lc := list.LastChild(); lc != nil {
+		offset = lc.(*ast.ListItem).Offset
+	}
+	match, typ := parseListItem(line)
+	if typ == notList || match[1]-offset > 3 {
+		p.fail("not a list item under a list")
+		return nil
+	}
+	if match[4] < 0 || util.IsBlank(line[match[4]:match[5]]) {
+		p.fail("empty list item")
+		return nil
+	}
+	k := match[4]
+	for k < len(line) && line[k] == ' ' {
+		k++
+	}
+	if k < len(line) && line[k] == '\t' {
+		p.fail("tab")
+		return nil
+	}
+	itemOffset := k - match[4]
+	if itemOffset > 4 {
+		p.fail("list item content 5 columns after its marker")
+		return nil
+	}
+	p.pos += match[3] + itemOffset
+	return ast.NewListItem(match[3] + itemOffset)
+}
+
+// atxHeading is the ATX heading parser's Open at w, or nil.
+func (p *blockParser) atxHeading(line []byte, w int) ast.Node {
+	i := w
+	for i < len(line) && line[i] == '#' {
+		i++
+	}
+	level := i - w
+	if level > 6 {
+		return nil
+	}
+	if i == len(line) {
+		return ast.NewHeading(level)
+	}
+	l := util.TrimLeftSpaceLength(line[i:])
+	if l == 0 {
+		return nil
+	}
+	start := min(i+l, len(line)-1)
+	node := ast.NewHeading(level)
+	hl := text.NewSegment(p.pos+start, p.pos+len(line))
+	hl = hl.TrimRightSpace(p.src)
+	if hl.Len() > 0 {
+		if p.src[hl.Stop-1] == '#' {
+			p.fail("ATX heading ending with '#'")
+			return nil
+		}
+		node.Lines().Append(hl)
+	}
+	p.advanceToEOL()
+	return node
+}
+
+// fence is the fenced code parser's Open at w, or nil.
+func (p *blockParser) fence(line []byte, w int) (ast.Node, byte, int) {
+	fc := line[w]
+	i := w
+	for i < len(line) && line[i] == fc {
+		i++
+	}
+	n := i - w
+	if n < 3 {
+		return nil, 0, 0
+	}
+	var info *ast.Text
+	if i < len(line)-1 {
+		rest := line[i:]
+		left := util.TrimLeftSpaceLength(rest)
+		right := util.TrimRightSpaceLength(rest)
+		if left < len(rest)-right {
+			infoStart, infoStop := p.pos+i+left, p.stop-right
+			for _, b := range rest[left : len(rest)-right] {
+				if b == '`' && fc == '`' {
+					p.fail("backtick in a backtick fence's info")
+					return nil, 0, 0
+				}
+			}
+			if infoStart != infoStop {
+				info = ast.NewTextSegment(text.NewSegment(infoStart, infoStop))
+			}
+		}
+	}
+	return ast.NewFencedCodeBlock(info), fc, n
+}
+
+// mayOpenHTML reports whether goldmark's HTML block parser could open at
+// line (starting with '<'): '!' or '?', or a tag name (after an optional
+// '/' and spaces) followed by a space, '>', '/', a tab or the line's end.
+func mayOpenHTML(line []byte) bool {
+	i := 1
+	if i < len(line) && (line[i] == '!' || line[i] == '?') {
+		return true
+	}
+	if i < len(line) && line[i] == '/' {
+		i++
+		for i < len(line) && line[i] == ' ' {
+			i++
+		}
+	}
+	if i >= len(line) || !isASCIILetter(line[i]) {
+		return false
+	}
+	for i < len(line) && (isASCIILetter(line[i]) || line[i] >= '0' && line[i] <= '9' || line[i] == '-') {
+		i++
+	}
+	if i >= len(line) {
+		return true
+	}
+	switch line[i] {
+	case ' ', '\t', '\n', '>', '/', '\r':
+		return true
+	}
+	return false
+}
+
+func isASCIILetter(b byte) bool { return b|0x20 >= 'a' && b|0x20 <= 'z' }
+
+// closeBlocks is goldmark's: it closes the open blocks from..to (deepest
+// first) and takes them off the stack.
+func (p *blockParser) closeBlocks(from, to int) {
+	for i := from; i >= to; i-- {
+		switch p.open[i].kind {
+		case fbPara:
+			p.closeParagraph(p.open[i].node.(*rawParagraph))
+		case fbList:
+			closeList(p.open[i].node.(*ast.List))
+		}
+	}
+	if from == len(p.open)-1 {
+		p.open = p.open[:to]
+	} else {
+		p.open = append(p.open[:to], p.open[from+1:]...)
+	}
+}
+
+// closeParagraph runs the paragraph transformers goldmark would (a
+// definition bails; tables), then the paragraph's Close (lines trimmed, an
+// empty paragraph dropped).
+func (p *blockParser) closeParagraph(r *rawParagraph) {
+	lines := r.Lines()
+	if lines.Len() == 0 {
+		return
+	}
+	first := lines.At(0)
+	first = first.TrimLeftSpace(p.src)
+	if first.Len() > 0 && p.src[first.Start] == '[' {
+		for i := 0; i < lines.Len(); i++ {
+			seg := lines.At(i)
+			for k := seg.Start; k+1 < seg.Stop; k++ {
+				if p.src[k] == ']' && p.src[k+1] == ':' {
+					p.fail("link reference definition")
+					return
+				}
+			}
+		}
+	}
+	parent := r.Parent()
+	if lines.Len() >= 2 && p.tableCandidate(lines) {
+		para := ast.NewParagraph()
+		para.SetLines(lines)
+		para.SetPos(r.Pos())
+		para.SetBlankPreviousLines(r.HasBlankPreviousLines())
+		parent.ReplaceChild(parent, r, para)
+		tableTransformer{own: true}.Transform(para, p.reader, p.pc)
+		if para.Parent() == nil {
+			return
+		}
+		lines = para.Lines()
+		if lines.Len() == 0 {
+			parent.RemoveChild(parent, para)
+			return
+		}
+		parent.ReplaceChild(parent, para, r)
+		r.SetLines(lines)
+	}
+	for i := 0; i < lines.Len(); i++ {
+		l := lines.At(i)
+		lines.Set(i, l.TrimLeftSpace(p.src))
+	}
+	last := lines.At(lines.Len() - 1)
+	lines.Set(lines.Len()-1, last.TrimRightSpace(p.src))
+}
+
+// tableCandidate reports whether a line after the first may be a table's
+// delimiter row (goldmark's isTableDelim).
+func (p *blockParser) tableCandidate(lines *text.Segments) bool {
+	for i := 1; i < lines.Len(); i++ {
+		seg := lines.At(i)
+		if isTableDelim(p.src[seg.Start:seg.Stop]) {
+			return true
+		}
+	}
+	return false
+}
+
+// isTableDelim is goldmark's (extension/table.go).
+func isTableDelim(bs []byte) bool {
+	if w, _ := util.IndentWidth(bs, 0); w > 3 {
+		return false
+	}
+	allSep := true
+	for _, b := range bs {
+		if b != '-' {
+			allSep = false
+		}
+		if !(util.IsSpace(b) || b == '-' || b == '|' || b == ':') {
+			return false
+		}
+	}
+	return !allSep
+}
+
+// closeList is goldmark's list Close: a list is loose when an item other
+// than the first, or a child other than the first of an item, follows a
+// blank line. (goldmark then makes a tight list's paragraphs TextBlocks;
+// the converter reads rawParagraph alike.)
+func closeList(list *ast.List) {
+	for c := list.FirstChild(); c != nil && list.IsTight; c = c.NextSibling() {
+		if c.FirstChild() != nil && c.FirstChild() != c.LastChild() {
+			for c1 := c.FirstChild().NextSibling(); c1 != nil; c1 = c1.NextSibling() {
+				if c1.HasBlankPreviousLines() {
+					list.IsTight = false
+					break
+				}
+			}
+		}
+		if c != list.FirstChild() {
+			if c.HasBlankPreviousLines() {
+				list.IsTight = false
+			}
+		}
+	}
+}
+
+type listItemType int
+
+const (
+	notList listItemType = iota
+	bulletList
+	orderedList
+)
+
+// parseListItem is goldmark's (parser/list.go).
+func parseListItem(line []byte) ([6]int, listItemType) {
+	i := 0
+	l := len(line)
+	ret := [6]int{}
+	for ; i < l && line[i] == ' '; i++ {
+	}
+	if i > 3 {
+		return ret, notList
+	}
+	ret[0] = 0
+	ret[1] = i
+	ret[2] = i
+	var typ listItemType
+	if i < l && (line[i] == '-' || line[i] == '*' || line[i] == '+') {
+		i++
+		ret[3] = i
+		typ = bulletList
+	} else if i < l {
+		for ; i < l && util.IsNumeric(line[i]); i++ {
+		}
+		ret[3] = i
+		if ret[3] == ret[2] || ret[3]-ret[2] > 9 {
+			return ret, notList
+		}
+		if i < l && (line[i] == '.' || line[i] == ')') {
+			i++
+			ret[3] = i
+		} else {
+			return ret, notList
+		}
+		typ = orderedList
+	} else {
+		return ret, notList
+	}
+	if i < l && line[i] != '\n' {
+		w, _ := util.IndentWidth(line[i:], 0)
+		if w == 0 {
+			return ret, notList
+		}
+	}
+	if i >= l {
+		ret[4] = -1
+		ret[5] = -1
+		return ret, typ
+	}
+	ret[4] = i
+	ret[5] = len(line)
+	if line[ret[5]-1] == '\n' && line[i] != '\n' {
+		ret[5]--
+	}
+	return ret, typ
+}
+
+// gmThematicBreak is goldmark's isThematicBreak, on a line without a tab before its
+// first non-space.
+func gmThematicBreak(line []byte) bool {
+	w, pos := util.IndentWidth(line, 0)
+	if w > 3 {
+		return false
+	}
+	mark := byte(0)
+	count := 0
+	for i := pos; i < len(line); i++ {
+		c := line[i]
+		if util.IsSpace(c) {
+			continue
+		}
+		if mark == 0 {
+			mark = c
+			count = 1
+			if mark == '*' || mark == '-' || mark == '_' {
+				continue
+			}
+			return false
+		}
+		if c != mark {
+			return false
+		}
+		count++
+	}
+	return count > 2
+}
+
+// matchesSetextHeadingBar is goldmark's.
+func matchesSetextHeadingBar(line []byte) (byte, bool) {
+	start := 0
+	end := len(line)
+	space := util.TrimLeftLength(line, []byte{' '})
+	if space > 3 {
+		return 0, false
+	}
+	start += space
+	level1 := util.TrimLeftLength(line[start:end], []byte{'='})
+	c := byte('=')
+	var level2 int
+	if level1 == 0 {
+		level2 = util.TrimLeftLength(line[start:end], []byte{'-'})
+		c = '-'
+	}
+	if util.IsSpace(line[end-1]) {
+		end -= util.TrimRightSpaceLength(line[start:end])
+	}
+	if !((level1 > 0 && start+level1 == end) || (level2 > 0 && start+level2 == end)) {
+		return 0, false
+	}
+	return c, true
+}
+
+// buildTable is goldmark's table paragraph transformer (extension/table.go)
+// without its regular expressions, and without the list of cells holding
+// `\|` in code, which only goldmark's inline code spans read (fastInline
+// reads `\|` in a cell itself): the first line after the first that is a
+// delimiter row makes the lines before it the header and those after it
+// the rows, and the paragraph keeps the lines before the header.
+func buildTable(node *ast.Paragraph, source []byte) {
+	lines := node.Lines()
+	if lines.Len() < 2 {
+		return
+	}
+	for i := 1; i < lines.Len(); i++ {
+		alignments := tableDelimiter(lines.At(i), source)
+		if alignments == nil {
+			continue
+		}
+		header := &east.TableHeader{}
+		if n := tableRow(header, lines.At(i-1), alignments, true, source); n != len(alignments) {
+			return
+		}
+		table := east.NewTable()
+		table.Alignments = alignments
+		table.SetPos(node.Pos())
+		header.SetPos(lines.At(i - 1).Start)
+		table.AppendChild(table, header)
+		for j := i + 1; j < lines.Len(); j++ {
+			row := east.NewTableRow(alignments)
+			row.SetPos(lines.At(j).Start)
+			tableRow(row, lines.At(j), alignments, false, source)
+			table.AppendChild(table, row)
+		}
+		lines.SetSliced(0, i-1)
+		node.Parent().InsertAfter(node.Parent(), node, table)
+		if lines.Len() == 0 {
+			node.Parent().RemoveChild(node.Parent(), node)
+		} else {
+			last := lines.At(i - 2)
+			last.Stop--
+			lines.Set(i-2, last)
+		}
+	}
+}
+
+// tableRow is goldmark's parseRow: it appends the cells of the row on seg
+// to row and returns their number.
+func tableRow(row ast.Node, seg text.Segment, alignments []east.Alignment, isHeader bool, source []byte) int {
+	npos := seg.Start
+	seg = seg.TrimLeftSpace(source)
+	seg = seg.TrimRightSpace(source)
+	line := source[seg.Start:seg.Stop]
+	pos, limit := 0, len(line)
+	if len(line) > 0 && line[0] == '|' {
+		pos++
+	}
+	if len(line) > 0 && line[limit-1] == '|' {
+		limit--
+	}
+	n := 0
+	i := 0
+	for ; pos < limit; i++ {
+		alignment := east.AlignNone
+		if i >= len(alignments) {
+			if !isHeader {
+				return n
+			}
+		} else {
+			alignment = alignments[i]
+		}
+		cell := east.NewTableCell()
+		cell.SetPos(npos + pos) // as goldmark's (the untrimmed start)
+		cell.Alignment = alignment
+		closure := pos
+		for ; closure < limit; closure++ {
+			if line[closure] == '|' && (closure == 0 || line[closure-1] != '\\') {
+				break
+			}
+		}
+		cs := text.NewSegment(seg.Start+pos, seg.Start+closure)
+		cs = cs.TrimLeftSpace(source)
+		cs = cs.TrimRightSpace(source)
+		cell.Lines().Append(cs)
+		row.AppendChild(row, cell)
+		n++
+		pos = closure + 1
+	}
+	for ; i < len(alignments); i++ {
+		row.AppendChild(row, east.NewTableCell())
+		n++
+	}
+	return n
+}
+
+// tableDelimiter is goldmark's parseDelimiter: the alignments of a
+// delimiter row, or nil.
+func tableDelimiter(seg text.Segment, source []byte) []east.Alignment {
+	line := source[seg.Start:seg.Stop]
+	if !isTableDelim(line) {
+		return nil
+	}
+	cols := bytes.Split(line, []byte{'|'})
+	if util.IsBlank(cols[0]) {
+		cols = cols[1:]
+	}
+	if len(cols) > 0 && util.IsBlank(cols[len(cols)-1]) {
+		cols = cols[:len(cols)-1]
+	}
+	var alignments []east.Alignment
+	for _, col := range cols {
+		// ^\s*:?-+:?\s*$ (isTableDelim let only spaces, '-', '|' and ':' in)
+		a, b := 0, len(col)
+		for a < b && util.IsSpace(col[a]) {
+			a++
+		}
+		for b > a && util.IsSpace(col[b-1]) {
+			b--
+		}
+		left := a < b && col[a] == ':'
+		if left {
+			a++
+		}
+		right := b > a && col[b-1] == ':'
+		if right {
+			b--
+		}
+		if a >= b {
+			return nil
+		}
+		for k := a; k < b; k++ {
+			if col[k] != '-' {
+				return nil
+			}
+		}
+		switch {
+		case left && right:
+			alignments = append(alignments, east.AlignCenter)
+		case left:
+			alignments = append(alignments, east.AlignLeft)
+		case right:
+			alignments = append(alignments, east.AlignRight)
+		default:
+			alignments = append(alignments, east.AlignNone)
+		}
+	}
+	return alignments
+}
