@@ -614,7 +614,8 @@ func (p *blockParser) fence(line []byte, w int) (ast.Node, byte, int) {
 
 // mayOpenHTML reports whether goldmark's HTML block parser could open at
 // line (starting with '<'): '!' or '?', or a tag name (after an optional
-// '/' and spaces) followed by a space, '>', '/', a tab or the line's end.
+// '/' and spaces) followed by a space, a tab, a form feed (goldmark's
+// type-1 pattern takes any \s there), '\r', '>', '/' or the line's end.
 func mayOpenHTML(line []byte) bool {
 	i := 1
 	if i < len(line) && (line[i] == '!' || line[i] == '?') {
@@ -636,7 +637,7 @@ func mayOpenHTML(line []byte) bool {
 		return true
 	}
 	switch line[i] {
-	case ' ', '\t', '\n', '>', '/', '\r':
+	case ' ', '\t', '\n', '\f', '>', '/', '\r':
 		return true
 	}
 	return false
