@@ -15,6 +15,7 @@ import (
 // the status and code of each cell. Keys that do not authenticate get 401 everywhere; the other
 // columns are spelled out per row.
 func TestAccessMatrix(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		w := newWorld(t, s)
 		dan := s.NewUser(t, "Dan Temp")
@@ -194,6 +195,7 @@ func importReq(t *testing.T, path, probeKey string) func(t *testing.T) matrixReq
 
 // TestVisibility checks what each kind of principal sees in the lists, not just that it may list.
 func TestVisibility(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		w := newWorld(t, s)
 		ids := func(key, path string) []string {

@@ -20,6 +20,7 @@ import (
 // An expiry in the past is refused at creation; a rotation keeps the expiry and an expired key
 // cannot be rotated.
 func TestKeyExpiry(t *testing.T) {
+	t.Parallel()
 	start := time.Date(2031, 3, 1, 12, 0, 0, 0, time.UTC)
 	apitest.ForEachDBWithClock(t, start, func(t *testing.T, s *apitest.Server, fake *clock.Fake) {
 		ctx := context.Background()
@@ -104,6 +105,7 @@ func TestKeyExpiry(t *testing.T) {
 // TestRevocation: a revoked key is refused on the very next request of the instance that revoked
 // it, even when the key was just used (and so sits in the key cache).
 func TestRevocation(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		ann := s.NewUser(t, "Ann Revoke")
 		for _, tc := range []struct {
@@ -146,6 +148,7 @@ func TestRevocation(t *testing.T) {
 // TestRotation: after a rotation the old key is refused at once and the new one works with the
 // same scope and the same restriction.
 func TestRotation(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		w := newWorld(t, s)
 		for _, tc := range []struct {
@@ -276,6 +279,7 @@ func TestRevocationAcrossInstances(t *testing.T) {
 
 // TestKeyLastUsed: using a key records last_used_at (asynchronously, so it is polled for).
 func TestKeyLastUsed(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		ann := s.NewUser(t, "Ann Used")
 		used := s.NewKey(t, ann, auth.ScopeRead)

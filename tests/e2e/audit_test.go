@@ -74,6 +74,7 @@ func auditPage(t testing.TB, r apitest.Response) (entries []map[string]any, reso
 }
 
 func TestAuditLog(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		w := newWorld(t, s)
 		create := func(key string, body map[string]any) string {
@@ -377,6 +378,7 @@ func deref(s *string) any {
 // acted (null for a session), and each principal sees the entries CONTRACT.md section 7 gives it:
 // its own user's (session or unrestricted key), its workspace's, or its notebook's.
 func TestContentAuditEntries(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		w := newWorld(t, s)
 		session := s.OpenSession(t, w.ann)
@@ -466,6 +468,7 @@ func auditTotal(t testing.TB, s *apitest.Server) int64 {
 // TestContentAuditFailedWrites: a write that fails writes no entry, whatever stage it fails at
 // (scope, shape, access, item limit, a resolved suggestion), and leaves everything as it was.
 func TestContentAuditFailedWrites(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		w := newWorld(t, s)
 		full := apitest.Must(t, s.Post(t, w.annRW, "/notebooks", map[string]any{"name": "full"}), http.StatusCreated).Str(t, "id")
@@ -556,6 +559,7 @@ func injectFailure(t *testing.T, s *apitest.Server, event, table, when string) f
 // entry fails, the change is not made (content, notebook, tags, snapshots, item counts); when a
 // step after the entry fails (marking an approved suggestion), the entry is not kept either.
 func TestContentAuditSameTransaction(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		w := newWorld(t, s)
 		snapshots := func(kind, id string) int {

@@ -15,6 +15,7 @@ import (
 // TestWWWAuthenticate: every 401, on /api/v1 and /mcp alike, carries RFC 9110's challenge,
 // with error="invalid_token" when a credential was sent and refused (CONTRACT.md section 25).
 func TestWWWAuthenticate(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		const plain, invalid = `Bearer realm="folio"`, `Bearer realm="folio", error="invalid_token"`
 		bad := map[string]string{"Authorization": "Bearer svc_live_AAAAAAAA_" + "xxxxxxxxxxxxxxxxxxxxxxxx"}
@@ -99,6 +100,7 @@ func TestWWWAuthenticate(t *testing.T) {
 // TestMCPOrigin: /mcp accepts no Origin, a loopback origin, its own origin and the configured CORS
 // origins, and answers any other Origin ("null" included) with 403 before authentication.
 func TestMCPOrigin(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		key := s.NewKey(t, s.NewUser(t, "Origin Checker"), 3)
 		auth := func(origin string) map[string]string {

@@ -15,6 +15,7 @@ import (
 // TestAuthorizationForms sends every shape of Authorization header a client could get wrong: each
 // is 401 UNAUTHENTICATED with the envelope, and only "Bearer <valid key>" gets in.
 func TestAuthorizationForms(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		ann := s.NewUser(t, "Ann Forms")
 		key := s.NewKey(t, ann, auth.ScopeReadWrite)
@@ -87,6 +88,7 @@ func TestAuthorizationForms(t *testing.T) {
 // TestSession covers the second principal kind: the folio_session cookie of a signed-in web
 // session acts as its user with scope 3 and no restriction, and its writes need the CSRF token.
 func TestSession(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		w := newWorld(t, s)
 		sess := s.OpenSession(t, w.ann)
@@ -165,6 +167,7 @@ func TestSession(t *testing.T) {
 
 // TestSessionExpiry controls time: a session is accepted until its TTL has passed, then refused.
 func TestSessionExpiry(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDBWithClock(t, time.Date(2030, 1, 1, 12, 0, 0, 0, time.UTC), func(t *testing.T, s *apitest.Server, fake *clock.Fake) {
 		ann := s.NewUser(t, "Ann Expiry")
 		sess := s.OpenSession(t, ann)

@@ -177,6 +177,7 @@ func utc(s string) time.Time {
 // the list shows the caller's feeds without the url; delete removes it (404 afterwards, for its
 // url too); another user's feed, an unknown or malformed id is 404 CALENDAR_FEED_NOT_FOUND.
 func TestCalendarFeeds(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		w := newWorld(t, s)
 		r := apitest.Must(t, s.Post(t, w.annRW, "/calendar-feeds", map[string]any{"name": "Work"}), http.StatusCreated)
@@ -242,6 +243,7 @@ func TestCalendarFeeds(t *testing.T) {
 // names a notebook the credential can read, with the access codes of the notes list; a feed reads,
 // so creating one needs read and write scope; server-derived fields are refused. Nothing is made.
 func TestCalendarFeedValidation(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		w := newWorld(t, s)
 		for _, tc := range []struct {
@@ -290,6 +292,7 @@ func TestCalendarFeedValidation(t *testing.T) {
 // many are created at once; the 11th is 403 CALENDAR_FEED_LIMIT_REACHED, and deleting one makes
 // room again.
 func TestCalendarFeedLimit(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		u := s.NewUser(t, "Lena Limit")
 		k1, k2 := s.NewKey(t, u, auth.ScopeReadWrite), s.NewKey(t, u, auth.ScopeReadWrite)
@@ -353,6 +356,7 @@ func newDatedWorld(t *testing.T, s *apitest.Server) *datedWorld {
 // without its Markdown as SUMMARY, and the item's page as URL. UIDs stay the same across fetches
 // and when a date moves; the ETag answers 304 until something in the feed changes.
 func TestCalendarFeedContent(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		w := newDatedWorld(t, s)
 		id := w.ids
@@ -433,6 +437,7 @@ func TestCalendarFeedContent(t *testing.T) {
 // dies (404) when its credential can no longer read the notebook: a member's feed of a workspace
 // notebook after the member leaves the workspace.
 func TestCalendarFeedNotebook(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		w := newDatedWorld(t, s)
 		id := w.ids
@@ -477,6 +482,7 @@ func TestCalendarFeedNotebook(t *testing.T) {
 // unknown token (and the list says why); a rotation moves the feed to the new key, where it keeps
 // working until that key is revoked in turn.
 func TestCalendarFeedFollowsItsCredential(t *testing.T) {
+	t.Parallel()
 	start := time.Date(2031, 2, 1, 9, 0, 0, 0, time.UTC)
 	apitest.ForEachDBWithClock(t, start, func(t *testing.T, s *apitest.Server, fake *clock.Fake) {
 		w := newDatedWorld(t, s)
@@ -579,6 +585,7 @@ func TestCalendarFeedFollowsItsCredential(t *testing.T) {
 // non-ASCII text, long enough to be folded several times, comes back through go-ical as it was
 // sent; no folded line splits a character (parseFeed checks the lines).
 func TestCalendarFeedEscaping(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		key, nb := ownWorld(t, s)
 		title := "Plan: budget, hiring; review \\ sign-off\nsecond line — " + strings.Repeat("çé日本語 ", 40)
@@ -605,6 +612,7 @@ func TestCalendarFeedEscaping(t *testing.T) {
 // may not make one get the same refusals as any write. The feed's address then answers every
 // principal alike: the token is the credential, and an Authorization header is ignored.
 func TestCalendarFeedMatrix(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		w := newDatedWorld(t, s)
 		id := w.ids
@@ -651,6 +659,7 @@ func TestCalendarFeedMatrix(t *testing.T) {
 // while a live feed still answers that address; a served feed counts against its user's rate
 // limit, shared with the user's keys, and says so in the rate-limit headers.
 func TestCalendarFeedRateLimits(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		key, _ := ownWorld(t, s) // 1 request of the user's 6
 		url := createFeed(t, s, key, map[string]any{"name": "limited"})["url"].(string)

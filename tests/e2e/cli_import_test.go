@@ -18,6 +18,7 @@ import (
 // gives back the same files (notebooks, notes, tasks); a hostile archive or an unknown account
 // exits 1 with the reason and imports nothing.
 func TestCLIImport(t *testing.T) {
+	t.Parallel()
 	bin := testenv.FolioBinary(t)
 	apitest.EachDB(t, func(t *testing.T, kind string) {
 		env, _ := installFolio(t, bin, kind)

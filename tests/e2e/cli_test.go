@@ -32,6 +32,7 @@ var (
 // create a user and keys, list, revoke and rotate them, then serve the API with the same database
 // and check the keys against it, and stop the server with SIGTERM. Secrets must never reach a log.
 func TestCLI(t *testing.T) {
+	t.Parallel()
 	bin := testenv.FolioBinary(t)
 	apitest.EachDB(t, func(t *testing.T, kind string) {
 		var env []string
@@ -470,6 +471,7 @@ func (s *served) stop(t *testing.T) (int, time.Duration) {
 // expiry, and the keys working on the server; and the binary's help for key create, through both
 // `folio help key create` and `folio key create --help`, explaining --expires.
 func TestCLIKeyExpiry(t *testing.T) {
+	t.Parallel()
 	bin := testenv.FolioBinary(t)
 	apitest.EachDB(t, func(t *testing.T, kind string) {
 		env := []string{"FOLIO_SQLITE_PATH=" + filepath.Join(t.TempDir(), "folio.db")}

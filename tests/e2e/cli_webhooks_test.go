@@ -21,6 +21,7 @@ import (
 // account's webhook (gone from GET /webhooks too), and an unknown or malformed id exits non-zero
 // with a message that says so.
 func TestCLIWebhooks(t *testing.T) {
+	t.Parallel()
 	bin := testenv.FolioBinary(t)
 	apitest.EachDB(t, func(t *testing.T, kind string) {
 		env := []string{"FOLIO_SQLITE_PATH=" + filepath.Join(t.TempDir(), "folio.db")}

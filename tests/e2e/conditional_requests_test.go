@@ -34,6 +34,7 @@ func wantETag(t *testing.T, r apitest.Response) string {
 // TestItemETags: notes and tasks carry an ETag on GET, create and PATCH; If-None-Match gives 304
 // without a body; a stale If-Match on PATCH or DELETE is 412 and changes nothing; "*" matches.
 func TestItemETags(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		key, nb := ownWorld(t, s)
 		for _, kind := range []string{"note", "task"} {
@@ -98,6 +99,7 @@ func TestItemETags(t *testing.T) {
 // TestNotebookAndSuggestionETags: notebooks carry an ETag on GET and create; suggestions on
 // suggest, approve and reject; a note's ETag changes whenever its pendingSuggestion does.
 func TestNotebookAndSuggestionETags(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		key, nb := ownWorld(t, s)
 		nbTag := wantETag(t, apitest.Must(t, s.Get(t, key, "/notebooks/"+nb), http.StatusOK))
@@ -168,6 +170,7 @@ func TestNotebookAndSuggestionETags(t *testing.T) {
 // both PATCH it with that ETag at once. Exactly one gets 200 and the other 412, every time, for
 // many items in parallel; the survivor's content is the one stored.
 func TestConcurrentPatchIfMatch(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		key, nb := ownWorld(t, s)
 		const items, rounds = 8, 12

@@ -16,6 +16,7 @@ import (
 // warning naming the right one; the secrets can come from files; the server logs one start line
 // (version, database, Redis, address) and one stop line, and nothing of fx at the default level.
 func TestConfigurationAtStart(t *testing.T) {
+	t.Parallel()
 	bin := testenv.FolioBinary(t)
 	dir := t.TempDir()
 	sqlite := "FOLIO_SQLITE_PATH=" + filepath.Join(dir, "data", "folio.db")

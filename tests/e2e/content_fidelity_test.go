@@ -13,6 +13,7 @@ import (
 // unchanged by PATCH (a fixed point); a lone surrogate escape is refused like invalid UTF-8; a
 // host:port link says how to write it.
 func TestContentFidelity(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, in, want string
 		tags           []string

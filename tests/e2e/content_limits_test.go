@@ -16,6 +16,7 @@ import (
 // refused. Over the limit is 400 VALIDATION_ERROR naming the field and saying why; what is
 // accepted reads back within the limit and can be sent back unchanged.
 func TestContentStoredLength(t *testing.T) {
+	t.Parallel()
 	bomb := "[x]: /" + strings.Repeat("a", 20_000) + "\n\n" + strings.Repeat("[x] ", 5_000)
 	escapes := strings.Repeat("**a ", 25_000)
 	table := strings.Repeat("|a", 500) + "\n" + strings.Repeat("|-", 500) + "\n" + strings.Repeat("x\n", 1_000)
@@ -71,6 +72,7 @@ func TestContentStoredLength(t *testing.T) {
 // (code points, whatever their UTF-8 length) and refuse 100,001; a task title 500 and a rationale
 // 2,000. What is accepted comes back whole.
 func TestContentSizes(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		w := newWorld(t, s)
 		note := "/notes/" + newContent(t, s, w.annRW, "note", w.annNB, "short")

@@ -39,6 +39,7 @@ import (
 //     the SQLite copy takes the key too;
 //   - a copy into a database that holds data is refused and changes nothing.
 func TestCopy(t *testing.T) {
+	t.Parallel()
 	bin := testenv.FolioBinary(t)
 	hook := newReceiver(t, http.StatusInternalServerError) // the first delivery fails
 	env, key := installFolio(t, bin, "sqlite", "FOLIO_WEBHOOK_RETRY_BASE=4s")

@@ -27,6 +27,7 @@ func withCORS(c *config.Config) { c.CORSOrigins = []string{corsOrigin, "http://l
 // an allowed origin (errors included) names it and exposes the contract's headers; other origins,
 // other request headers (X-CSRF-Token) and paths outside /api/v1 get no CORS headers.
 func TestCORS(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		key := s.NewKey(t, s.NewUser(t, "Cora Cors"), auth.ScopeReadWrite)
 		preflight := func(origin, method, headers string) rawResponse {
@@ -117,6 +118,7 @@ func TestCORS(t *testing.T) {
 // TestCORSOff: without FOLIO_CORS_ORIGINS no response carries a CORS header (nor Vary: Origin),
 // whatever the request, and a preflight is an OPTIONS like any other: 405 or 404 with the envelope.
 func TestCORSOff(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		key := s.NewKey(t, s.NewUser(t, "Otto Off"), auth.ScopeRead)
 		pre := map[string]string{"Origin": corsOrigin, "Access-Control-Request-Method": "GET", "Access-Control-Request-Headers": "authorization"}
@@ -155,6 +157,7 @@ func TestCORSOff(t *testing.T) {
 // cookie from the server's own origin, or from a client that is no browser, still works, and an
 // API key from an allowed origin too.
 func TestCookieNeverCrossOrigin(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		u := s.NewUser(t, "Cookie Monster")
 		si := s.OpenSession(t, u)

@@ -62,6 +62,7 @@ func sameJSON(t *testing.T, what string, body []byte, data any) {
 // the API returned it as their data. A write route this table does not know fails the test, so a
 // new write path cannot be added without deciding what it emits (CONTRACT.md section 18).
 func TestEveryWriteRouteEmits(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		w := newWorld(t, s)
 		dan := s.NewUser(t, "Dan Invitee")
@@ -261,6 +262,7 @@ func TestEveryWriteRouteEmits(t *testing.T) {
 // filters, nextCursor is never null, bad parameters are 400, and a session sees its events with
 // null key fields.
 func TestEventsFeed(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		ann := s.NewUser(t, "Ann")
 		key := s.NewKey(t, ann, auth.ScopeReadWrite)
@@ -331,6 +333,7 @@ func TestEventsFeed(t *testing.T) {
 // caused them; a session or an unrestricted key only what its user did; and when nothing visible
 // happened, nextCursor stays where the caller was, so it does not even learn the newest id.
 func TestEventsVisibility(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		w := newWorld(t, s)
 		start := map[string]string{}
@@ -386,6 +389,7 @@ func TestEventsVisibility(t *testing.T) {
 // with data null. Checked after a delete, a move out of the workspace and a member's removal,
 // for those who lost the resource and for those who still read it.
 func TestFeedForgetsWhatIsGone(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		ann, bob := s.NewUser(t, "Ann Owner"), s.NewUser(t, "Bob Latecomer")
 		annKey := s.NewKey(t, ann, auth.ScopeReadWrite)

@@ -32,6 +32,7 @@ import (
 // TestNoteAsMarkdown: GET /notes/:id with Accept: text/markdown is the content alone, with the
 // JSON representation's ETag; any other Accept is JSON.
 func TestNoteAsMarkdown(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		w := newWorld(t, s)
 		text := "# Plan\n\nShip it with @bob. #launch\n\n> **Decision:** go"
@@ -110,6 +111,7 @@ func readExport(t *testing.T, zipped []byte) map[string]exportEntry {
 // TestExport: GET /export is a ZIP of what the caller can read, one file per note and task with
 // the resource's fields as YAML front matter and the Markdown after it.
 func TestExport(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		w := newWorld(t, s)
 		personal := createNote(t, s, w.annRW, w.annNB, "personal: \"quoted\", #tag and: colon\n\n- a list")["id"].(string)
@@ -195,6 +197,8 @@ func TestExport(t *testing.T) {
 // than the ZIP's central directory, far below what holding the export would take. The server runs in this test's process, so its heap is this
 // process's; the download goes to a file, not to memory.
 func TestExportStreamsInConstantMemory(t *testing.T) {
+	// Not parallel: it measures the whole process's heap, so no other test may run beside it (the
+	// package's parallel tests start only once every sequential one has ended).
 	const count, size = 20_000, 4096
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		user := s.NewUser(t, "Exporter")

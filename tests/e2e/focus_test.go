@@ -105,6 +105,7 @@ func wantFocus(t *testing.T, answer map[string]any, targeted, followUps, due []s
 // tasks share the lists; archived, DONE and deleted items are in none; each item is the note or
 // task as the API returns it (a note without pendingSuggestion).
 func TestFocusLists(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDBWithClock(t, time.Date(2025, 3, 20, 12, 0, 0, 0, time.UTC), func(t *testing.T, s *apitest.Server, fake *clock.Fake) {
 		key, nb := ownWorld(t, s)
 		f := focusItems{t, s, key, nb}
@@ -186,6 +187,7 @@ func TestFocusLists(t *testing.T) {
 // an hour early, in the day before, where Havana skips it, and on the second midnight where
 // Jerusalem repeated it.
 func TestFocusDaylightSaving(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		key, nb := ownWorld(t, s)
 		f := focusItems{t, s, key, nb}
@@ -225,6 +227,7 @@ func TestFocusDaylightSaving(t *testing.T) {
 // it holds at most 100 items, and its More flag says whether more were left out (exactly 100 is
 // not cut).
 func TestFocusOrderAndCap(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		key, nb := ownWorld(t, s)
 		f := focusItems{t, s, key, nb}
@@ -314,6 +317,7 @@ func TestFocusOrderAndCap(t *testing.T) {
 // /notes and GET /tasks: a notebook-scoped key its notebook's, a workspace-scoped key its
 // workspace's, a member the workspace's items (whoever made them), and nobody another user's.
 func TestFocusRestriction(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		w := newWorld(t, s)
 		const day = "2025-05-05T10:00:00Z"
@@ -369,6 +373,7 @@ func TestFocusRestriction(t *testing.T) {
 // TestFocusValidation: a date that is not YYYY-MM-DD (a real day) and a tz that is not an IANA
 // zone name are 400 VALIDATION_ERROR naming the parameter; given empty, each is an error too.
 func TestFocusValidation(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		key, nb := ownWorld(t, s)
 		for _, tc := range []struct{ query, param string }{
@@ -410,6 +415,7 @@ func TestFocusValidation(t *testing.T) {
 
 // TestFocusDefaults: without date, the day is today in tz by the server's clock; without tz, UTC.
 func TestFocusDefaults(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDBWithClock(t, time.Date(2025, 3, 10, 23, 30, 0, 0, time.UTC), func(t *testing.T, s *apitest.Server, fake *clock.Fake) {
 		key, nb := ownWorld(t, s)
 		f := focusItems{t, s, key, nb}
@@ -439,6 +445,7 @@ func TestFocusDefaults(t *testing.T) {
 // hide an index the planner could not use (a partial index whose predicate the statement does
 // not state, or a generic plan cannot prove), and EXPLAIN QUERY PLAN on SQLite.
 func TestFocusUsesItsIndexes(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		w := newWorld(t, s)
 		for _, nb := range []string{w.annNB, w.teamNB} {

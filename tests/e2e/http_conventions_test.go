@@ -31,6 +31,7 @@ var (
 
 // TestRequestID checks X-Request-Id on every kind of response and the treatment of a client's id.
 func TestRequestID(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		w := newWorld(t, s)
 		requests := []struct {
@@ -140,6 +141,7 @@ func TestRequestID(t *testing.T) {
 // A path starting with "//" is sent from the server's root ("//api" is /api); the root itself is
 // the web app's entry (CONTRACT.md section 23: / goes to /app or /signin, TestRoutesByJob).
 func TestRoutingErrors(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		w := newWorld(t, s)
 		for _, tc := range []struct {
@@ -193,6 +195,7 @@ func TestRoutingErrors(t *testing.T) {
 // TestRequestBodies checks the strict JSON binding on every endpoint that takes a body: each bad
 // body is 400 with the documented code and a message naming the field or the problem.
 func TestRequestBodies(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		w := newWorld(t, s)
 		type row struct {
@@ -277,6 +280,7 @@ func TestRequestBodies(t *testing.T) {
 
 // TestBodyLimit checks the 1 MiB limit on request bodies, whether the size is declared or not.
 func TestBodyLimit(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		w := newWorld(t, s)
 		// body returns a JSON object of exactly n bytes whose name is far over 40 characters.
@@ -384,6 +388,7 @@ var headVaries = []string{"Date", "X-Request-Id", "X-Ratelimit-Remaining", "X-Ra
 // (parameters filled with real ids where it has them) HEAD answers the same status and the same
 // headers with no body; HEAD on a path without GET stays 405.
 func TestHeadOnEveryGet(t *testing.T) {
+	t.Parallel()
 	apitest.EachDB(t, func(t *testing.T, kind string) {
 		var engine *gin.Engine
 		s := apitest.StartFx(t, kind, nil, fx.Populate(&engine))
@@ -499,6 +504,7 @@ func gunzip(t *testing.T, body []byte) []byte {
 // does not accept gzip, nor a HEAD. The boundary is met exactly: a note's content is sized until
 // its JSON is 1023, then 1024 bytes.
 func TestGzip(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		w := newWorld(t, s)
 		id := createNote(t, s, w.annRW, w.teamNB, "x")["id"].(string)
@@ -589,6 +595,7 @@ func TestGzip(t *testing.T) {
 // TestCreatedHasLocation: every 201 carries Location with the created resource's path
 // (CONTRACT.md section 11); where the API reads the resource at that path, GET on it answers it.
 func TestCreatedHasLocation(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		w := newWorld(t, s)
 		dave := s.NewUser(t, "Dave Invited")
@@ -641,6 +648,7 @@ func TestCreatedHasLocation(t *testing.T) {
 // \u0026 (CONTRACT.md section 11): Markdown is full of `>`, and a client reading curl output
 // should see it. Success bodies, lists and error messages alike.
 func TestJSONDoesNotEscapeHTML(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		w := newWorld(t, s)
 		content := "> **Decision:** ship if a < b && b > c"
@@ -672,6 +680,7 @@ func TestJSONDoesNotEscapeHTML(t *testing.T) {
 // X-Request-Id (not net/http's plain-text answer), on every route, before authentication; up to
 // the limit a request is served.
 func TestHeaderLimit(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		key := s.NewKey(t, s.NewUser(t, "Hal Headers"), auth.ScopeRead)
 		pad := func(n int) map[string]string { return map[string]string{"X-Pad": strings.Repeat("p", n)} }
@@ -718,6 +727,7 @@ func TestHeaderLimit(t *testing.T) {
 // filter or cursor is no filter, no cursor (a documented convenience for clients that fill a URL
 // template with an absent value).
 func TestEmptyQueryValues(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		key := s.NewKey(t, s.NewUser(t, "Quinn Query"), auth.ScopeReadWrite)
 		for _, tc := range []struct{ path, param string }{

@@ -54,6 +54,7 @@ func wantReplay(t *testing.T, r, first apitest.Response) {
 // path or body is 422; errors are not stored (a corrected retry writes); keys are per user; the
 // key's shape is checked.
 func TestIdempotentRetries(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		key, nb := ownWorld(t, s)
 		body := map[string]any{"content": "once #only", "notebookId": nb}
@@ -163,6 +164,7 @@ func userOf(t *testing.T, s *apitest.Server, key string) string {
 // TestIdempotencyConcurrent: N identical requests with one key at once make exactly one write;
 // every other answer is the same response replayed, or 409 IDEMPOTENCY_KEY_IN_USE.
 func TestIdempotencyConcurrent(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		key, nb := ownWorld(t, s)
 		for round := range 6 {
@@ -217,6 +219,7 @@ func burst(t *testing.T, servers []*apitest.Server, n int, key, idem string, bod
 // the stored response and writes nothing. A failure inside the transaction instead (before the
 // commit) stores nothing, and the retry writes.
 func TestIdempotencyFailureAfterCommit(t *testing.T) {
+	t.Parallel()
 	apitest.EachDB(t, func(t *testing.T, kind string) {
 		var crash atomic.Bool
 		hooks := &idempotency.Hooks{AfterCommit: func(*gin.Context) {
@@ -258,6 +261,7 @@ func TestIdempotencyFailureAfterCommit(t *testing.T) {
 // TestIdempotencyExpiry: after 24 hours a key runs afresh; the cleanup deletes expired records in
 // bounded batches and keeps the others.
 func TestIdempotencyExpiry(t *testing.T) {
+	t.Parallel()
 	start := time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC)
 	apitest.ForEachDBWithClock(t, start, func(t *testing.T, s *apitest.Server, fake *clock.Fake) {
 		key, nb := ownWorld(t, s)
@@ -295,6 +299,7 @@ func TestIdempotencyExpiry(t *testing.T) {
 // TestIdempotencyAcrossInstances: two servers on one database share the keys. Identical requests
 // sent to both at once make one write; a retry on either instance gets the stored response.
 func TestIdempotencyAcrossInstances(t *testing.T) {
+	t.Parallel()
 	apitest.EachDB(t, func(t *testing.T, kind string) {
 		c := apitest.Config(t, kind)
 		a, b := apitest.StartWith(t, c), apitest.StartWith(t, c)
@@ -313,6 +318,7 @@ func TestIdempotencyAcrossInstances(t *testing.T) {
 // key past the lease (as if its process had stopped) loses it: a retry then takes the key over and
 // writes, and the first request, when it finally answers, cannot commit (409, nothing written).
 func TestIdempotencyLease(t *testing.T) {
+	t.Parallel()
 	apitest.EachDB(t, func(t *testing.T, kind string) {
 		fake := clock.NewFake(time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC))
 		hold, held := make(chan struct{}), make(chan struct{})
@@ -352,6 +358,7 @@ func TestIdempotencyLease(t *testing.T) {
 // key gets the answer its own request deserves, never the stored one; the same credential's
 // retry still replays.
 func TestReplayStaysWithItsCredential(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		u := s.NewUser(t, "Rita Replay")
 		k1 := s.NewKey(t, u, auth.ScopeReadWrite)

@@ -54,6 +54,7 @@ func allItems(t testing.TB, s *apitest.Server, key, kind string) []map[string]an
 // updatedAt too), archived flags, statuses and priorities; nothing is changed or skipped; and
 // every create is audited and in the feed as any create.
 func TestImportRoundTrip(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		w := newWorld(t, s)
 		empty := apitest.Must(t, s.Post(t, w.annRW, "/notebooks", map[string]any{"name": "Empty: 1/2", "color": "teal"}), http.StatusCreated).Str(t, "id")
@@ -164,6 +165,7 @@ func TestImportRoundTrip(t *testing.T) {
 // mapped (tags, created, a due date makes a task), an image becomes a link listed under changed,
 // and what is not a note (the image file, the tool's settings) is listed under skipped.
 func TestImportMarkdownFolder(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		key, mine := ownWorld(t, s)
 		png := append([]byte("\x89PNG\r\n\x1a\n"), make([]byte, 64)...)
@@ -242,6 +244,7 @@ func TestImportMarkdownFolder(t *testing.T) {
 // VALIDATION_ERROR naming what is wrong, and nothing is written: not a notebook, not a note, not
 // an audit entry, not an event.
 func TestImportHostileArchives(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		key, _ := ownWorld(t, s)
 		before := everything(t, s, key)
@@ -269,6 +272,7 @@ func TestImportHostileArchives(t *testing.T) {
 // make notebooks, and the item limit, which refuses the whole import. An Idempotency-Key replays
 // an import without importing again.
 func TestImportRefusals(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		w := newWorld(t, s)
 		three := ziptest.Zip(t, ziptest.Entry{Name: "a.md", Body: []byte("a")}, ziptest.Entry{Name: "b.md", Body: []byte("b")}, ziptest.Entry{Name: "c.md", Body: []byte("c")})
@@ -300,6 +304,7 @@ func TestImportRefusals(t *testing.T) {
 // TestImportItemLimit: an import that would pass a notebook's item limit is 403
 // ITEM_LIMIT_REACHED and imports nothing, not even the notebook it made or the items that fit.
 func TestImportItemLimit(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		key, mine := ownWorld(t, s)
 		before := everything(t, s, key)
@@ -319,6 +324,7 @@ func TestImportItemLimit(t *testing.T) {
 // a YAML alias bomb or of the wrong types, Markdown over every limit, folder names a notebook
 // cannot take.
 func TestImportNoServerError(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		key, _ := ownWorld(t, s)
 		md := func(name, body string) ziptest.Entry { return ziptest.Entry{Name: name, Body: []byte(body)} }
@@ -380,6 +386,7 @@ func randomWords(n int) string {
 // first is done; one that waits longer than FOLIO_IMPORT_WAIT is 503 with Retry-After and imports
 // nothing.
 func TestImportTakesTurns(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		key, mine := ownWorld(t, s)
 		// send posts body as an import, with the headers given as name, value pairs, and gives its

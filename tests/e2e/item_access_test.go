@@ -181,6 +181,7 @@ func contentMatrix(s *apitest.Server, w *world, kind string) []matrixRow {
 // TestContentListVisibility checks what each principal's GET /notes and GET /tasks return, with
 // and without archived=true: exactly the items of the notebooks it may reach.
 func TestContentListVisibility(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		w := newWorld(t, s)
 		keys := matrixKeys(w)
@@ -229,6 +230,7 @@ func TestContentListVisibility(t *testing.T) {
 // TestNoteAccess is the access matrix for notes: every kind of key against a personal note and a
 // workspace note.
 func TestNoteAccess(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		w := newWorld(t, s)
 		personal := createNote(t, s, w.annRW, w.annNB, "personal")["id"].(string)

@@ -52,6 +52,7 @@ func notFoundCode(kind string) string { return strings.ToUpper(kind) + "_NOT_FOU
 // sets a field takes updatedAt from the service's clock. Creating and deleting items does not
 // touch their notebook's updatedAt.
 func TestContentPatchWithoutFields(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDBWithClock(t, time.Date(2030, 1, 1, 9, 0, 0, 0, time.UTC), func(t *testing.T, s *apitest.Server, fake *clock.Fake) {
 		ann, carl := s.NewUser(t, "Ann Patch"), s.NewUser(t, "Carl Patch")
 		key, carlKey := s.NewKey(t, ann, auth.ScopeReadWrite), s.NewKey(t, carl, auth.ScopeReadWrite)
@@ -111,6 +112,7 @@ func TestContentPatchWithoutFields(t *testing.T) {
 // (00:00 UTC); anything else is 400 VALIDATION_ERROR naming the field. The value read back from
 // the database is the value answered.
 func TestContentDates(t *testing.T) {
+	t.Parallel()
 	valid := []struct{ in, want string }{
 		{"2026-03-01T23:30:00-05:00", "2026-03-02T04:30:00.000Z"},
 		{"2026-03-01T10:00:00+05:45", "2026-03-01T04:15:00.000Z"},
@@ -188,6 +190,7 @@ func TestContentDates(t *testing.T) {
 // absent or null required field, INVALID_MARKDOWN (naming the field, the construct and its line)
 // for content the codec refuses, VALIDATION_ERROR for the rest.
 func TestContentErrorMessages(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		w := newWorld(t, s)
 		note := "/notes/" + newContent(t, s, w.annRW, "note", w.annNB, "a note")
@@ -383,6 +386,7 @@ func TestContentNoServerError(t *testing.T) {
 // TestItemLimit: notes and tasks share a notebook's FOLIO_NOTEBOOK_ITEM_LIMIT; deletes free slots,
 // moves need a slot in the target, and concurrent creates never pass the limit.
 func TestItemLimit(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		w := newWorld(t, s)
 		note := createNote(t, s, w.annRW, w.annNB, "one")["id"].(string)

@@ -20,6 +20,7 @@ import (
 // every request id has its access line, and every 5xx its error line. zap's production preset
 // sampled them (100 lines of one message a second, then every 100th), so most were lost.
 func TestEveryRequestIsLogged(t *testing.T) {
+	t.Parallel()
 	apitest.EachDB(t, func(t *testing.T, kind string) {
 		s, logs := apitest.StartLogged(t, kind)
 		key := s.NewKey(t, s.NewUser(t, "Logged"), 3)
@@ -102,6 +103,7 @@ func TestEveryRequestIsLogged(t *testing.T) {
 // text, key), and the access line shows the key's prefix with the rest redacted. SQLite quotes
 // values with ", which the old cut at the first ' did not catch.
 func TestLogsHoldNoSecrets(t *testing.T) {
+	t.Parallel()
 	apitest.EachDB(t, func(t *testing.T, kind string) {
 		s, logs := apitest.StartLogged(t, kind, func(c *config.Config) { c.DBSlowQuery = time.Nanosecond })
 		tag := randomHex(t)

@@ -40,6 +40,7 @@ func mcpSearchIDs(t *testing.T, c *mcpConn, args map[string]any) []string {
 // over-long name is the same refusal. Both call notes' one Search; MCP once stripped only # from a
 // tag and @ from a person, so the crossed forms found nothing there and everything over the API.
 func TestMCPSearchMatchesAPI(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		w := newWorld(t, s)
 		kickoff := createNote(t, s, w.annRW, w.annNB, "Kickoff with @yara about #xray numbers")["id"].(string)

@@ -13,6 +13,7 @@ import (
 // resources, no list-changed notifications, no logging), and no result is cacheable publicly
 // (CONTRACT.md section 25).
 func TestMCPCapabilitiesAndCaching(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		key := s.NewKey(t, s.NewUser(t, "Cache Checker"), 3)
 		h := map[string]string{"Accept": "application/json, text/event-stream", "Authorization": "Bearer " + key}
@@ -53,6 +54,7 @@ func TestMCPCapabilitiesAndCaching(t *testing.T) {
 // byte for byte: the fields in the API's order, and a callout's ">" (and "<", "&") as they are,
 // never \u003e (CONTRACT.md section 25).
 func TestMCPTextIsTheAPIBody(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		w := newWorld(t, s)
 		c := mcpConnect(t, s, w.annRW)
@@ -94,6 +96,7 @@ func TestMCPTextIsTheAPIBody(t *testing.T) {
 // anyOf null and its type (CONTRACT.md section 25: the unions trip strict schema checkers, such
 // as the MCP inspector's --strict, and clients that map schemas onto a one-type dialect).
 func TestMCPSchemasNullOnlyWhereNull(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		key := s.NewKey(t, s.NewUser(t, "Schema Reader"), 3)
 		h := map[string]string{"Accept": "application/json, text/event-stream", "Authorization": "Bearer " + key}

@@ -14,6 +14,7 @@ import (
 // overlaps (mergeable false, its hunks leave the overlap out). list_suggestions and the proposal
 // report mergeable as the API does.
 func TestMCPGetSuggestion(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		w := newWorld(t, s)
 		c := mcpConnect(t, s, w.bobRW)

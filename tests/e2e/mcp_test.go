@@ -265,6 +265,7 @@ func sameAsAPI(t *testing.T, what string, mcpOut any, api apitest.Response) {
 // latest protocol and with the 2025-11-25 handshake (initialize, initialized) that most
 // assistants speak today; a tool it is not offered cannot be called either.
 func TestMCPToolsByScope(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		w := newWorld(t, s)
 		note := createNote(t, s, w.annRW, w.annNB, "scoped #note")["id"].(string)
@@ -325,6 +326,7 @@ func TestMCPToolsByScope(t *testing.T) {
 // TestMCPTools calls every tool with a read+write key and compares each answer with the API's
 // answer to the same request: outputs are the API's bodies, errors its envelopes.
 func TestMCPTools(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		w := newWorld(t, s)
 		c := mcpConnect(t, s, w.annRW)
@@ -531,6 +533,7 @@ func TestMCPTools(t *testing.T) {
 // the same services. Reads that succeed must also answer the same body. A few cells are spelled
 // out, so that the comparison cannot pass by both sides being wrong alike.
 func TestMCPAccessMatchesAPI(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		w := newWorld(t, s)
 		type place struct{ name, nb, note, task, suggestion string }
@@ -655,6 +658,7 @@ func rawMCP(t *testing.T, s *apitest.Server, method string, header map[string]st
 // TestMCPAuthentication: without a valid key, /mcp answers the guard's 401 envelope before
 // anything of MCP; a session cookie is not a credential for it; the SDK's client cannot connect.
 func TestMCPAuthentication(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		w := newWorld(t, s)
 		sess := s.OpenSession(t, w.ann)
@@ -714,6 +718,7 @@ func TestMCPAuthentication(t *testing.T) {
 // once it is spent both get 429 RATE_LIMIT_EXCEEDED. Failed authentications on /mcp count against
 // the client address's budget as on the API.
 func TestMCPRateLimitSharedWithAPI(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		ann := s.NewUser(t, "Ann")
 		apiKey, mcpKey := s.NewKey(t, ann, 3), s.NewKey(t, ann, 3)
@@ -757,6 +762,7 @@ func TestMCPRateLimitSharedWithAPI(t *testing.T) {
 // TestMCPAuditAttribution: writes made through MCP are in the audit log as the API's are, each
 // naming the key that made it, and in the change feed.
 func TestMCPAuditAttribution(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		w := newWorld(t, s)
 		key := s.NewKey(t, w.ann, 3)

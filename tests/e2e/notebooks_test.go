@@ -45,6 +45,7 @@ func checkNotebook(t testing.TB, nb map[string]any, name, color string, workspac
 }
 
 func TestCreateNotebook(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		w := newWorld(t, s)
 		team := w.team
@@ -165,6 +166,7 @@ func TestCreateNotebook(t *testing.T) {
 }
 
 func TestGetNotebook(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		w := newWorld(t, s)
 		t.Run("found", func(t *testing.T) {

@@ -34,6 +34,7 @@ func tagNames(t *testing.T, note map[string]any) []string {
 }
 
 func TestNoteLifecycle(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		w := newWorld(t, s)
 		note := createNote(t, s, w.annRW, w.teamNB, "Sync with @Bob about #Hiring and #budget\n\n> **Decision:** hire two engineers")
@@ -114,6 +115,7 @@ func TestNoteLifecycle(t *testing.T) {
 }
 
 func TestNoteValidation(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		w := newWorld(t, s)
 		id := createNote(t, s, w.annRW, w.annNB, "hello")["id"].(string)

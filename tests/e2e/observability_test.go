@@ -45,6 +45,7 @@ func scrape(t *testing.T, addr string) string {
 // method and status, the guard's rate-limit decisions and failed authentications, the in-flight
 // gauge, the database pool and the Go runtime.
 func TestMetrics(t *testing.T) {
+	t.Parallel()
 	apitest.EachDB(t, func(t *testing.T, kind string) {
 		var ms *observability.MetricsServer
 		s := apitest.StartFx(t, kind, []apitest.Option{
@@ -209,6 +210,7 @@ func attr(kvs []*commonpb.KeyValue, key string) string {
 // template with the HTTP attributes and the request id (equal to the X-Request-Id response
 // header), and GORM client spans in the same trace below it. An incoming traceparent is continued.
 func TestTraces(t *testing.T) {
+	// Not parallel: t.Setenv sets the process's OTEL_ variables, which every server would read.
 	apitest.EachDB(t, func(t *testing.T, kind string) {
 		recv := &otlpReceiver{}
 		collector := httptest.NewServer(recv)
@@ -315,6 +317,7 @@ func TestTraces(t *testing.T) {
 
 // TestHealth checks that the health endpoints answer without authentication.
 func TestHealth(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		for _, tc := range []struct {
 			path, status string

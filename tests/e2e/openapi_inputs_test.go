@@ -15,6 +15,7 @@ import (
 // webhook's url is a URI, the events feed's types is an array of the event types
 // (comma-separated, explode false), and the rate limit stated is the server's own.
 func TestOpenAPIInputs(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		var doc map[string]any
 		if err := json.Unmarshal(apitest.Must(t, s.Get(t, "", "/openapi.json"), http.StatusOK).Body, &doc); err != nil {

@@ -28,6 +28,7 @@ import (
 // server going away), and then the real server refusing new connections and terminating the app's
 // (ALLOW_CONNECTIONS false and pg_terminate_backend, SQLSTATE 57P01 and 55000).
 func TestDatabaseOutage(t *testing.T) {
+	t.Parallel()
 	cfg := apitest.Config(t, "postgres")
 	dbURL, err := url.Parse(cfg.DatabaseURL)
 	if err != nil {

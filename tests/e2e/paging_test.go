@@ -56,6 +56,7 @@ func checkWireOrder(t testing.TB, items []map[string]any) {
 }
 
 func TestPagination(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		w := newWorld(t, s)
 		pat := s.NewUser(t, "Pat Pager")
@@ -290,6 +291,7 @@ func TestPagination(t *testing.T) {
 // TestPaginationTies inserts notebooks with identical createdAt values directly, so that only the
 // id tie-break orders them, and pages through them with cursors that fall inside a tie.
 func TestPaginationTies(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		tia := s.NewUser(t, "Tia Ties")
 		key := s.NewKey(t, tia, auth.ScopeRead)
@@ -347,6 +349,7 @@ func TestPaginationTies(t *testing.T) {
 // outside a notebook key's notebook) is 400 naming "cursor"; archived=true lists only archived
 // items.
 func TestContentPaging(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDBWithClock(t, time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC), func(t *testing.T, s *apitest.Server, fake *clock.Fake) {
 		w := newWorld(t, s)
 		type fixture struct {
@@ -469,6 +472,7 @@ func TestContentPaging(t *testing.T) {
 // and delete notes between the pages: no note is returned twice, and every note that nobody
 // touched is returned (a cursor naming a note archived or deleted since keeps working).
 func TestNotePagingUnderChange(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDBWithClock(t, time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC), func(t *testing.T, s *apitest.Server, fake *clock.Fake) {
 		ann := s.NewUser(t, "Ann Pager")
 		key := s.NewKey(t, ann, auth.ScopeReadWrite)

@@ -16,6 +16,7 @@ import (
 // The clock is a fake one that stands still, so the key cache cannot expire between the warm-up
 // request and the counted one however slow the machine is.
 func TestQueryBudget(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDBWithClock(t, time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC), func(t *testing.T, s *apitest.Server, fake *clock.Fake) {
 		ann := s.NewUser(t, "Ann Budget")
 		rw := s.NewKey(t, ann, auth.ScopeReadWrite)
@@ -172,6 +173,7 @@ func keyID(t *testing.T, s *apitest.Server, u apitest.User, raw string) string {
 // with their tags run a constant number of SQL reads (at most 3), whatever the page size and the
 // number of tags.
 func TestContentQueryBudget(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDBWithClock(t, time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC), func(t *testing.T, s *apitest.Server, fake *clock.Fake) {
 		ann := s.NewUser(t, "Ann Budget")
 		key := s.NewKey(t, ann, auth.ScopeReadWrite)
@@ -211,6 +213,7 @@ func TestContentQueryBudget(t *testing.T) {
 // item, the rows of its three lists at once, then their tags), whatever the number of items, of
 // notebooks and of tags, lists cut at 100 or not.
 func TestFocusQueryBudget(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDBWithClock(t, time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC), func(t *testing.T, s *apitest.Server, fake *clock.Fake) {
 		key, nb := ownWorld(t, s)
 		dates := map[string]any{"targetAt": "2030-01-01T09:00:00Z", "followUpAt": "2029-12-01", "dueAt": "2029-12-24"}

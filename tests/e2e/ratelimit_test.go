@@ -83,6 +83,7 @@ func checkReset(t testing.TB, reset int64) {
 // then 429 with Retry-After: 60; the count is shared by all the user's keys and sessions and by
 // every kind of authenticated response, and nobody else is affected.
 func TestRateLimit(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		t.Run("exactly the limit, then 429", func(t *testing.T) {
 			u := s.NewUser(t, "Rita Limit")
@@ -151,6 +152,7 @@ func TestRateLimit(t *testing.T) {
 // interval ever holds more than the limit, a slot frees exactly when the oldest accepted request
 // leaves the window, and rejected requests are not counted.
 func TestRateLimitWindow(t *testing.T) {
+	t.Parallel()
 	t0 := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
 	apitest.ForEachDBWithClock(t, t0, func(t *testing.T, s *apitest.Server, fake *clock.Fake) {
 		u := s.NewUser(t, "Walt Window")
@@ -270,6 +272,7 @@ func TestRateLimitWindow(t *testing.T) {
 // for every further request that fails to authenticate, until the failures leave the window; a
 // valid key or session is still accepted. Requests without any credentials are not failures.
 func TestAuthFailureLimit(t *testing.T) {
+	t.Parallel()
 	trustLoopback := func(c *config.Config) { c.TrustedProxies = []string{"127.0.0.1/32"} }
 	apitest.ForEachDBWithClock(t, time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC), func(t *testing.T, s *apitest.Server, fake *clock.Fake) {
 		u := s.NewUser(t, "Gus Guess")
@@ -350,6 +353,7 @@ func TestAuthFailureLimit(t *testing.T) {
 // limit, repeating a bad key costs no database lookup, and the operator is told (once per minute
 // per peer, not per request) which setting is missing.
 func TestAuthFailureLimitBehindProxy(t *testing.T) {
+	t.Parallel()
 	apitest.EachDB(t, func(t *testing.T, kind string) {
 		observe, logs := apitest.ObserveLogs()
 		s := apitest.StartFx(t, kind, []apitest.Option{apitest.AuthFailureLimit(20)}, observe)
@@ -417,6 +421,7 @@ func TestAuthFailureLimitBehindProxy(t *testing.T) {
 
 // TestRateLimitRedisShared: two instances sharing one Redis (and one database) enforce one limit.
 func TestRateLimitRedisShared(t *testing.T) {
+	t.Parallel()
 	apitest.EachDB(t, func(t *testing.T, kind string) {
 		cfg := apitest.Config(t, kind)
 		cfg.RateLimit = smallLimit
@@ -449,6 +454,8 @@ func TestRateLimitRedisShared(t *testing.T) {
 // answering, requests do not hang (each well under a second) and each instance still applies the
 // limit locally (the documented fail-open-to-local behaviour).
 func TestRateLimitRedisUnreachable(t *testing.T) {
+	// Not parallel: it times requests (a busy machine could break the bound) and counts go-redis's
+	// warnings, which reach the last server started with Redis (redis.SetLogger is process-wide).
 	silent := testenv.SilentRedis(t)
 	for _, redisCase := range []struct{ name, url string }{
 		{"connection refused", "redis://127.0.0.1:1/0"},
@@ -552,6 +559,7 @@ func ietfLimit(t *testing.T, r apitest.Response) (q, remaining, reset int) {
 // oldest counted request leaves the window (X-RateLimit-Reset minus now), on accepted requests and
 // on the 429 alike; a request that does not authenticate carries neither.
 func TestRateLimitIETFHeaders(t *testing.T) {
+	t.Parallel()
 	t0 := time.Date(2031, 3, 1, 9, 0, 0, 0, time.UTC)
 	apitest.ForEachDBWithClock(t, t0, func(t *testing.T, s *apitest.Server, fake *clock.Fake) {
 		key := s.NewKey(t, s.NewUser(t, "Rita Limit"), auth.ScopeRead)

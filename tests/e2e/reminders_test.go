@@ -27,6 +27,7 @@ func remindersOf(t *testing.T, s *apitest.Server, key string) []map[string]any {
 // workspace's member alike, never for an outsider; a webhook delivers them; a PATCH that moves
 // the time re-arms, one that clears it or marks the task DONE disarms (CONTRACT.md section 21).
 func TestRemindersOverHTTP(t *testing.T) {
+	t.Parallel()
 	start := time.Date(2030, 3, 1, 9, 0, 0, 0, time.UTC)
 	apitest.ForEachDBWithClock(t, start, func(t *testing.T, s *apitest.Server, fake *clock.Fake) {
 		w := newWorld(t, s)
@@ -108,6 +109,7 @@ func TestRemindersWithTheRealBinary(t *testing.T) {
 	t.Parallel()
 	bin := testenv.FolioBinary(t)
 	apitest.EachDB(t, func(t *testing.T, kind string) {
+		t.Parallel() // the two databases' installs share nothing: both wait at once
 		env, key := installFolio(t, bin, kind)
 		var mu sync.Mutex
 		delivered := map[string]int{} // event id -> deliveries

@@ -15,8 +15,9 @@ import (
 // item's content beside a suggestion, the documents of an approved suggestion) and every read
 // (a note, a page, a task, a version, a suggestion, the inbox, the Focus view, the feed, the
 // export) serves stored texts: no render at all (issue 35). The count is the process's
-// (markdown.Renders): the e2e tests run one at a time, and the re-render has nothing to do on a
-// new database.
+// (markdown.Renders), so the test is not parallel: the package's parallel tests start only once
+// every sequential one has ended, and no other test renders beside it. The re-render has nothing
+// to do on a new database.
 func TestOneRenderPerWrite(t *testing.T) {
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		w := newWorld(t, s)

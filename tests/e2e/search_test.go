@@ -38,6 +38,7 @@ func searchIDs(t *testing.T, s *apitest.Server, key, path string, query url.Valu
 // quotes; tag, person, targetFrom/targetTo and hasDecision filter; everything combines, pages,
 // and stays within the caller's reach; any q is valid and an over-long one is 400.
 func TestSearchNotes(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		w := newWorld(t, s)
 		mk := func(key, nb, text string, fields map[string]any) string {
@@ -128,6 +129,7 @@ func TestSearchNotes(t *testing.T) {
 
 // TestSearchTasks: q covers a task's title and notes; priority and due dates filter.
 func TestSearchTasks(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		w := newWorld(t, s)
 		mk := func(body map[string]any) string {

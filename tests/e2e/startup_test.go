@@ -21,6 +21,7 @@ import (
 // Before migration runs were serialised, most of them failed on PostgreSQL with
 // `duplicate key value violates unique constraint "pg_type_typname_nsp_index"`.
 func TestInstancesStartTogether(t *testing.T) {
+	t.Parallel()
 	const servers, migrates = 5, 2
 	bin := testenv.FolioBinary(t)
 
@@ -142,6 +143,7 @@ func openEnvDB(t *testing.T, env []string) *gorm.DB {
 // a SIGTERM in that window used to kill the process (exit -1: the signal handler was installed
 // only once every start hook had returned), which a CI run met in TestConfigurationAtStart.
 func TestStopAsSoonAsItAnswers(t *testing.T) {
+	t.Parallel()
 	bin := testenv.FolioBinary(t)
 	sqlite := "FOLIO_SQLITE_PATH=" + filepath.Join(t.TempDir(), "folio.db")
 	if _, stderr, err := runFolio(bin, []string{sqlite}, "migrate"); err != nil {

@@ -21,6 +21,7 @@ import (
 // bytes, rendered from their trees; the re-render then writes their texts, and the reads are the
 // same again.
 func TestStoredTextsOnEveryReadPath(t *testing.T) {
+	t.Parallel()
 	var inputs []string
 	for _, glob := range []string{"golden/*.md", "tricky/*.md"} {
 		files, err := filepath.Glob(filepath.Join("../../platform/markdown/testdata", glob))

@@ -237,6 +237,7 @@ func suggestionMatrix(s *apitest.Server, w *world, kind string) []matrixRow {
 // personal notebook, Team's keys and Bob no longer reach its suggestions (404), and Ann's
 // personal notebook key does.
 func TestSuggestionOfMovedItem(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		w := newWorld(t, s)
 		for _, kind := range []string{"note", "task"} {

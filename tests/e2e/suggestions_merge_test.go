@@ -58,6 +58,7 @@ func snapshotCount(t *testing.T, s *apitest.Server, key, note string) int {
 // events as any approval. Then a change of the same paragraph: 409 SUGGESTION_CONFLICT with the
 // conflicting lines, nothing changes and the suggestion stays PENDING.
 func TestSuggestionMerge(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		w := newWorld(t, s)
 		note := createNote(t, s, w.annRW, w.teamNB, agenda)["id"].(string)
@@ -154,6 +155,7 @@ func TestSuggestionMerge(t *testing.T) {
 // stale suggestion whose other change conflicts can still be approved in part; a bad choice of
 // hunks is 400 and changes nothing; If-Match works on a merge.
 func TestSuggestionPartialApproval(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		w := newWorld(t, s)
 		note := createNote(t, s, w.annRW, w.teamNB, agenda)["id"].(string)
@@ -231,6 +233,7 @@ func TestSuggestionPartialApproval(t *testing.T) {
 // TestSuggestionMergeConcurrentApprove: concurrent approvals of one stale suggestion, with and
 // without a choice of hunks: exactly one wins, the merge is applied once, one snapshot is saved.
 func TestSuggestionMergeConcurrentApprove(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		w := newWorld(t, s)
 		note := createNote(t, s, w.annRW, w.teamNB, agenda)["id"].(string)

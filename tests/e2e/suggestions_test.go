@@ -20,6 +20,7 @@ func suggest(t *testing.T, s *apitest.Server, key, kind, id, content string) api
 }
 
 func TestSuggestionTransitions(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		w := newWorld(t, s)
 		note := createNote(t, s, w.annRW, w.teamNB, "original #old")["id"].(string)
@@ -101,6 +102,7 @@ func TestSuggestionTransitions(t *testing.T) {
 // TestSuggestionConcurrency checks the invariants of CONTRACT.md section 5 under concurrent
 // requests: one PENDING per item, one winner per suggestion, no lost update.
 func TestSuggestionConcurrency(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		w := newWorld(t, s)
 		note := createNote(t, s, w.annRW, w.teamNB, "start")["id"].(string)
@@ -190,6 +192,7 @@ func snapshotHolds(t *testing.T, snaps []versions.Snapshot, text string) bool {
 // TestSuggestionStateMachine drives random sequences of suggest/approve/reject/patch/delete and
 // compares every answer and the note's content with a simple model.
 func TestSuggestionStateMachine(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		w := newWorld(t, s)
 		rng := rand.New(rand.NewSource(7))
@@ -300,6 +303,7 @@ func inboxIDs(t *testing.T, s *apitest.Server, key, query string) []string {
 // TestSuggestionInbox: GET /suggestions lists the suggestions of every item the caller can read
 // and no other, newest first, with its filters and stale; GET /suggestions/:id adds the diff.
 func TestSuggestionInbox(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		w := newWorld(t, s)
 		personalNote := newContent(t, s, w.annRW, "note", w.annNB, "personal")

@@ -57,6 +57,7 @@ func tagOf(t testing.TB, item map[string]any, kind, name string) tagView {
 // tasks of one space share tags; the casing first seen in the space is kept; tags are ordered by
 // kind (TAG, then PERSON) and name.
 func TestTagIdentity(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		w := newWorld(t, s)
 		teamTwo := apitest.Must(t, s.Post(t, w.bobRW, "/notebooks", map[string]any{"name": "Team Two", "workspaceId": w.team}), http.StatusCreated).Str(t, "id")
@@ -132,6 +133,7 @@ func TestTagIdentity(t *testing.T) {
 // (PATCH, approved suggestion), untouched by other changes, and follow a move to a notebook of
 // another space (re-tagged there), for notes and tasks.
 func TestTagReplacement(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		w := newWorld(t, s)
 		teamTwo := apitest.Must(t, s.Post(t, w.annRW, "/notebooks", map[string]any{"name": "Team Two", "workspaceId": w.team}), http.StatusCreated).Str(t, "id")
@@ -230,6 +232,7 @@ func TestTagReplacement(t *testing.T) {
 // order) in one space end with one tag each, without deadlock; concurrent content changes of one
 // item leave it with exactly the tags of its final content.
 func TestTagConcurrentCreation(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		w := newWorld(t, s)
 		const n = 12
@@ -294,6 +297,7 @@ func TestTagConcurrentCreation(t *testing.T) {
 // TestTagExtraction: which text attaches tags and mentions, by the rules of CONTRACT.md section 4,
 // and when hasDecision is true, as notes and tasks answer them.
 func TestTagExtraction(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		text     string
 		tags     []string

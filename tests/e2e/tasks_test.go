@@ -10,6 +10,7 @@ import (
 )
 
 func TestTaskLifecycle(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		w := newWorld(t, s)
 		task := apitest.Must(t, s.Post(t, w.annRW, "/tasks", map[string]any{"title": "Prepare offsite", "notebookId": w.teamNB, "notes": "Ask @carol about #venue", "dueAt": "2026-12-24T10:00:00+02:00"}), http.StatusCreated).JSON(t)
@@ -49,6 +50,7 @@ func TestTaskLifecycle(t *testing.T) {
 }
 
 func TestTaskValidation(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		w := newWorld(t, s)
 		id := apitest.Must(t, s.Post(t, w.annRW, "/tasks", map[string]any{"title": "t", "notebookId": w.annNB}), http.StatusCreated).Str(t, "id")

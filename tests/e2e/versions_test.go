@@ -15,6 +15,7 @@ import (
 // version, tags and hasDecision derived again, an audit entry, an event, a new ETag) that takes
 // If-Match; versions of another item are not found.
 func TestVersions(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		w := newWorld(t, s)
 		_, keyName, prefix := auditKeyInfo(t, s, w.ann, w.annRW)

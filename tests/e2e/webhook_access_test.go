@@ -208,6 +208,7 @@ func TestWebhookDiesWithItsKey(t *testing.T) {
 // TestWriteOnlyKeyCannotCreateWebhook (hole 2): a webhook reads every event it sees, so creating
 // one needs read and write scope: a scope-2 key gets 403 INSUFFICIENT_SCOPE and nothing is made.
 func TestWriteOnlyKeyCannotCreateWebhook(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		u := s.NewUser(t, "Wendy Writeonly")
 		rw := s.NewKey(t, u, auth.ScopeReadWrite)
@@ -353,6 +354,7 @@ func TestEachAttemptAsksTheRule(t *testing.T) {
 // TestWebhookStopsWhenMemberLeaves: a webhook made by a workspace-scoped key receives that
 // workspace's events only while its user is a member, as the key itself works only then.
 func TestWebhookStopsWhenMemberLeaves(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		ann, bob := s.NewUser(t, "Ann Owner"), s.NewUser(t, "Bob Member")
 		annKey := s.NewKey(t, ann, auth.ScopeReadWrite)

@@ -29,6 +29,7 @@ func TestWebhooksSurviveKillAndDeliverOnce(t *testing.T) {
 	t.Parallel()
 	bin := testenv.FolioBinary(t)
 	apitest.EachDB(t, func(t *testing.T, kind string) {
+		t.Parallel() // the two databases' installs share nothing: both wait at once
 		env, key := installFolio(t, bin, kind, "FOLIO_WEBHOOK_RETRY_BASE=300ms", "FOLIO_WEBHOOK_RESCUE_AFTER=9s")
 
 		var mu sync.Mutex

@@ -115,6 +115,7 @@ func localWebhooks(c *config.Config) {
 // (verified by the npm standardwebhooks package), a 500 is retried with the same webhook-id, and
 // the attempts are listed newest first.
 func TestWebhookDeliveries(t *testing.T) {
+	t.Parallel()
 	npmCI(t)
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		ann := s.NewUser(t, "Ann")
@@ -179,6 +180,7 @@ func TestWebhookDeliveries(t *testing.T) {
 // TestWebhookURLGuard: with the default settings, http and non-public addresses are refused at
 // creation; another user's webhook is not found.
 func TestWebhookURLGuard(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		ann, bob := s.NewUser(t, "Ann"), s.NewUser(t, "Bob")
 		key, bobKey := s.NewKey(t, ann, auth.ScopeReadWrite), s.NewKey(t, bob, auth.ScopeReadWrite)
@@ -203,6 +205,7 @@ func TestWebhookURLGuard(t *testing.T) {
 // TestWebhookRedirectNotFollowed: a receiver that answers 302 gets a failed attempt with status
 // 302, and the redirect's target receives nothing.
 func TestWebhookRedirectNotFollowed(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		ann := s.NewUser(t, "Ann Redirect")
 		key := s.NewKey(t, ann, auth.ScopeReadWrite)
@@ -289,6 +292,7 @@ func TestWebhookDisabledAfterThreeDays(t *testing.T) {
 // TestWebhookLimit: a user has at most 25 webhooks, counted over all their keys; the 26th is 403
 // WEBHOOK_LIMIT_REACHED and creates nothing, also when many are created at once.
 func TestWebhookLimit(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		u := s.NewUser(t, "Lena Limit")
 		k1, k2 := s.NewKey(t, u, auth.ScopeReadWrite), s.NewKey(t, u, auth.ScopeReadWrite)

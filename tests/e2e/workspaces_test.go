@@ -75,6 +75,7 @@ func makeOwner(t testing.TB, s *apitest.Server, workspaceID, userID string) {
 }
 
 func TestCreateWorkspace(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		w := newWorld(t, s)
 		for _, name := range []string{"Board", "x", strings.Repeat("w", 80), strings.Repeat("é", 80), strings.Repeat("日", 80), "Sales & Marketing — EMEA"} {
@@ -130,6 +131,7 @@ func TestCreateWorkspace(t *testing.T) {
 }
 
 func TestListWorkspaces(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		w := newWorld(t, s)
 		// Team: Ann OWNER, Bob MEMBER. Add members whose names sort around them, in mixed case,
@@ -193,6 +195,7 @@ func TestListWorkspaces(t *testing.T) {
 }
 
 func TestInviteMember(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		w := newWorld(t, s)
 		dana := s.NewUser(t, "Dana New")
@@ -302,6 +305,7 @@ func TestInviteMember(t *testing.T) {
 }
 
 func TestRemoveMember(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		w := newWorld(t, s)
 		invite := func(t *testing.T, ws string, u apitest.User) {
@@ -482,6 +486,7 @@ func TestRemoveMember(t *testing.T) {
 // TestRemoveOwnersConcurrently has two owners remove each other at the same moment, many times:
 // exactly one removal wins and the workspace always keeps an OWNER.
 func TestRemoveOwnersConcurrently(t *testing.T) {
+	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, s *apitest.Server) {
 		w := newWorld(t, s)
 		for round := range 20 {
