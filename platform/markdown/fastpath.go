@@ -8,7 +8,6 @@ import (
 	"unsafe"
 
 	"github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/extension"
 	east "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
@@ -58,17 +57,7 @@ var errFastBail = errors.New("markdown: fast path bailed")
 // fastInline does not read. Headings and table cells keep their Text nodes
 // (one per line): making them raw too would allocate one node per block
 // instead of one per line, about the same for them.
-var mdBlockParser = parser.NewParser(
-	parser.WithBlockParsers(parser.DefaultBlockParsers()...),
-	parser.WithParagraphTransformers(
-		util.Prioritized(definitionTransformer{}, 100),
-		util.Prioritized(tableTransformer{}, 200),
-		util.Prioritized(rawParagraphTransformer{}, 300),
-	),
-	parser.WithASTTransformers(
-		util.Prioritized(extension.NewTableASTTransformer(), 0),
-	),
-)
+var mdBlockParser = newParser(nil, util.Prioritized(rawParagraphTransformer{}, 300))
 
 // rawParagraphTransformer, the last paragraph transformer, puts a
 // rawParagraph with the paragraph's lines in the place of a paragraph being
@@ -715,30 +704,9 @@ func (f *fastState) inlineLink(src []byte, p, stop int) (end int, dest, title []
 		dest = src[p+1 : found]
 		p = found + 1
 	} else {
-		opened := 0
-		j := p
-		for j < stop {
-			ch := src[j]
-			if ch == '\\' && j < stop-1 && util.IsPunct(src[j+1]) {
-				j += 2
-				continue
-			}
-			if ch == '(' {
-				opened++
-				if opened > maxDestinationParens {
-					return j, nil, nil, trText
-				}
-			} else if ch == ')' {
-				opened--
-				if opened < 0 {
-					break
-				}
-			} else if util.IsSpace(ch) {
-				break
-			}
-			j++
-		}
-		if j == p {
+		n, ok := rawDestination(src[p:stop])
+		j := p + n
+		if !ok || j == p {
 			return j, nil, nil, trText
 		}
 		dest = src[p:j]
@@ -1148,10 +1116,6 @@ func (c *converter) addText(from, to int, marks uint8, link *linkAttr) {
 
 // hrefSafe is checkHref without the error.
 func hrefSafe(href string, raw []byte) bool {
-	if _, bad := unsafeScheme(href); bad {
-		return false
-	}
-	alt := util.ResolveEntityNames(util.ResolveNumericReferences(util.UnescapePunctuations(raw)))
-	_, bad := unsafeScheme(string(alt))
+	_, _, bad := refusedScheme(href, raw)
 	return !bad
 }

@@ -21,24 +21,31 @@ import (
 // lists (the GFM extension would also turn on linkify). Emphasis (with
 // `__x__` read as underline rather than strong), strikethrough and links use
 // the linear parsers of parse_inline.go.
-var mdParser = parser.NewParser(
-	parser.WithBlockParsers(parser.DefaultBlockParsers()...),
-	parser.WithInlineParsers(
-		util.Prioritized(extension.NewTaskCheckBoxParser(), 0),
-		util.Prioritized(parser.NewCodeSpanParser(), 100),
-		util.Prioritized(linkParser{}, 200),
-		util.Prioritized(parser.NewAutoLinkParser(), 300),
-		util.Prioritized(parser.NewRawHTMLParser(), 400),
-		util.Prioritized(emphasisParser{}, 500),
-	),
-	parser.WithParagraphTransformers(
-		util.Prioritized(definitionTransformer{}, 100),
-		util.Prioritized(tableTransformer{}, 200),
-	),
-	parser.WithASTTransformers(
-		util.Prioritized(extension.NewTableASTTransformer(), 0),
-	),
-)
+var mdParser = newParser([]util.PrioritizedValue{
+	util.Prioritized(extension.NewTaskCheckBoxParser(), 0),
+	util.Prioritized(parser.NewCodeSpanParser(), 100),
+	util.Prioritized(linkParser{}, 200),
+	util.Prioritized(parser.NewAutoLinkParser(), 300),
+	util.Prioritized(parser.NewRawHTMLParser(), 400),
+	util.Prioritized(emphasisParser{}, 500),
+})
+
+// newParser is a goldmark parser of the dialect's blocks (CommonMark's and
+// tables) with the given inline parsers, and more paragraph transformers
+// after the codec's own (mdParser, and the fast path's mdBlockParser).
+func newParser(inline []util.PrioritizedValue, paragraph ...util.PrioritizedValue) parser.Parser {
+	return parser.NewParser(
+		parser.WithBlockParsers(parser.DefaultBlockParsers()...),
+		parser.WithInlineParsers(inline...),
+		parser.WithParagraphTransformers(append([]util.PrioritizedValue{
+			util.Prioritized(definitionTransformer{}, 100),
+			util.Prioritized(tableTransformer{}, 200),
+		}, paragraph...)...),
+		parser.WithASTTransformers(
+			util.Prioritized(extension.NewTableASTTransformer(), 0),
+		),
+	)
+}
 
 // definitionTransformer runs goldmark's link reference definition
 // transformer only on paragraphs that can start with a definition ("[" after
@@ -859,19 +866,28 @@ func (c *converter) link(t *ast.Link) *linkAttr {
 // checkHref rejects unsafe schemes, looking at the destination decoded
 // correctly and also as goldmark's HTML renderer decodes it.
 func (c *converter) checkHref(href string, raw []byte, pos int) bool {
+	scheme, inHref, bad := refusedScheme(href, raw)
+	if !bad {
+		return true
+	}
+	c.fail(ConstructScheme, pos, scheme)
+	if e, ok := c.err.(*Error); ok && inHref && e.Construct == ConstructScheme {
+		e.Hint = schemeHint(href, scheme)
+	}
+	return false
+}
+
+// refusedScheme returns the scheme a destination is refused for, read from
+// href (decoded correctly; inHref) or, when that passes, from raw as
+// goldmark's HTML renderer decodes it. (checkHref and the fast path's
+// hrefSafe share it.)
+func refusedScheme(href string, raw []byte) (scheme string, inHref, bad bool) {
 	if scheme, bad := unsafeScheme(href); bad {
-		c.fail(ConstructScheme, pos, scheme)
-		if e, ok := c.err.(*Error); ok && e.Construct == ConstructScheme {
-			e.Hint = schemeHint(href, scheme)
-		}
-		return false
+		return scheme, true, true
 	}
 	alt := util.ResolveEntityNames(util.ResolveNumericReferences(util.UnescapePunctuations(raw)))
-	if scheme, bad := unsafeScheme(string(alt)); bad {
-		c.fail(ConstructScheme, pos, scheme)
-		return false
-	}
-	return true
+	scheme, bad = unsafeScheme(string(alt))
+	return scheme, false, bad
 }
 
 // schemeHint says how to write a destination whose "scheme" is a host

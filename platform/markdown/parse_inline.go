@@ -583,18 +583,31 @@ func (linkParser) destination(block text.Reader, st *linkState) ([]byte, bool) {
 		advance(block, end+1)
 		return line[1:end], true
 	}
+	i, ok := rawDestination(line)
+	if !ok {
+		return nil, false
+	}
+	advance(block, i)
+	return line[:i], i != 0
+}
+
+// rawDestination scans a raw link destination at the start of s: up to a
+// space or an unbalanced ')', escapes skipped, parentheses nested at most
+// maxDestinationParens deep. It returns its length, or the offset of the
+// '(' too deep and false. (The linkParser and the fast path share it.)
+func rawDestination(s []byte) (int, bool) {
 	opened := 0
 	i := 0
-	for i < len(line) {
-		c := line[i]
-		if c == '\\' && i < len(line)-1 && util.IsPunct(line[i+1]) {
+	for i < len(s) {
+		c := s[i]
+		if c == '\\' && i < len(s)-1 && util.IsPunct(s[i+1]) {
 			i += 2
 			continue
 		}
 		if c == '(' {
 			opened++
 			if opened > maxDestinationParens {
-				return nil, false
+				return i, false
 			}
 		} else if c == ')' {
 			opened--
@@ -606,8 +619,7 @@ func (linkParser) destination(block text.Reader, st *linkState) ([]byte, bool) {
 		}
 		i++
 	}
-	advance(block, i)
-	return line[:i], i != 0
+	return i, true
 }
 
 // advance moves the reader n bytes along the current line. goldmark's
