@@ -137,6 +137,7 @@ func parseFastOn(src string, own bool) (d Doc, c *converter, ok, built bool) {
 	source := unsafe.Slice(unsafe.StringData(src), len(src))
 	pc := parser.NewContext()
 	c = &converter{src: src, source: source, pc: pc, fast: true}
+	c.slab.sized(len(src))
 	pc.Set(budgetKey, &c.budget)
 	var root ast.Node
 	if own {

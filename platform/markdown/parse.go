@@ -122,6 +122,7 @@ func parseFull(src string) (Doc, *converter, error) {
 	source := unsafe.Slice(unsafe.StringData(src), len(src))
 	pc := parser.NewContext()
 	c := &converter{src: src, source: source, pc: pc}
+	c.slab.sized(len(src))
 	pc.Set(budgetKey, &c.budget)
 	pc.Set(dlistKey, &c.dlists)
 	root := mdParser.Parse(text.NewReader(source), parser.WithContext(pc))
@@ -261,6 +262,7 @@ func (c *converter) blocks(parent ast.Node, depth int) []Node {
 				parent.RemoveChild(parent, done)
 			}
 			done = n
+			c.slab.at = nodePos(n) // the slab's blocks are sized from it
 		}
 		if d, ok := n.(*ast.LinkReferenceDefinition); ok {
 			// Definitions some link used are resolved into those links.
