@@ -88,12 +88,101 @@ type blockParser struct {
 
 	reader text.Reader
 	pc     parser.Context
+
+	nodes blockNodes
+}
+
+// blockNodes makes the block tree's nodes. goldmark allocates each node on
+// its own and grows each leaf block's lines from nothing (ast.NewListItem,
+// text.Segments.Append, ...): about half the allocations of a write. The
+// tree lives only as long as the parse, and its nodes together, so they are
+// taken from blocks of nodes of each kind, and the leaf blocks' lines from
+// one array with room for a line of every source line (a source line is
+// at most one line of one leaf block).
+type blockNodes struct {
+	paras  nodeChunk[rawParagraph]
+	items  nodeChunk[ast.ListItem]
+	lists  nodeChunk[ast.List]
+	heads  nodeChunk[ast.Heading]
+	quotes nodeChunk[ast.Blockquote]
+	rules  nodeChunk[ast.ThematicBreak]
+	fences nodeChunk[ast.FencedCodeBlock]
+
+	// lines' values are the array (length 0); linesTop of it are taken,
+	// the last ones by linesOwner, the leaf block lines are being added
+	// to.
+	lines      text.Segments
+	linesCap   int
+	linesTop   int
+	linesOwner ast.Node
+	window     text.Segments // (SetLines through an interface would make a local escape)
+}
+
+// zeroLines is read only: what blockNodes.lines is made from. Past its
+// length (a note of more than 8,192 lines), the lines past it grow as
+// goldmark grows them.
+var zeroLines [8192]text.Segment
+
+// nodeChunk hands out zero nodes of one kind from blocks: the first of 4,
+// the next ones as many as the rest of the source will need at the density
+// so far (as nodeSlab's), but at most as many as were used so far (the
+// density at the start of a note is often not the rest's: a note's first
+// lines are headings and short paragraphs), 4 to 256.
+type nodeChunk[T any] struct {
+	free []T
+	used int
+}
+
+// new is a zero node, the parser being at byte at of size.
+func (c *nodeChunk[T]) new(at, size int) *T {
+	if len(c.free) == 0 {
+		n := 4
+		if c.used > 0 && at > 0 {
+			n = min(max(min(c.used*(size-at)/at, c.used), 4), 256)
+		}
+		c.free = make([]T, n)
+	}
+	n := &c.free[0]
+	c.free = c.free[1:]
+	c.used++
+	return n
+}
+
+// addLine appends seg to the lines of the leaf block node. Lines are only
+// ever added to the last leaf block opened, so its lines are the last ones
+// taken from the array and grow in place; a block that is not the last one
+// (which does not happen, but costs nothing to allow) has its lines moved to
+// the top first, and once the array is full, lines grow as goldmark grows
+// them.
+func (p *blockParser) addLine(node ast.Node, seg text.Segment) {
+	b := &p.nodes
+	if node != b.linesOwner {
+		old := node.Lines()
+		if b.linesTop+old.Len()+1 > b.linesCap {
+			b.linesOwner = nil
+			old.Append(seg)
+			return
+		}
+		b.window = b.lines
+		b.window.SetSliced(b.linesTop, b.linesTop)
+		b.window.AppendAll(old.Sliced(0, old.Len()))
+		b.linesTop += old.Len()
+		node.SetLines(&b.window)
+		b.linesOwner = node
+	}
+	node.Lines().Append(seg)
+	b.linesTop++
 }
 
 // blockParse builds goldmark's block tree of src, as mdBlockParser would,
 // or reports false (and why) when it cannot be sure to.
 func blockParse(source []byte, pc parser.Context) (ast.Node, bool) {
 	p := &blockParser{src: source, n: len(source), reader: text.NewReader(source), pc: pc}
+	// text.Segments has no way to make room but appending: appending
+	// zeroLines allocates the array once.
+	p.nodes.linesCap = min(bytes.Count(source, []byte{'\n'})+1, len(zeroLines))
+	p.nodes.lines.AppendAll(zeroLines[:p.nodes.linesCap])
+	p.nodes.lines.SetSliced(0, 0)
 	p.stop = p.lineStop(0)
 	root := ast.NewDocument()
 	p.parseBlocks(root)
@@ -365,7 +454,7 @@ func (p *blockParser) fenceLine(b *fbOpen, line []byte) int {
 	}
 	seg := text.NewSegment(p.pos+start, p.stop)
 	seg.ForceNewline = true
-	b.node.Lines().Append(seg)
+	p.addLine(b.node, seg)
 	p.advanceToEOL()
 	return bsContinue
 }
@@ -411,7 +500,7 @@ func (p *blockParser) openBlocks(parent ast.Node, blankLine bool) int {
 		// thematic break
 		if ch == '-' || ch == '*' || ch == '_' {
 			if gmThematicBreak(line) {
-				node = ast.NewThematicBreak()
+				node = p.nodes.rules.new(p.pos, p.n)
 				p.advanceToEOL()
 			}
 		}
@@ -435,7 +524,8 @@ func (p *blockParser) openBlocks(parent ast.Node, blankLine bool) int {
 						break
 					}
 				}
-				l := ast.NewList(line[match[3]-1])
+				l := p.nodes.lists.new(p.pos, p.n) // ast.NewList
+				l.Marker, l.IsTight = line[match[3]-1], true
 				if start > -1 {
 					l.Start = start
 				}
@@ -469,7 +559,7 @@ func (p *blockParser) openBlocks(parent ast.Node, blankLine bool) int {
 				}
 			case '>':
 				if p.quoteMarker(line) {
-					node, kind, children = ast.NewBlockquote(), fbQuote, true
+					node, kind, children = p.nodes.quotes.new(p.pos, p.n), fbQuote, true
 				}
 			case '<':
 				if mayOpenHTML(line[w:]) {
@@ -485,8 +575,8 @@ func (p *blockParser) openBlocks(parent ast.Node, blankLine bool) int {
 				break
 			}
 			// paragraph
-			r := &rawParagraph{}
-			r.Lines().Append(text.NewSegment(p.pos, p.stop))
+			r := p.nodes.paras.new(p.pos, p.n)
+			p.addLine(r, text.NewSegment(p.pos, p.stop))
 			p.advanceToEOL()
 			node, kind = r, fbPara
 		}
@@ -508,7 +598,7 @@ func (p *blockParser) openBlocks(parent ast.Node, blankLine bool) int {
 		line := p.peek()
 		if !util.IsBlank(line) {
 			last := p.open[len(p.open)-1].node
-			last.Lines().Append(text.NewSegment(p.pos, p.stop))
+			p.addLine(last, text.NewSegment(p.pos, p.stop))
 			p.advanceToEOL()
 			result = brParagraphContinuation
 		}
@@ -545,7 +635,9 @@ func (p *blockParser) listItem(list *ast.List, line []byte) ast.Node {
 		return nil
 	}
 	p.pos += match[3] + itemOffset
-	return ast.NewListItem(match[3] + itemOffset)
+	li := p.nodes.items.new(p.pos, p.n) // ast.NewListItem
+	li.Offset = match[3] + itemOffset
+	return li
 }
 
 // atxHeading is the ATX heading parser's Open at w, or nil.
@@ -559,14 +651,17 @@ func (p *blockParser) atxHeading(line []byte, w int) ast.Node {
 		return nil
 	}
 	if i == len(line) {
-		return ast.NewHeading(level)
+		h := p.nodes.heads.new(p.pos, p.n) // ast.NewHeading
+		h.Level = level
+		return h
 	}
 	l := util.TrimLeftSpaceLength(line[i:])
 	if l == 0 {
 		return nil
 	}
 	start := min(i+l, len(line)-1)
-	node := ast.NewHeading(level)
+	node := p.nodes.heads.new(p.pos, p.n) // ast.NewHeading
+	node.Level = level
 	hl := text.NewSegment(p.pos+start, p.pos+len(line))
 	hl = hl.TrimRightSpace(p.src)
 	if hl.Len() > 0 {
@@ -574,7 +669,7 @@ func (p *blockParser) atxHeading(line []byte, w int) ast.Node {
 			p.fail("ATX heading ending with '#'")
 			return nil
 		}
-		node.Lines().Append(hl)
+		p.addLine(node, hl)
 	}
 	p.advanceToEOL()
 	return node
@@ -609,7 +704,9 @@ func (p *blockParser) fence(line []byte, w int) (ast.Node, byte, int) {
 			}
 		}
 	}
-	return ast.NewFencedCodeBlock(info), fc, n
+	f := p.nodes.fences.new(p.pos, p.n) // ast.NewFencedCodeBlock
+	f.Info = info
+	return f, fc, n
 }
 
 // mayOpenHTML reports whether goldmark's HTML block parser could open at
