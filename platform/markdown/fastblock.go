@@ -3,6 +3,7 @@ package markdown
 import (
 	"bytes"
 	"strconv"
+	"sync"
 
 	"github.com/yuin/goldmark/ast"
 	east "github.com/yuin/goldmark/extension/ast"
@@ -89,16 +90,21 @@ type blockParser struct {
 	reader text.Reader
 	pc     parser.Context
 
-	nodes blockNodes
+	nodes *blockNodes
 }
 
 // blockNodes makes the block tree's nodes. goldmark allocates each node on
 // its own and grows each leaf block's lines from nothing (ast.NewListItem,
-// text.Segments.Append, ...): about half the allocations of a write. The
-// tree lives only as long as the parse, and its nodes together, so they are
-// taken from blocks of nodes of each kind, and the leaf blocks' lines from
-// one array with room for a line of every source line (a source line is
-// at most one line of one leaf block).
+// text.Segments.Append, ...): about half the allocations of a write, and a
+// quarter of its bytes. The tree lives only as long as the parse, and its
+// nodes together, so they are taken from blocks of nodes of each kind, and
+// the leaf blocks' lines from one array with room for a line of every
+// source line (a source line is at most one line of one leaf block). The
+// fast path gives them back once it has converted the tree (nothing of the
+// document, nor the converter, points into it: the document's texts are
+// pieces of the source or of the converter's text arena), so that the
+// next parse reuses them (blockNodesPool); a tree tests keep is built on
+// blockNodes of its own.
 type blockNodes struct {
 	paras  nodeChunk[rawParagraph]
 	items  nodeChunk[ast.ListItem]
@@ -123,29 +129,67 @@ type blockNodes struct {
 // goldmark grows them.
 var zeroLines [8192]text.Segment
 
-// nodeChunk hands out zero nodes of one kind from blocks: the first of 4,
-// the next ones as many as the rest of the source will need at the density
-// so far (as nodeSlab's), but at most as many as were used so far (the
-// density at the start of a note is often not the rest's: a note's first
-// lines are headings and short paragraphs), 4 to 256.
-type nodeChunk[T any] struct {
-	free []T
-	used int
+var blockNodesPool = sync.Pool{New: func() any { return new(blockNodes) }}
+
+// reset makes the nodes handed out zero again (a node handed out is a zero
+// node, as goldmark's constructors make them) and takes them all back.
+func (b *blockNodes) reset() {
+	b.paras.reset()
+	b.items.reset()
+	b.lists.reset()
+	b.heads.reset()
+	b.quotes.reset()
+	b.rules.reset()
+	b.fences.reset()
+	b.linesTop, b.linesOwner = 0, nil
+	b.window = text.Segments{}
 }
 
-// new is a zero node, the parser being at byte at of size.
-func (c *nodeChunk[T]) new(at, size int) *T {
-	if len(c.free) == 0 {
-		n := 4
-		if c.used > 0 && at > 0 {
-			n = min(max(min(c.used*(size-at)/at, c.used), 4), 256)
-		}
-		c.free = make([]T, n)
+// prepare makes room for the lines of a source of lines lines.
+func (b *blockNodes) prepare(lines int) {
+	lines = min(lines, len(zeroLines))
+	if lines > b.linesCap {
+		// text.Segments has no way to make room but appending:
+		// appending zeroLines allocates the array once.
+		b.lines = text.Segments{}
+		b.lines.AppendAll(zeroLines[:lines])
+		b.linesCap = lines
 	}
-	n := &c.free[0]
-	c.free = c.free[1:]
-	c.used++
+	b.lines.SetSliced(0, 0)
+}
+
+// nodeChunk hands out zero nodes of one kind from blocks of 8 to 256,
+// kept for the next parse.
+type nodeChunk[T any] struct {
+	chunks [][]T
+	ci, k  int // the next node is chunks[ci][k]
+}
+
+func (c *nodeChunk[T]) new() *T {
+	for c.ci < len(c.chunks) && c.k == len(c.chunks[c.ci]) {
+		c.ci++
+		c.k = 0
+	}
+	if c.ci == len(c.chunks) {
+		n := 8
+		if c.ci > 0 {
+			n = min(2*len(c.chunks[c.ci-1]), 256)
+		}
+		c.chunks = append(c.chunks, make([]T, n))
+	}
+	n := &c.chunks[c.ci][c.k]
+	c.k++
 	return n
+}
+
+func (c *nodeChunk[T]) reset() {
+	for i := 0; i < c.ci && i < len(c.chunks); i++ {
+		clear(c.chunks[i])
+	}
+	if c.ci < len(c.chunks) {
+		clear(c.chunks[c.ci][:c.k])
+	}
+	c.ci, c.k = 0, 0
 }
 
 // addLine appends seg to the lines of the leaf block node. Lines are only
@@ -155,7 +199,7 @@ func (c *nodeChunk[T]) new(at, size int) *T {
 // the top first, and once the array is full, lines grow as goldmark grows
 // them.
 func (p *blockParser) addLine(node ast.Node, seg text.Segment) {
-	b := &p.nodes
+	b := p.nodes
 	if node != b.linesOwner {
 		old := node.Lines()
 		if b.linesTop+old.Len()+1 > b.linesCap {
@@ -177,12 +221,14 @@ func (p *blockParser) addLine(node ast.Node, seg text.Segment) {
 // blockParse builds goldmark's block tree of src, as mdBlockParser would,
 // or reports false (and why) when it cannot be sure to.
 func blockParse(source []byte, pc parser.Context) (ast.Node, bool) {
-	p := &blockParser{src: source, n: len(source), reader: text.NewReader(source), pc: pc}
-	// text.Segments has no way to make room but appending: appending
-	// zeroLines allocates the array once.
-	p.nodes.linesCap = min(bytes.Count(source, []byte{'\n'})+1, len(zeroLines))
-	p.nodes.lines.AppendAll(zeroLines[:p.nodes.linesCap])
-	p.nodes.lines.SetSliced(0, 0)
+	return blockParseIn(source, pc, new(blockNodes))
+}
+
+// blockParseIn is blockParse with the tree's nodes taken from nodes (reset,
+// or new).
+func blockParseIn(source []byte, pc parser.Context, nodes *blockNodes) (ast.Node, bool) {
+	p := &blockParser{src: source, n: len(source), reader: text.NewReader(source), pc: pc, nodes: nodes}
+	nodes.prepare(bytes.Count(source, []byte{'\n'}) + 1)
 	p.stop = p.lineStop(0)
 	root := ast.NewDocument()
 	p.parseBlocks(root)
@@ -500,7 +546,7 @@ func (p *blockParser) openBlocks(parent ast.Node, blankLine bool) int {
 		// thematic break
 		if ch == '-' || ch == '*' || ch == '_' {
 			if gmThematicBreak(line) {
-				node = p.nodes.rules.new(p.pos, p.n)
+				node = p.nodes.rules.new()
 				p.advanceToEOL()
 			}
 		}
@@ -524,7 +570,7 @@ func (p *blockParser) openBlocks(parent ast.Node, blankLine bool) int {
 						break
 					}
 				}
-				l := p.nodes.lists.new(p.pos, p.n) // ast.NewList
+				l := p.nodes.lists.new() // ast.NewList
 				l.Marker, l.IsTight = line[match[3]-1], true
 				if start > -1 {
 					l.Start = start
@@ -559,7 +605,7 @@ func (p *blockParser) openBlocks(parent ast.Node, blankLine bool) int {
 				}
 			case '>':
 				if p.quoteMarker(line) {
-					node, kind, children = p.nodes.quotes.new(p.pos, p.n), fbQuote, true
+					node, kind, children = p.nodes.quotes.new(), fbQuote, true
 				}
 			case '<':
 				if mayOpenHTML(line[w:]) {
@@ -575,7 +621,7 @@ func (p *blockParser) openBlocks(parent ast.Node, blankLine bool) int {
 				break
 			}
 			// paragraph
-			r := p.nodes.paras.new(p.pos, p.n)
+			r := p.nodes.paras.new()
 			p.addLine(r, text.NewSegment(p.pos, p.stop))
 			p.advanceToEOL()
 			node, kind = r, fbPara
@@ -635,7 +681,7 @@ func (p *blockParser) listItem(list *ast.List, line []byte) ast.Node {
 		return nil
 	}
 	p.pos += match[3] + itemOffset
-	li := p.nodes.items.new(p.pos, p.n) // ast.NewListItem
+	li := p.nodes.items.new() // ast.NewListItem
 	li.Offset = match[3] + itemOffset
 	return li
 }
@@ -651,7 +697,7 @@ func (p *blockParser) atxHeading(line []byte, w int) ast.Node {
 		return nil
 	}
 	if i == len(line) {
-		h := p.nodes.heads.new(p.pos, p.n) // ast.NewHeading
+		h := p.nodes.heads.new() // ast.NewHeading
 		h.Level = level
 		return h
 	}
@@ -660,7 +706,7 @@ func (p *blockParser) atxHeading(line []byte, w int) ast.Node {
 		return nil
 	}
 	start := min(i+l, len(line)-1)
-	node := p.nodes.heads.new(p.pos, p.n) // ast.NewHeading
+	node := p.nodes.heads.new() // ast.NewHeading
 	node.Level = level
 	hl := text.NewSegment(p.pos+start, p.pos+len(line))
 	hl = hl.TrimRightSpace(p.src)
@@ -704,7 +750,7 @@ func (p *blockParser) fence(line []byte, w int) (ast.Node, byte, int) {
 			}
 		}
 	}
-	f := p.nodes.fences.new(p.pos, p.n) // ast.NewFencedCodeBlock
+	f := p.nodes.fences.new() // ast.NewFencedCodeBlock
 	f.Info = info
 	return f, fc, n
 }

@@ -141,7 +141,14 @@ func parseFastOn(src string, own bool) (d Doc, c *converter, ok, built bool) {
 	pc.Set(budgetKey, &c.budget)
 	var root ast.Node
 	if own {
-		if root, built = blockParse(source, pc); !built {
+		nodes := blockNodesPool.Get().(*blockNodes)
+		defer func() {
+			// The tree is done with once converted (or bailed on): its
+			// nodes go back for the next parse (see blockNodes).
+			nodes.reset()
+			blockNodesPool.Put(nodes)
+		}()
+		if root, built = blockParseIn(source, pc, nodes); !built {
 			return Doc{}, nil, false, false
 		}
 		fastBlocksTaken.Add(1)
