@@ -3,6 +3,7 @@ package markdown
 import (
 	"errors"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"unicode/utf8"
 	"unsafe"
@@ -138,6 +139,9 @@ func parseFastOn(src string, own bool) (d Doc, c *converter, ok, built bool) {
 	pc := parser.NewContext()
 	c = &converter{src: src, source: source, pc: pc, fast: true}
 	c.slab.sized(len(src))
+	sc := scratchPool.Get().(*scratch)
+	c.borrow(sc)
+	defer c.giveBack(sc)
 	pc.Set(budgetKey, &c.budget)
 	var root ast.Node
 	if own {
@@ -158,6 +162,69 @@ func parseFastOn(src string, own bool) (d Doc, c *converter, ok, built bool) {
 	built = true
 	d, ok = c.fastConvert(root)
 	return d, c, ok, built
+}
+
+// scratch is the converter's working memory for one block's inline
+// content (fastInline's state, the items and their literal ranges), which
+// each block starts from empty (fastInline's reset, inlineStart, scanTags):
+// a parse grew it from nothing (a tenth of a 5 KB write's bytes), so parses
+// pass it on (scratchPool). None of it is the document's: items are copied
+// into nodes (nodesFromItems), and their texts are pieces of the source or
+// of the converter's text arena (flush copies buf there).
+type scratch struct {
+	items    []item
+	lits     [][]litRange
+	litArena []litRange
+	buf      []byte
+	scanned  []item
+	fs       fastState
+}
+
+var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
+
+// borrow gives the converter sc's memory.
+func (c *converter) borrow(sc *scratch) {
+	c.items, c.lits, c.litArena, c.buf, c.scanned = sc.items[:0], sc.lits[:0], sc.litArena[:0], sc.buf[:0], sc.scanned[:0]
+	c.fs = sc.fs
+	sc.fs = fastState{}
+}
+
+// maxScratch is the most working memory (bytes) the pool keeps: a block
+// of a pathological input grows it to megabytes, which the pool would hold
+// on to, and which a collection empties from the pool anyway (so
+// TestLinearMemory's small inputs would reuse theirs and its large ones
+// not). A realistic note's is about 10 KB.
+const maxScratch = 64 << 10
+
+// size is about the bytes of the converter's working memory.
+func (c *converter) scratchSize() uintptr {
+	f := &c.fs
+	return uintptr(cap(c.items)+cap(c.scanned))*unsafe.Sizeof(item{}) +
+		uintptr(cap(c.lits))*unsafe.Sizeof([]litRange{}) +
+		uintptr(cap(c.litArena))*unsafe.Sizeof(litRange{}) +
+		uintptr(cap(c.buf)) +
+		uintptr(cap(f.toks))*unsafe.Sizeof(ftok{}) +
+		uintptr(cap(f.delims))*unsafe.Sizeof(fdelim{}) +
+		uintptr(cap(f.links))*unsafe.Sizeof(flink{}) +
+		uintptr(cap(f.opens))*unsafe.Sizeof(fopen{}) +
+		uintptr(cap(f.top)+cap(f.inLink)+cap(f.prev)+cap(f.next)+cap(f.diff))*4
+}
+
+// giveBack puts the converter's working memory back in the pool, without
+// the items' texts and links (the pool would keep the document's memory
+// alive), unless it is larger than maxScratch.
+func (c *converter) giveBack(sc *scratch) {
+	if c.scratchSize() > maxScratch {
+		return
+	}
+	clear(c.items[:cap(c.items)])
+	clear(c.scanned[:cap(c.scanned)])
+	clear(c.lits[:cap(c.lits)])
+	sc.items, sc.lits, sc.litArena, sc.buf, sc.scanned = c.items[:0], c.lits[:0], c.litArena[:0], c.buf[:0], c.scanned[:0]
+	sc.fs = c.fs
+	c.items, c.lits, c.litArena, c.buf, c.scanned = nil, nil, nil, nil, nil
+	c.fs = fastState{}
+	scratchPool.Put(sc)
 }
 
 // fastConvert converts the fast path's block tree.
