@@ -1039,7 +1039,8 @@ func buildTable(node *ast.Paragraph, source []byte) {
 			continue
 		}
 		header := &east.TableHeader{}
-		if n := tableRow(header, lines.At(i-1), alignments, true, source); n != len(alignments) {
+		tn := newTableNodes(lines.Len()-i-1, len(alignments))
+		if n := tableRow(header, lines.At(i-1), alignments, true, source, tn); n != len(alignments) {
 			return
 		}
 		table := east.NewTable()
@@ -1048,9 +1049,10 @@ func buildTable(node *ast.Paragraph, source []byte) {
 		header.SetPos(lines.At(i - 1).Start)
 		table.AppendChild(table, header)
 		for j := i + 1; j < lines.Len(); j++ {
-			row := east.NewTableRow(alignments)
+			row := &tn.rows[j-i-1] // east.NewTableRow
+			row.Alignments = alignments
 			row.SetPos(lines.At(j).Start)
-			tableRow(row, lines.At(j), alignments, false, source)
+			tableRow(row, lines.At(j), alignments, false, source, tn)
 			table.AppendChild(table, row)
 		}
 		lines.SetSliced(0, i-1)
@@ -1065,9 +1067,60 @@ func buildTable(node *ast.Paragraph, source []byte) {
 	}
 }
 
+// tableNodes holds a table's rows and cells, and the cells' lines (one
+// each): goldmark allocates each on its own. A table has the header's
+// number of cells on each row (tableRow), so the table's are made at once;
+// a header with more cells than the delimiter row has columns is no table,
+// and takes the cells past them from goldmark's constructor.
+type tableNodes struct {
+	rows   []east.TableRow
+	cells  []east.TableCell
+	lines  text.Segments // values: a line for each cell, len(cells) (len 0)
+	window text.Segments
+	k      int // cells handed out
+}
+
+func newTableNodes(rows, cols int) *tableNodes {
+	tn := &tableNodes{rows: make([]east.TableRow, rows), cells: make([]east.TableCell, (rows+1)*cols)}
+	n := len(tn.cells)
+	for n > 0 {
+		// text.Segments has no way to make room but appending.
+		k := min(n, len(zeroLines))
+		tn.lines.AppendAll(zeroLines[:k])
+		n -= k
+	}
+	tn.lines.SetSliced(0, 0)
+	return tn
+}
+
+// cell is east.NewTableCell.
+func (tn *tableNodes) cell() *east.TableCell {
+	if tn.k == len(tn.cells) {
+		return east.NewTableCell()
+	}
+	c := &tn.cells[tn.k]
+	c.Alignment = east.AlignNone
+	tn.k++
+	return c
+}
+
+// line gives the cell c, just taken with cell, its line. The cell's lines
+// share the table's array: nothing adds a line to a cell once built
+// (widenTable adds lines only to cells it makes).
+func (tn *tableNodes) line(c *east.TableCell, seg text.Segment) {
+	if tn.k > len(tn.cells) || c != &tn.cells[tn.k-1] {
+		c.Lines().Append(seg)
+		return
+	}
+	tn.window = tn.lines
+	tn.window.SetSliced(tn.k-1, tn.k-1)
+	tn.window.Append(seg)
+	c.SetLines(&tn.window)
+}
+
 // tableRow is goldmark's parseRow: it appends the cells of the row on seg
 // to row and returns their number.
-func tableRow(row ast.Node, seg text.Segment, alignments []east.Alignment, isHeader bool, source []byte) int {
+func tableRow(row ast.Node, seg text.Segment, alignments []east.Alignment, isHeader bool, source []byte, tn *tableNodes) int {
 	npos := seg.Start
 	seg = seg.TrimLeftSpace(source)
 	seg = seg.TrimRightSpace(source)
@@ -1090,7 +1143,7 @@ func tableRow(row ast.Node, seg text.Segment, alignments []east.Alignment, isHea
 		} else {
 			alignment = alignments[i]
 		}
-		cell := east.NewTableCell()
+		cell := tn.cell()
 		cell.SetPos(npos + pos) // as goldmark's (the untrimmed start)
 		cell.Alignment = alignment
 		closure := pos
@@ -1102,13 +1155,13 @@ func tableRow(row ast.Node, seg text.Segment, alignments []east.Alignment, isHea
 		cs := text.NewSegment(seg.Start+pos, seg.Start+closure)
 		cs = cs.TrimLeftSpace(source)
 		cs = cs.TrimRightSpace(source)
-		cell.Lines().Append(cs)
+		tn.line(cell, cs)
 		row.AppendChild(row, cell)
 		n++
 		pos = closure + 1
 	}
 	for ; i < len(alignments); i++ {
-		row.AppendChild(row, east.NewTableCell())
+		row.AppendChild(row, tn.cell())
 		n++
 	}
 	return n
