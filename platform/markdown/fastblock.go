@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strconv"
 	"sync"
+	"unsafe"
 
 	"github.com/yuin/goldmark/ast"
 	east "github.com/yuin/goldmark/extension/ast"
@@ -122,7 +123,15 @@ type blockNodes struct {
 	linesTop   int
 	linesOwner ast.Node
 	window     text.Segments // (SetLines through an interface would make a local escape)
+
+	// parser is the block parser itself, whose stacks are kept too.
+	parser blockParser
 }
+
+// maxBlockNodes is the most bytes of blockNodes the pool keeps (the 100 KB
+// benchmark note holds about 500 KB): a pathological input's nodes would
+// stay in the pool.
+const maxBlockNodes = 2 << 20
 
 // zeroLines is read only: what blockNodes.lines is made from. Past its
 // length (a note of more than 8,192 lines), the lines past it grow as
@@ -143,6 +152,20 @@ func (b *blockNodes) reset() {
 	b.fences.reset()
 	b.linesTop, b.linesOwner = 0, nil
 	b.window = text.Segments{}
+	clear(b.parser.open[:cap(b.parser.open)])
+	b.parser = blockParser{open: b.parser.open[:0], stats: b.parser.stats[:0]}
+}
+
+// release puts b back in the pool, taken apart from the tree, unless it
+// holds more than maxBlockNodes.
+func (b *blockNodes) release() {
+	held := b.paras.held + b.items.held + b.lists.held + b.heads.held + b.quotes.held + b.rules.held + b.fences.held
+	held += b.linesCap * int(unsafe.Sizeof(text.Segment{}))
+	if held > maxBlockNodes {
+		return
+	}
+	b.reset()
+	blockNodesPool.Put(b)
 }
 
 // prepare makes room for the lines of a source of lines lines.
@@ -163,6 +186,7 @@ func (b *blockNodes) prepare(lines int) {
 type nodeChunk[T any] struct {
 	chunks [][]T
 	ci, k  int // the next node is chunks[ci][k]
+	held   int // bytes of the chunks
 }
 
 func (c *nodeChunk[T]) new() *T {
@@ -176,6 +200,8 @@ func (c *nodeChunk[T]) new() *T {
 			n = min(2*len(c.chunks[c.ci-1]), 256)
 		}
 		c.chunks = append(c.chunks, make([]T, n))
+		var zero T
+		c.held += n * int(unsafe.Sizeof(zero))
 	}
 	n := &c.chunks[c.ci][c.k]
 	c.k++
@@ -227,7 +253,9 @@ func blockParse(source []byte, pc parser.Context) (ast.Node, bool) {
 // blockParseIn is blockParse with the tree's nodes taken from nodes (reset,
 // or new).
 func blockParseIn(source []byte, pc parser.Context, nodes *blockNodes) (ast.Node, bool) {
-	p := &blockParser{src: source, n: len(source), reader: text.NewReader(source), pc: pc, nodes: nodes}
+	p := &nodes.parser
+	*p = blockParser{src: source, n: len(source), reader: text.NewReader(source), pc: pc, nodes: nodes,
+		open: p.open[:0], stats: p.stats[:0]}
 	nodes.prepare(bytes.Count(source, []byte{'\n'}) + 1)
 	p.stop = p.lineStop(0)
 	root := ast.NewDocument()

@@ -149,8 +149,7 @@ func parseFastOn(src string, own bool) (d Doc, c *converter, ok, built bool) {
 		defer func() {
 			// The tree is done with once converted (or bailed on): its
 			// nodes go back for the next parse (see blockNodes).
-			nodes.reset()
-			blockNodesPool.Put(nodes)
+			nodes.release()
 		}()
 		if root, built = blockParseIn(source, pc, nodes); !built {
 			return Doc{}, nil, false, false
