@@ -1202,15 +1202,24 @@ func tableDelimiter(seg text.Segment, source []byte) []east.Alignment {
 	if !isTableDelim(line) {
 		return nil
 	}
-	cols := bytes.Split(line, []byte{'|'})
-	if util.IsBlank(cols[0]) {
-		cols = cols[1:]
-	}
-	if len(cols) > 0 && util.IsBlank(cols[len(cols)-1]) {
-		cols = cols[:len(cols)-1]
-	}
+	// The columns are bytes.Split(line, "|") less a blank first and a
+	// blank last one, read in place.
+	ncols := bytes.Count(line, []byte{'|'}) + 1
 	var alignments []east.Alignment
-	for _, col := range cols {
+	next := 0
+	for k := 0; k < ncols; k++ {
+		end := len(line)
+		if j := bytes.IndexByte(line[next:], '|'); j >= 0 {
+			end = next + j
+		}
+		col := line[next:end]
+		next = end + 1
+		if (k == 0 || k == ncols-1) && util.IsBlank(col) {
+			continue
+		}
+		if alignments == nil {
+			alignments = make([]east.Alignment, 0, ncols)
+		}
 		// ^\s*:?-+:?\s*$ (isTableDelim let only spaces, '-', '|' and ':' in)
 		a, b := 0, len(col)
 		for a < b && util.IsSpace(col[a]) {
