@@ -220,21 +220,22 @@ func (c *nodeChunk[T]) reset() {
 
 // addLine appends seg to the lines of the leaf block node. Lines are only
 // ever added to the last leaf block opened, so its lines are the last ones
-// taken from the array and grow in place; a block that is not the last one
+// taken from the array and grow in place (past the array's end, Append
+// moves them to memory of their own). A block that is not the last one
 // (which does not happen, but costs nothing to allow) has its lines moved to
-// the top first, and once the array is full, lines grow as goldmark grows
-// them.
+// the top first, or, once the array is full, to memory of their own: an
+// append to lines below the top would write over the next block's.
 func (p *blockParser) addLine(node ast.Node, seg text.Segment) {
 	b := p.nodes
 	if node != b.linesOwner {
 		old := node.Lines()
-		if b.linesTop+old.Len()+1 > b.linesCap {
-			b.linesOwner = nil
-			old.Append(seg)
-			return
+		if b.linesTop+old.Len()+1 <= b.linesCap {
+			b.window = b.lines
+			b.window.SetSliced(b.linesTop, b.linesTop)
+		} else {
+			b.window = text.Segments{}
+			b.linesTop = b.linesCap
 		}
-		b.window = b.lines
-		b.window.SetSliced(b.linesTop, b.linesTop)
 		b.window.AppendAll(old.Sliced(0, old.Len()))
 		b.linesTop += old.Len()
 		node.SetLines(&b.window)
@@ -1136,7 +1137,7 @@ func (tn *tableNodes) cell() *east.TableCell {
 // share the table's array: nothing adds a line to a cell once built
 // (widenTable adds lines only to cells it makes).
 func (tn *tableNodes) line(c *east.TableCell, seg text.Segment) {
-	if tn.k > len(tn.cells) || c != &tn.cells[tn.k-1] {
+	if tn.k == 0 || c != &tn.cells[tn.k-1] {
 		c.Lines().Append(seg)
 		return
 	}

@@ -342,3 +342,27 @@ func FuzzBlockParser(f *testing.F) {
 		}
 	})
 }
+
+// TestBlockParserLineArray runs the three paths on notes whose leaf blocks'
+// lines fill blockNodes' line array (zeroLines) around its end: a fence
+// crossing it, blocks after it, a table; three times each, so that the
+// pooled blockNodes are reused.
+func TestBlockParserLineArray(t *testing.T) {
+	for _, n := range []int{len(zeroLines) - 200, len(zeroLines) - 10, len(zeroLines) - 1, len(zeroLines), len(zeroLines) + 500} {
+		var b strings.Builder
+		b.WriteString("para\nline\n\n```\n")
+		for i := 0; i < n; i++ {
+			b.WriteString("x\n")
+		}
+		b.WriteString("```\n\npara\nline\n\n- a\n- b\n\n")
+		for i := 0; i < 300; i++ {
+			b.WriteString("c\n")
+		}
+		b.WriteString("\n| a | b |\n|---|---|\n| 1 | 2 |\n")
+		for i := 0; i < 3; i++ {
+			if msg, built, _, took2 := threePaths(b.String()); msg != "" || !built || !took2 {
+				t.Fatalf("%d fence lines: %s (built %v, stage 2 took it %v)", n, msg, built, took2)
+			}
+		}
+	}
+}

@@ -195,7 +195,7 @@ func (c *converter) borrow(sc *scratch) {
 // not). A realistic note's is about 10 KB.
 const maxScratch = 64 << 10
 
-// size is about the bytes of the converter's working memory.
+// scratchSize is about the bytes of the converter's working memory.
 func (c *converter) scratchSize() uintptr {
 	f := &c.fs
 	return uintptr(cap(c.items)+cap(c.scanned))*unsafe.Sizeof(item{}) +
