@@ -126,6 +126,82 @@ type blockNodes struct {
 
 	// parser is the block parser itself, whose stacks are kept too.
 	parser blockParser
+	root   blockRoot
+
+	// the tables' nodes (buildTable)
+	tables    nodeChunk[east.Table]
+	headers   nodeChunk[east.TableHeader]
+	rows      nodeStore[east.TableRow]
+	cells     nodeStore[east.TableCell]
+	cellLines lineStore
+	table     tableNodes
+}
+
+// blockRoot is the document node of blockParse's tree. buildTable, which
+// the table transformer calls with the paragraph alone, finds the tree's
+// blockNodes through it.
+type blockRoot struct {
+	ast.Document
+	nodes *blockNodes
+}
+
+// treeNodes is the blockNodes of the tree n is in, nil for goldmark's.
+func treeNodes(n ast.Node) *blockNodes {
+	for ; n != nil; n = n.Parent() {
+		if r, ok := n.(*blockRoot); ok {
+			return r.nodes
+		}
+	}
+	return nil
+}
+
+// nodeStore hands out runs of zero nodes of one kind from one array, kept
+// for the next parse; when a run does not fit, a larger array replaces it
+// (the runs taken stay with the tables holding them).
+type nodeStore[T any] struct {
+	all  []T
+	top  int
+	held int // bytes of all
+}
+
+func (s *nodeStore[T]) take(n int) []T {
+	if s.top+n > len(s.all) {
+		s.all = make([]T, max(2*len(s.all), n, 64))
+		s.top = 0
+		var zero T
+		s.held = len(s.all) * int(unsafe.Sizeof(zero))
+	}
+	out := s.all[s.top : s.top+n : s.top+n]
+	s.top += n
+	return out
+}
+
+func (s *nodeStore[T]) reset() {
+	clear(s.all[:s.top])
+	s.top = 0
+}
+
+// lineStore hands out room for runs of lines from one array, as nodeStore
+// does: take's Segments has length 0 and room for n lines at least.
+type lineStore struct {
+	all      text.Segments
+	cap, top int
+}
+
+func (l *lineStore) take(n int) text.Segments {
+	if l.top+n > l.cap {
+		c := max(2*l.cap, n, 256)
+		l.all = text.Segments{}
+		for k := c; k > 0; k -= len(zeroLines) {
+			// text.Segments has no way to make room but appending.
+			l.all.AppendAll(zeroLines[:min(k, len(zeroLines))])
+		}
+		l.cap, l.top = c, 0
+	}
+	w := l.all
+	w.SetSliced(l.top, l.top)
+	l.top += n
+	return w
 }
 
 // maxBlockNodes is the most bytes of blockNodes the pool keeps (the 100 KB
@@ -154,13 +230,21 @@ func (b *blockNodes) reset() {
 	b.window = text.Segments{}
 	clear(b.parser.open[:cap(b.parser.open)])
 	b.parser = blockParser{open: b.parser.open[:0], stats: b.parser.stats[:0]}
+	b.root = blockRoot{}
+	b.tables.reset()
+	b.headers.reset()
+	b.rows.reset()
+	b.cells.reset()
+	b.cellLines.top = 0
+	b.table = tableNodes{}
 }
 
 // release puts b back in the pool, taken apart from the tree, unless it
 // holds more than maxBlockNodes.
 func (b *blockNodes) release() {
 	held := b.paras.held + b.items.held + b.lists.held + b.heads.held + b.quotes.held + b.rules.held + b.fences.held
-	held += b.linesCap * int(unsafe.Sizeof(text.Segment{}))
+	held += b.tables.held + b.headers.held + b.rows.held + b.cells.held
+	held += (b.linesCap + b.cellLines.cap) * int(unsafe.Sizeof(text.Segment{}))
 	if held > maxBlockNodes {
 		return
 	}
@@ -259,7 +343,8 @@ func blockParseIn(source []byte, pc parser.Context, nodes *blockNodes) (ast.Node
 		open: p.open[:0], stats: p.stats[:0]}
 	nodes.prepare(bytes.Count(source, []byte{'\n'}) + 1)
 	p.stop = p.lineStop(0)
-	root := ast.NewDocument()
+	root := &nodes.root // ast.NewDocument
+	root.nodes = nodes
 	p.parseBlocks(root)
 	if p.bail != "" {
 		fastBail("blocks: " + p.bail)
@@ -1067,12 +1152,18 @@ func buildTable(node *ast.Paragraph, source []byte) {
 		if alignments == nil {
 			continue
 		}
-		header := &east.TableHeader{}
-		tn := newTableNodes(lines.Len()-i-1, len(alignments))
+		bn := treeNodes(node)
+		tn := newTableNodes(lines.Len()-i-1, len(alignments), bn)
+		var header *east.TableHeader
+		var table *east.Table
+		if bn != nil {
+			header, table = bn.headers.new(), bn.tables.new()
+		} else {
+			header, table = &east.TableHeader{}, east.NewTable()
+		}
 		if n := tableRow(header, lines.At(i-1), alignments, true, source, tn); n != len(alignments) {
 			return
 		}
-		table := east.NewTable()
 		table.Alignments = alignments
 		table.SetPos(node.Pos())
 		header.SetPos(lines.At(i - 1).Start)
@@ -1098,9 +1189,11 @@ func buildTable(node *ast.Paragraph, source []byte) {
 
 // tableNodes holds a table's rows and cells, and the cells' lines (one
 // each): goldmark allocates each on its own. A table has the header's
-// number of cells on each row (tableRow), so the table's are made at once;
-// a header with more cells than the delimiter row has columns is no table,
-// and takes the cells past them from goldmark's constructor.
+// number of cells on each row (tableRow), so the table's are made at once,
+// from the tree's blockNodes (bn) when it has them (blockParse's), else in
+// one allocation each; a header with more cells than the delimiter row has
+// columns is no table, and takes the cells past them from goldmark's
+// constructor.
 type tableNodes struct {
 	rows   []east.TableRow
 	cells  []east.TableCell
@@ -1109,7 +1202,13 @@ type tableNodes struct {
 	k      int // cells handed out
 }
 
-func newTableNodes(rows, cols int) *tableNodes {
+func newTableNodes(rows, cols int, bn *blockNodes) *tableNodes {
+	if bn != nil {
+		tn := &bn.table
+		*tn = tableNodes{rows: bn.rows.take(rows), cells: bn.cells.take((rows + 1) * cols)}
+		tn.lines = bn.cellLines.take(len(tn.cells))
+		return tn
+	}
 	tn := &tableNodes{rows: make([]east.TableRow, rows), cells: make([]east.TableCell, (rows+1)*cols)}
 	n := len(tn.cells)
 	for n > 0 {
