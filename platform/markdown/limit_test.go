@@ -2,6 +2,7 @@ package markdown
 
 import (
 	"errors"
+	"math/rand/v2"
 	"runtime"
 	"strings"
 	"testing"
@@ -219,4 +220,21 @@ func mustParseInternal(t *testing.T, s string) Doc {
 		t.Fatalf("Parse: %v", err)
 	}
 	return d
+}
+
+// TestRuneCount holds runeCount to utf8.RuneCountInString on ASCII,
+// multi-byte and invalid UTF-8 at every alignment.
+func TestRuneCount(t *testing.T) {
+	parts := []string{"a", "abcdefgh", "é", "—", "😀", "\xff", "\xe2\x80", "\x80", " ", "xyzxyzxyzxyz"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < 20000; i++ {
+		var b strings.Builder
+		for k := rng.IntN(12); k > 0; k-- {
+			b.WriteString(parts[rng.IntN(len(parts))])
+		}
+		s := b.String()
+		if got, want := runeCount(s), utf8.RuneCountInString(s); got != want {
+			t.Fatalf("runeCount(%q) = %d, want %d", s, got, want)
+		}
+	}
 }
