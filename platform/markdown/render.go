@@ -414,11 +414,8 @@ func (r *renderer) list(n *Node, alt bool) {
 		// 11 bytes: maxListStart has 9 digits).
 		rest := "           "[:len(first)]
 		item := &n.Content[i]
-		switch item.Attrs.Task {
-		case TaskOpen:
-			first += "[ ] "
-		case TaskDone:
-			first += "[x] "
+		if item.Attrs.Task == TaskOpen || item.Attrs.Task == TaskDone {
+			first = withBox(first, item.Attrs.Task)
 		}
 		r.prefix = append(r.prefix, prefix{first: first, rest: rest})
 		if len(item.Content) == 0 {
@@ -431,16 +428,49 @@ func (r *renderer) list(n *Node, alt bool) {
 	}
 }
 
+// withBox is a list marker followed by a task item's checkbox; the bullet
+// markers' are constants (no allocation per item).
+func withBox(marker string, task TaskState) string {
+	open := task == TaskOpen
+	switch {
+	case marker == "- " && open:
+		return "- [ ] "
+	case marker == "- ":
+		return "- [x] "
+	case marker == "* " && open:
+		return "* [ ] "
+	case marker == "* ":
+		return "* [x] "
+	case open:
+		return marker + "[ ] "
+	}
+	return marker + "[x] "
+}
+
 func (r *renderer) callout(n *Node, closeQuote bool) {
 	r.prefix = append(r.prefix, prefix{first: "> ", rest: "> "})
-	label := "**" + calloutText(n.Attrs.Label) + "**"
 	rest := n.Content
 	if len(rest) > 0 && rest[0].Type == TypeParagraph {
 		out := r.inlineOut(&rest[0], inlineCtx{block: ctxParagraph, noLineStart: true})
-		r.writeLines(label + " " + out)
+		// writeLines of the label, a space and out, without joining them
+		// first: the first line is not empty, so it is written as it is.
+		first, more := out, ""
+		if i := strings.IndexByte(out, '\n'); i >= 0 {
+			first, more = out[:i], out[i+1:]
+		}
+		r.startLine(false)
+		r.writeLabel(n.Attrs.Label)
+		r.b.WriteByte(' ')
+		r.b.WriteString(first)
+		r.b.WriteByte('\n')
+		if more != "" || len(first) < len(out) {
+			r.writeLines(more)
+		}
 		rest = rest[1:]
 	} else {
-		r.writeLine(label)
+		r.startLine(false)
+		r.writeLabel(n.Attrs.Label)
+		r.b.WriteByte('\n')
 	}
 	if len(rest) > 0 {
 		r.writeLine("")
@@ -450,6 +480,13 @@ func (r *renderer) callout(n *Node, closeQuote bool) {
 		r.writeLine("")
 	}
 	r.prefix = r.prefix[:len(r.prefix)-1]
+}
+
+// writeLabel writes a callout's bold label.
+func (r *renderer) writeLabel(l CalloutLabel) {
+	r.b.WriteString("**")
+	r.b.WriteString(calloutText(l))
+	r.b.WriteString("**")
 }
 
 func (r *renderer) table(n *Node) {

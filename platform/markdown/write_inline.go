@@ -762,6 +762,9 @@ func codeSpan(a *textArena, code string, inTable bool) string {
 // linkTail writes "](destination "title")".
 func linkTail(l *linkAttr, inTable bool) string {
 	var b strings.Builder
+	// Escapes aside, the tail is the destination and title with at most 7
+	// bytes around them: one allocation instead of the builder's doublings.
+	b.Grow(len(l.href) + len(l.title) + 8)
 	b.WriteString("](")
 	switch {
 	case l.href == "" && l.title != "":
