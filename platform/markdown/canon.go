@@ -102,6 +102,11 @@ func (st *canonState) items(nodes []Node) []item {
 	if st == nil {
 		return itemsFromNodes(nodes)
 	}
+	if st.scratch == nil {
+		// Most blocks hold a few dozen items at most: one buffer of that
+		// size instead of growing from one item.
+		st.scratch = make([]item, 0, max(32, len(nodes)))
+	}
 	st.scratch = appendItems(st.scratch[:0], nodes)
 	return st.scratch
 }

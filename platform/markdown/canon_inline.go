@@ -574,7 +574,7 @@ func stripSpaces(items []item, ctx blockCtx) []item {
 			afterBreak = false
 			continue
 		}
-		if t := strings.TrimLeft(it.text, " \t\n"); t != it.text {
+		if t := trimLeftBlank(it.text); t != it.text {
 			it.text = t
 			stripped = true
 		}
@@ -591,7 +591,7 @@ func stripSpaces(items []item, ctx blockCtx) []item {
 		if it.kind != itText || it.marks&mCode != 0 || it.link != nil {
 			break
 		}
-		it.text = strings.TrimLeft(it.text, " \t\n")
+		it.text = trimLeftBlank(it.text)
 		if it.text != "" {
 			break
 		}
@@ -607,13 +607,32 @@ func stripSpaces(items []item, ctx blockCtx) []item {
 		if it.kind != itText || it.marks&mCode != 0 || it.link != nil {
 			break
 		}
-		it.text = strings.TrimRight(it.text, " \t\n")
+		it.text = trimRightBlank(it.text)
 		if it.text != "" {
 			break
 		}
 		items = items[:len(items)-1]
 	}
 	return items
+}
+
+// trimLeftBlank is strings.TrimLeft(s, " \t\n") without building the
+// cutset's table on every call: stripSpaces trims every block's edges.
+func trimLeftBlank(s string) string {
+	i := 0
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n') {
+		i++
+	}
+	return s[i:]
+}
+
+// trimRightBlank is strings.TrimRight(s, " \t\n"), as trimLeftBlank.
+func trimRightBlank(s string) string {
+	i := len(s)
+	for i > 0 && (s[i-1] == ' ' || s[i-1] == '\t' || s[i-1] == '\n') {
+		i--
+	}
+	return s[:i]
 }
 
 // stripAroundNewlines removes spaces and tabs around '\n' and collapses runs

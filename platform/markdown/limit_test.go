@@ -2,6 +2,7 @@ package markdown
 
 import (
 	"errors"
+	"math/rand/v2"
 	"runtime"
 	"strings"
 	"testing"
@@ -219,4 +220,54 @@ func mustParseInternal(t *testing.T, s string) Doc {
 		t.Fatalf("Parse: %v", err)
 	}
 	return d
+}
+
+// TestRuneCount holds runeCount to utf8.RuneCountInString on ASCII,
+// multi-byte and invalid UTF-8 at every alignment.
+func TestRuneCount(t *testing.T) {
+	parts := []string{"a", "abcdefgh", "é", "—", "😀", "\xff", "\xe2\x80", "\x80", " ", "xyzxyzxyzxyz"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < 20000; i++ {
+		var b strings.Builder
+		for k := rng.IntN(12); k > 0; k-- {
+			b.WriteString(parts[rng.IntN(len(parts))])
+		}
+		s := b.String()
+		if got, want := runeCount(s), utf8.RuneCountInString(s); got != want {
+			t.Fatalf("runeCount(%q) = %d, want %d", s, got, want)
+		}
+	}
+}
+
+// TestRenderParsedCap holds renderParsed (ParseCanonical's render) to the
+// canonicalising render it replaces at every cap: the same Markdown, or
+// both give up. It gives up on the inline Markdown it counts as that
+// render keeps it (a callout's first paragraph twice, every table cell), so
+// a cap below the output's length tests the count, not only the output.
+func TestRenderParsedCap(t *testing.T) {
+	small, _ := BenchInputs(t)
+	inputs := []string{
+		small,
+		"> **Why:** a *b*\n> c\n>\n> d\n\n> **Decision:** x\n\n| a | b |\n| - | - |\n|  | c |\n\n# h\n\n- [ ] t\n- [x] u\n",
+		"> **Why:**\n>\n> - a\n\n##\n\n|a|\n|-|\n||\n",
+		// One long last line: the output's cap is checked at line starts
+		// only, so the count of kept Markdown decides.
+		"> **Why:** " + strings.Repeat("a *b* ", 40),
+		strings.Repeat("a *b* ", 40),
+		"x\n\n|" + strings.Repeat(" a |", 40) + "\n|" + strings.Repeat("-|", 40) + "\n",
+	}
+	for _, in := range inputs {
+		d, err := Parse(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		full := Render(d)
+		for maxBytes := 1; maxBytes <= len(full)+2; maxBytes++ {
+			out, ok := capped(func() string { return renderParsed(d, maxBytes) })
+			want, wantOK := capped(func() string { return renderCanonical(d, maxBytes, true) })
+			if out != want || ok != wantOK {
+				t.Fatalf("cap %d: renderParsed gave up: %v, renderCanonical: %v (input %.40q)", maxBytes, !ok, !wantOK, in)
+			}
+		}
+	}
 }

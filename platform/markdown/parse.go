@@ -1039,22 +1039,37 @@ func charReference(s []byte) (string, int) {
 // scanTags splits tags and mentions out of the text items (not code, not
 // links), following the rule in tags.go.
 func (c *converter) scanTags() []item {
-	any := false
+	// One pass finds the first text holding a sigil (most blocks have
+	// none and are returned as they are); the items before it are copied
+	// as they are, and each text is searched for a sigil once.
+	first, at := -1, -1
 	for i := range c.items {
-		if c.items[i].kind == itText && hasSigil(c.items[i].text) {
-			any = true
-			break
+		if c.items[i].kind == itText {
+			if k := indexSigil(c.items[i].text); k >= 0 {
+				first, at = i, k
+				break
+			}
 		}
 	}
-	if !any {
+	if first < 0 {
 		return c.items
 	}
-	out := c.scanned[:0]
+	out := append(c.scanned[:0], c.items[:first]...)
 	defer func() { c.scanned = out[:0] }()
 	prev := noPrev
-	for idx := range c.items {
+	for i := range first {
+		prev = itemLastRune(&c.items[i], prev)
+	}
+	for idx := first; idx < len(c.items); idx++ {
 		it := c.items[idx]
-		if it.kind != itText || it.marks&mCode != 0 || it.link != nil || !hasSigil(it.text) {
+		k := at // the first sigil's index in it.text, -1 when it has none
+		if idx != first {
+			k = -1
+			if it.kind == itText && it.marks&mCode == 0 && it.link == nil {
+				k = indexSigil(it.text)
+			}
+		}
+		if it.kind != itText || it.marks&mCode != 0 || it.link != nil || k < 0 {
 			out = append(out, it)
 			prev = itemLastRune(&it, prev)
 			continue
@@ -1068,7 +1083,9 @@ func (c *converter) scanTags() []item {
 		start := 0
 		p := prev
 		for i := 0; i < len(s); {
-			k := indexSigil(s[i:])
+			if i > 0 {
+				k = indexSigil(s[i:])
+			}
 			if k < 0 {
 				break
 			}

@@ -2,6 +2,7 @@ package markdown
 
 import (
 	"bytes"
+	"fmt"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -41,6 +42,82 @@ func renderCapped(d Doc, maxBytes int, parsed bool) (out string, ok bool) {
 // output, whose inline content is canonical already (see canonState.parsed).
 func render(d Doc, maxBytes int, parsed bool) string {
 	renders.Add(1)
+	if !parsed {
+		return renderCanonical(d, maxBytes, false)
+	}
+	if !checkParsed {
+		return renderParsed(d, maxBytes)
+	}
+	// What renderParsed skips: canonicalising the document first. Both
+	// must give the same Markdown, or both give up.
+	out, ok := capped(func() string { return renderParsed(d, maxBytes) })
+	full, fullOK := capped(func() string { return renderCanonical(d, maxBytes, true) })
+	if out != full || ok != fullOK {
+		panic(fmt.Sprintf("markdown: the render of Parse's output differs from its canonical render (gave up: %v, %v):\n%q\n%q", !ok, !fullOK, out, full))
+	}
+	if !ok {
+		panic(errRenderCap)
+	}
+	return out
+}
+
+// capped runs a capped render, reporting whether it gave up.
+func capped(f func() string) (out string, ok bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			if r != errRenderCap {
+				panic(r)
+			}
+			out, ok = "", false
+		}
+	}()
+	return f(), true
+}
+
+// renderParsed is render for Parse's output (ParseCanonical), which is
+// canonical already (Canonical(Parse(s)) == Parse(s): the property tests
+// and fuzzing check it on every input, and with checkParsed every render of
+// Parse's output is compared with renderCanonical's): canonicalising it
+// would keep every node, so the block writer writes it as it is, each
+// block's inline Markdown written when the block is (renderer.inlineOut),
+// instead of a first pass writing and keeping them all. It gives up where
+// renderCanonical would: it counts the inline Markdown that pass would
+// keep (renderer.keep), against the same cap.
+func renderParsed(d Doc, maxBytes int) string {
+	r := renderer{cap: maxBytes, direct: true, keepCap: 2 * maxBytes}
+	// The Markdown is about as long as the document's text; container
+	// prefixes, markers, escapes and blank lines come on top.
+	n := textBytes(d.Content)
+	r.b.Grow(n + n/4 + 64)
+	r.blocks(d.Content, false)
+	out := unsafe.String(unsafe.SliceData(r.b.Bytes()), r.b.Len())
+	if strings.HasPrefix(out, "\uFEFF") {
+		out = "&#65279;" + out[len("\uFEFF"):]
+	}
+	return out
+}
+
+// textBytes is the bytes of the texts in nodes, links' destinations and
+// titles once per node, to size renderParsed's buffer.
+func textBytes(nodes []Node) int {
+	n := 0
+	for i := range nodes {
+		nd := &nodes[i]
+		n += len(nd.Text) + 2
+		if len(nd.Marks) > 0 && nd.Marks[len(nd.Marks)-1].Type == MarkLink {
+			n += len(nd.Marks[len(nd.Marks)-1].Href)
+		}
+		if len(nd.Content) > 0 {
+			n += textBytes(nd.Content)
+		}
+	}
+	return n
+}
+
+// renderCanonical is render by way of canonBlocks: the document
+// canonicalised, each block's inline Markdown written and kept on the way,
+// then written by the block writer.
+func renderCanonical(d Doc, maxBytes int, parsed bool) string {
 	st := &canonState{outs: writtenBlocks{list: make([]writtenBlock, 0, inlineBlocks(d.Content)), cap: 2 * maxBytes}, parsed: parsed}
 	blocks := canonBlocks(d.Content, false, false, st)
 	if checkWrittenBlocks {
@@ -109,6 +186,17 @@ type renderer struct {
 	listDepth int
 	written   *writtenBlocks // the inline Markdown canonicalisation wrote, by block
 	cap       int            // bytes of output past which to give up (0: none)
+	// direct: the document is Parse's output, written as it is
+	// (renderParsed); each block's inline Markdown is written when the
+	// block is, into text, whose bytes the next block reuses (mark).
+	direct  bool
+	text    textArena
+	mark    textArena
+	marked  bool
+	scratch []item
+	// kept: the bytes of inline Markdown renderCanonical would have kept
+	// (writtenBlocks.bytes), to give up where it would (keepCap)
+	kept, keepCap int
 	// itemFirst: the next block starts a list item without a checkbox
 	// (see guardTaskBox)
 	itemFirst bool
@@ -278,10 +366,53 @@ func (r *renderer) block(n *Node, afterParagraph, altMarker, closeQuote bool) {
 // inlineOut returns the Markdown of a block's inline content, as written
 // during canonicalisation.
 func (r *renderer) inlineOut(n *Node, ctx inlineCtx) string {
+	if r.direct {
+		out := r.writeInline(n, ctx)
+		r.keep(len(out))
+		return out
+	}
 	if out, ok := r.written.lookup(n); ok {
 		return out
 	}
 	return planInline(itemsFromNodes(n.Content), ctx).out
+}
+
+// writeInline writes a block's inline Markdown for renderParsed. The
+// Markdown of the block before has been copied into the output by now, so
+// its bytes in the arena are reused: the arena goes back to where it was
+// before that block, unless that block needed a new piece of it.
+func (r *renderer) writeInline(n *Node, ctx inlineCtx) string {
+	if r.marked && sameArenaBlock(&r.mark, &r.text) {
+		r.text = r.mark
+	}
+	r.mark, r.marked = r.text, true
+	if r.scratch == nil {
+		r.scratch = make([]item, 0, max(32, len(n.Content)))
+	}
+	r.scratch = appendItems(r.scratch[:0], n.Content)
+	ctx.arena = &r.text
+	return planInline(r.scratch, ctx).out
+}
+
+// sameArenaBlock reports whether the arena a is still writing in the piece
+// of memory it was writing in when it was b.
+func sameArenaBlock(b, a *textArena) bool {
+	if cap(b.free) == 0 || cap(a.free) == 0 {
+		return false
+	}
+	start := uintptr(unsafe.Pointer(unsafe.SliceData(b.free)))
+	at := uintptr(unsafe.Pointer(unsafe.SliceData(a.free)))
+	return at >= start && at-start <= uintptr(cap(b.free)) && cap(a.free) == cap(b.free)-int(at-start)
+}
+
+// keep counts n bytes of inline Markdown as renderCanonical's first pass
+// keeps them (writtenBlocks.add: the Markdown and one byte), giving up past
+// the same cap.
+func (r *renderer) keep(n int) {
+	r.kept += n + 1
+	if r.keepCap > 0 && r.kept > r.keepCap {
+		panic(errRenderCap)
+	}
 }
 
 func (r *renderer) heading(n *Node, itemFirst bool) {
@@ -414,11 +545,8 @@ func (r *renderer) list(n *Node, alt bool) {
 		// 11 bytes: maxListStart has 9 digits).
 		rest := "           "[:len(first)]
 		item := &n.Content[i]
-		switch item.Attrs.Task {
-		case TaskOpen:
-			first += "[ ] "
-		case TaskDone:
-			first += "[x] "
+		if item.Attrs.Task == TaskOpen || item.Attrs.Task == TaskDone {
+			first = withBox(first, item.Attrs.Task)
 		}
 		r.prefix = append(r.prefix, prefix{first: first, rest: rest})
 		if len(item.Content) == 0 {
@@ -431,16 +559,55 @@ func (r *renderer) list(n *Node, alt bool) {
 	}
 }
 
+// withBox is a list marker followed by a task item's checkbox; the bullet
+// markers' are constants (no allocation per item).
+func withBox(marker string, task TaskState) string {
+	open := task == TaskOpen
+	switch {
+	case marker == "- " && open:
+		return "- [ ] "
+	case marker == "- ":
+		return "- [x] "
+	case marker == "* " && open:
+		return "* [ ] "
+	case marker == "* ":
+		return "* [x] "
+	case open:
+		return marker + "[ ] "
+	}
+	return marker + "[x] "
+}
+
 func (r *renderer) callout(n *Node, closeQuote bool) {
 	r.prefix = append(r.prefix, prefix{first: "> ", rest: "> "})
-	label := "**" + calloutText(n.Attrs.Label) + "**"
 	rest := n.Content
 	if len(rest) > 0 && rest[0].Type == TypeParagraph {
+		if r.direct {
+			// renderCanonical's first pass keeps this paragraph's
+			// Markdown twice: as a paragraph of its own, then rewritten
+			// to continue the label's line.
+			r.keep(len(r.writeInline(&rest[0], inlineCtx{block: ctxParagraph})))
+		}
 		out := r.inlineOut(&rest[0], inlineCtx{block: ctxParagraph, noLineStart: true})
-		r.writeLines(label + " " + out)
+		// writeLines of the label, a space and out, without joining them
+		// first: the first line is not empty, so it is written as it is.
+		first, more := out, ""
+		if i := strings.IndexByte(out, '\n'); i >= 0 {
+			first, more = out[:i], out[i+1:]
+		}
+		r.startLine(false)
+		r.writeLabel(n.Attrs.Label)
+		r.b.WriteByte(' ')
+		r.b.WriteString(first)
+		r.b.WriteByte('\n')
+		if more != "" || len(first) < len(out) {
+			r.writeLines(more)
+		}
 		rest = rest[1:]
 	} else {
-		r.writeLine(label)
+		r.startLine(false)
+		r.writeLabel(n.Attrs.Label)
+		r.b.WriteByte('\n')
 	}
 	if len(rest) > 0 {
 		r.writeLine("")
@@ -450,6 +617,13 @@ func (r *renderer) callout(n *Node, closeQuote bool) {
 		r.writeLine("")
 	}
 	r.prefix = r.prefix[:len(r.prefix)-1]
+}
+
+// writeLabel writes a callout's bold label.
+func (r *renderer) writeLabel(l CalloutLabel) {
+	r.b.WriteString("**")
+	r.b.WriteString(calloutText(l))
+	r.b.WriteString("**")
 }
 
 func (r *renderer) table(n *Node) {
@@ -463,6 +637,8 @@ func (r *renderer) table(n *Node) {
 			r.b.WriteByte(' ')
 			if len(cell.Content) > 0 {
 				r.b.WriteString(r.inlineOut(&cell.Content[0], inlineCtx{block: ctxCell}))
+			} else if r.direct {
+				r.keep(0) // renderCanonical keeps "" for a cell without a paragraph
 			}
 			r.b.WriteString(" |")
 		}

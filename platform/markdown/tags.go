@@ -39,11 +39,6 @@ func isNameChar(r rune) bool {
 	return isNameLetter(r) || unicode.IsDigit(r)
 }
 
-// hasSigil reports whether s holds a '#' or '@'.
-func hasSigil(s string) bool {
-	return indexSigil(s) >= 0
-}
-
 // indexSigil returns the index of the first '#' or '@' in s, or -1.
 func indexSigil(s string) int {
 	i := strings.IndexByte(s, '#')

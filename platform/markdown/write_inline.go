@@ -235,6 +235,16 @@ func dropCodeWithBracket(items []item) ([]item, bool) {
 	return out, changed
 }
 
+// hasBreak reports whether items hold a hard break.
+func hasBreak(items []item) bool {
+	for i := range items {
+		if items[i].kind == itBreak {
+			return true
+		}
+	}
+	return false
+}
+
 func hasLineBreak(items []item) bool {
 	for i := range items {
 		it := &items[i]
@@ -326,8 +336,12 @@ type inlineWriter struct {
 	// underline.
 	italicUnderscore bool
 
-	items  []item
-	eff    []item // effective marks: hard breaks take what their neighbours share
+	items []item
+	// eff: the items as the plan reads them, where a hard break has the
+	// emphasis and link its neighbours share; only their emphasis bits and
+	// link are read. effBuf keeps eff's buffer when it is a copy.
+	eff    []item
+	effBuf []item
 	spans  []span
 	bounds []boundary
 	toks   []token
@@ -369,13 +383,21 @@ func (w *inlineWriter) try(items []item, aggressive bool) (string, bool) {
 // planSpans computes the effective marks and the span boundaries.
 func (w *inlineWriter) planSpans() {
 	n := len(w.items)
-	w.eff = append(w.eff[:0], w.items...)
+	// The plan reads only the emphasis bits and the link of eff, which are
+	// the items' own except at hard breaks: without one, eff is the items
+	// themselves (read only), not a copy.
+	if !hasBreak(w.items) {
+		w.eff = w.items
+	} else {
+		w.eff = append(w.effBuf[:0], w.items...)
+		w.effBuf = w.eff
+	}
 	for i := range w.eff {
 		e := &w.eff[i]
-		e.marks &= mEmphasis
 		if e.kind != itBreak {
 			continue
 		}
+		e.marks &= mEmphasis
 		var pm, nm uint8
 		var pl, nl *linkAttr
 		for j := i - 1; j >= 0; j-- {
@@ -616,17 +638,21 @@ func (w *inlineWriter) markAutolinks() {
 }
 
 func autolinkable(text, href string, inTable bool) bool {
+	// Most links' text is not their destination: that is checked first,
+	// before the text is searched.
+	plain := href == text
+	mailto := !plain && len(href) == len("mailto:")+len(text) && strings.HasPrefix(href, "mailto:") && href[len("mailto:"):] == text
+	if !plain && !mailto {
+		return false
+	}
 	if strings.ContainsAny(text, "&\\") || (inTable && strings.IndexByte(text, '|') >= 0) {
 		return false
 	}
 	b := unsafe.Slice(unsafe.StringData(text), len(text)) // read only
-	if href == text && util.FindEmailIndex(b) < 0 && util.FindURLIndex(b) == len(b) {
-		return true
+	if plain {
+		return util.FindEmailIndex(b) < 0 && util.FindURLIndex(b) == len(b)
 	}
-	if href == "mailto:"+text && util.FindEmailIndex(b) == len(b) {
-		return true
-	}
-	return false
+	return util.FindEmailIndex(b) == len(b)
 }
 
 // buildTokens lays out the token sequence from the plan.
@@ -736,6 +762,9 @@ func codeSpan(a *textArena, code string, inTable bool) string {
 // linkTail writes "](destination "title")".
 func linkTail(l *linkAttr, inTable bool) string {
 	var b strings.Builder
+	// Escapes aside, the tail is the destination and title with at most 7
+	// bytes around them: one allocation instead of the builder's doublings.
+	b.Grow(len(l.href) + len(l.title) + 8)
 	b.WriteString("](")
 	switch {
 	case l.href == "" && l.title != "":
