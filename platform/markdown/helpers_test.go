@@ -475,6 +475,11 @@ func oracleSkip(s string) string {
 					if (label == "Why:" || label == "Decision:") && e.NextSibling() != nil && !oneSpace(e.NextSibling(), src) {
 						reason = "a callout label is followed by one space"
 					}
+					if (label == "Why:" || label == "Decision:") && e.NextSibling() == nil && p.NextSibling() != nil && p.NextSibling().Kind() == gast.KindParagraph {
+						// ">**Decision:**\n>\n>0": the same callout as
+						// "> **Decision:** 0", which is how it is written.
+						reason = "a callout label alone in its paragraph is written on the next paragraph's line"
+					}
 				}
 			}
 		case *east.TaskCheckBox:
