@@ -56,7 +56,9 @@ func (h *Handler) get(c *gin.Context) error {
 	if httpx.NotModified(c, v.Item.ETag()) {
 		return nil
 	}
-	if c.NegotiateFormat(gin.MIMEJSON, mimeMarkdown) == mimeMarkdown {
+	// Without an Accept header NegotiateFormat answers JSON, the first offer; it is asked only when
+	// there is one to parse (parsing splits the header, two allocations on every read).
+	if c.GetHeader("Accept") != "" && c.NegotiateFormat(gin.MIMEJSON, mimeMarkdown) == mimeMarkdown {
 		text, err := document.Read(v.Item.Content, v.Item.ContentText)
 		if err != nil {
 			return err

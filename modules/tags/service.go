@@ -9,7 +9,6 @@ import (
 	"encoding/hex"
 	"maps"
 	"slices"
-	"sort"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -118,32 +117,57 @@ func (s *Service) ForItems(ctx context.Context, tx *gorm.DB, itemKind string, it
 	for _, id := range itemIDs {
 		args = append(args, id)
 	}
+	// Each row is scanned in place, into the slice's next element, through one destination list
+	// reused for every row: a row variable and Scan's variadic list would both move to the heap,
+	// two allocations per tag (about 120 on a page of 20 notes).
 	rows := make([]row, 0, 4*len(itemIDs))
+	dest := make([]any, 4)
 	each := func(cur db.RowScanner) error {
-		var r row
-		err := cur.Scan(&r.ItemID, &r.ID, &r.Name, &r.Kind)
-		rows = append(rows, r)
-		return err
+		rows = append(rows, row{})
+		r := &rows[len(rows)-1]
+		dest[0], dest[1], dest[2], dest[3] = &r.ItemID, &r.ID, &r.Name, &r.Kind
+		return cur.Scan(dest...)
 	}
 	if err := db.Read(ctx, tx, sql, args, each); err != nil {
 		return nil, err
 	}
 	// Sorted in Go: SQL collations differ between the databases; lower-cased names compare alike.
+	// Grouped by item first, so that each item's tags are one run of rows (in the same order
+	// within the item) and the items share one array of tags.
 	for i := range rows {
 		rows[i].Key = strings.ToLower(rows[i].Name)
 	}
-	sort.Slice(rows, func(i, j int) bool {
-		a, b := rows[i], rows[j]
+	slices.SortFunc(rows, func(a, b row) int {
+		if c := strings.Compare(a.ItemID, b.ItemID); c != 0 {
+			return c
+		}
 		if a.Kind != b.Kind {
-			return a.Kind == string(markdown.SigilTag)
+			switch string(markdown.SigilTag) {
+			case a.Kind:
+				return -1
+			case b.Kind:
+				return 1
+			}
+			return 0
 		}
-		if a.Key != b.Key {
-			return a.Key < b.Key
+		if c := strings.Compare(a.Key, b.Key); c != 0 {
+			return c
 		}
-		return a.ID < b.ID
+		return strings.Compare(a.ID, b.ID)
 	})
-	for _, r := range rows {
-		out[r.ItemID] = append(out[r.ItemID], items.Tag{ID: r.ID, Name: r.Name, Kind: r.Kind})
+	tags := make([]items.Tag, len(rows))
+	for i, r := range rows {
+		tags[i] = items.Tag{ID: r.ID, Name: r.Name, Kind: r.Kind}
+	}
+	for start := 0; start < len(rows); {
+		end := start + 1
+		for end < len(rows) && rows[end].ItemID == rows[start].ItemID {
+			end++
+		}
+		// Capped at the run's end: an append by a caller copies rather than overwrite the next
+		// item's tags.
+		out[rows[start].ItemID] = tags[start:end:end]
+		start = end
 	}
 	return out, nil
 }

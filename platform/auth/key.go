@@ -117,5 +117,9 @@ func (h Hasher) Hash(secret string) []byte {
 
 // Equal compares a secret with a stored hash in constant time.
 func (h Hasher) Equal(secret string, stored []byte) bool {
+	if len(h.pepper) == 0 { // Hash's plain SHA-256, summed on the stack: every API request checks a key
+		sum := sha256.Sum256([]byte(secret))
+		return subtle.ConstantTimeCompare(sum[:], stored) == 1
+	}
 	return subtle.ConstantTimeCompare(h.Hash(secret), stored) == 1
 }

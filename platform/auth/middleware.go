@@ -455,12 +455,7 @@ func (g *Guard) limit(c *gin.Context, userID string) error {
 		return apierr.ErrUnavailable.WithMessage("the rate limiter is unavailable").Wrap(err)
 	}
 	g.rateLimitDecided(LimiterUser, d.Allowed)
-	c.Header("X-RateLimit-Limit", strconv.Itoa(d.Limit))
-	c.Header("X-RateLimit-Remaining", strconv.Itoa(d.Remaining))
-	c.Header("X-RateLimit-Reset", strconv.FormatInt(d.Reset.Unix(), 10))
-	policy, state := RateLimitHeaders(d, RateLimitWindow, g.Clock.Now())
-	c.Header("RateLimit-Policy", policy)
-	c.Header("RateLimit", state)
+	setRateLimitHeaders(c.Writer.Header(), d, RateLimitWindow, g.Clock.Now())
 	if !d.Allowed {
 		return apierr.ErrRateLimited
 	}
@@ -477,12 +472,57 @@ const RateLimitWindow = 60 * time.Second
 // counted request leaves the window (the moment of X-RateLimit-Reset), rounded up so that a client
 // that waits t seconds is never early, and 0 when nothing is counted.
 func RateLimitHeaders(d ratelimit.Decision, window time.Duration, now time.Time) (policy, state string) {
+	return string(appendPolicy(nil, d, window)), string(appendState(nil, d, now))
+}
+
+func appendPolicy(b []byte, d ratelimit.Decision, window time.Duration) []byte {
+	b = append(b, `"default";q=`...)
+	b = strconv.AppendInt(b, int64(d.Limit), 10)
+	b = append(b, ";w="...)
+	return strconv.AppendInt(b, int64(window/time.Second), 10)
+}
+
+func appendState(b []byte, d ratelimit.Decision, now time.Time) []byte {
 	t := 0
 	if d.Remaining < d.Limit { // something is counted: this request, or the ones that filled the window
 		t = max(0, int(math.Ceil(d.Reset.Sub(now).Seconds())))
 	}
-	// Appended, not formatted with fmt: two headers on every API response.
-	policy = `"default";q=` + strconv.Itoa(d.Limit) + ";w=" + strconv.Itoa(int(window/time.Second))
-	state = `"default";r=` + strconv.Itoa(d.Remaining) + ";t=" + strconv.Itoa(t)
-	return policy, state
+	b = append(b, `"default";r=`...)
+	b = strconv.AppendInt(b, int64(d.Remaining), 10)
+	b = append(b, ";t="...)
+	return strconv.AppendInt(b, int64(t), 10)
+}
+
+// rateLimitHeaderNames are the limit's five headers as http.Header keeps them: in textproto's
+// canonical form, which is what Header.Set made of X-RateLimit-Limit and RateLimit-Policy
+// (X-Ratelimit-Limit, Ratelimit-Policy) and what net/http sends. Stored under these keys directly,
+// they are not canonicalized again on every API response.
+var rateLimitHeaderNames = [...]string{"X-Ratelimit-Limit", "X-Ratelimit-Remaining", "X-Ratelimit-Reset", "Ratelimit-Policy", "Ratelimit"}
+
+// setRateLimitHeaders sets X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset,
+// RateLimit-Policy and RateLimit (RateLimitHeaders) on h, replacing any value they had, as
+// Header.Set would. Every API response carries them, so they are written with two allocations
+// rather than about fifteen: the five values are appended to one buffer and cut from one string,
+// and the five one-element value slices share one array.
+func setRateLimitHeaders(h http.Header, d ratelimit.Decision, window time.Duration, now time.Time) {
+	var buf [128]byte
+	var ends [len(rateLimitHeaderNames)]int
+	b := strconv.AppendInt(buf[:0], int64(d.Limit), 10)
+	ends[0] = len(b)
+	b = strconv.AppendInt(b, int64(d.Remaining), 10)
+	ends[1] = len(b)
+	b = strconv.AppendInt(b, d.Reset.Unix(), 10)
+	ends[2] = len(b)
+	b = appendPolicy(b, d, window)
+	ends[3] = len(b)
+	b = appendState(b, d, now)
+	ends[4] = len(b)
+	all := string(b)
+	values := make([]string, len(rateLimitHeaderNames))
+	start := 0
+	for i, end := range ends {
+		values[i] = all[start:end]
+		h[rateLimitHeaderNames[i]] = values[i : i+1 : i+1]
+		start = end
+	}
 }

@@ -207,14 +207,37 @@ func (l *zapGormLogger) ParamsFilter(_ context.Context, sql string, _ ...any) (s
 // cut at MaxLoggedSQL bytes.
 func (l *zapGormLogger) Trace(_ context.Context, begin time.Time, fc func() (string, int64), err error) {
 	elapsed := time.Since(begin)
-	switch {
-	case err != nil && !errors.Is(err, gorm.ErrRecordNotFound) && !IsUniqueViolation(err) && !errors.Is(err, context.Canceled):
+	if l.logged(elapsed, err) {
 		sql, _ := fc()
-		l.log.Warn("query failed", zap.String("error", capText(err.Error(), MaxLoggedSQL)), zap.Duration("elapsed", elapsed), zap.String("sql", loggedSQL(sql)))
-	case elapsed > l.slow:
-		sql, _ := fc()
-		l.log.Warn("slow query", zap.Duration("elapsed", elapsed), zap.String("sql", loggedSQL(sql)))
+		l.logStatement(elapsed, sql, err)
 	}
+}
+
+// traceText is Trace for a statement whose text is at hand (a native one, see native.trace).
+func (l *zapGormLogger) traceText(begin time.Time, sql string, err error) {
+	elapsed := time.Since(begin)
+	if l.logged(elapsed, err) {
+		l.logStatement(elapsed, sql, err)
+	}
+}
+
+// logged reports whether a statement that took elapsed and ended with err is logged: an
+// unexpected error, or a slow statement.
+func (l *zapGormLogger) logged(elapsed time.Duration, err error) bool {
+	return unexpected(err) || elapsed > l.slow
+}
+
+func unexpected(err error) bool {
+	return err != nil && !errors.Is(err, gorm.ErrRecordNotFound) && !IsUniqueViolation(err) && !errors.Is(err, context.Canceled)
+}
+
+// logStatement writes the line of a statement that logged reported.
+func (l *zapGormLogger) logStatement(elapsed time.Duration, sql string, err error) {
+	if unexpected(err) {
+		l.log.Warn("query failed", zap.String("error", capText(err.Error(), MaxLoggedSQL)), zap.Duration("elapsed", elapsed), zap.String("sql", loggedSQL(sql)))
+		return
+	}
+	l.log.Warn("slow query", zap.Duration("elapsed", elapsed), zap.String("sql", loggedSQL(sql)))
 }
 
 // pgPlaceholder is what gorm's Explain leaves of PostgreSQL's $n when it has no value for it.

@@ -38,7 +38,7 @@ import (
 // text must have no other question mark), with args, natively, and calls each for every row. It
 // reports false, without sending anything, when gdb is not PostgreSQL or is in a transaction.
 func Query(ctx context.Context, gdb *gorm.DB, sql string, args []any, each func(RowScanner) error) (bool, error) {
-	return withNative(ctx, gdb, func(c *native) error { return c.each(ctx, numbered(sql), args, each) })
+	return withNative(ctx, gdb, func(c native) error { return c.each(ctx, numbered(sql), args, each) })
 }
 
 // QueryBuilt is Query for the statement q would send (GORM builds it, dry, with its arguments):
@@ -46,7 +46,7 @@ func Query(ctx context.Context, gdb *gorm.DB, sql string, args []any, each func(
 // natively. The context is q's.
 func QueryBuilt(q *gorm.DB, each func(RowScanner) error) (bool, error) {
 	ctx := q.Statement.Context
-	return withNative(ctx, q, func(c *native) error { return c.eachBuilt(ctx, q, each) })
+	return withNative(ctx, q, func(c native) error { return c.eachBuilt(ctx, q, each) })
 }
 
 // Read is Query that falls back to GORM's Raw with the same statement where Query cannot send it
@@ -151,7 +151,9 @@ func ObserveNative(gdb *gorm.DB, o NativeObserver) error {
 
 // withNative runs fn with a native connection taken from gdb's pool, released when fn returns.
 // It reports false, without running fn, when gdb is not PostgreSQL or is inside a transaction.
-func withNative(ctx context.Context, gdb *gorm.DB, fn func(*native) error) (bool, error) {
+// fn takes the native by value: a pointer given to a function value would be moved to the heap,
+// one allocation per statement.
+func withNative(ctx context.Context, gdb *gorm.DB, fn func(native) error) (bool, error) {
 	pool, ok := gdb.Statement.ConnPool.(*sql.DB)
 	if !ok || !IsPostgres(gdb) {
 		return false, nil
@@ -166,7 +168,7 @@ func withNative(ctx context.Context, gdb *gorm.DB, fn func(*native) error) (bool
 		if !ok {
 			return errors.New("db: the PostgreSQL pool's connections are not pgx's")
 		}
-		return fn(&native{conn: sc.Conn(), gdb: gdb, obs: observersOf(gdb)})
+		return fn(native{conn: sc.Conn(), gdb: gdb, obs: observersOf(gdb)})
 	})
 }
 
@@ -183,7 +185,7 @@ func (n *native) each(ctx context.Context, sql string, args []any, each func(Row
 		n.obs.mu.RUnlock()
 	}
 	defer func() {
-		n.gdb.Logger.Trace(ctx, begin, func() (string, int64) { return sql, -1 }, err)
+		n.trace(ctx, begin, sql, err)
 		for _, d := range dones {
 			if d != nil {
 				d(err)
@@ -196,6 +198,17 @@ func (n *native) each(ctx context.Context, sql string, args []any, each func(Row
 	}
 	defer rows.Close()
 	return eachRow(rows, each)
+}
+
+// trace gives a native statement to the slow-query log as GORM gives its own (Logger.Trace). Folio's
+// logger is told the text itself: GORM's Trace takes it through a closure, made on every statement
+// though it is called only for a slow or failed one.
+func (n *native) trace(ctx context.Context, begin time.Time, sql string, err error) {
+	if l, ok := n.gdb.Logger.(*zapGormLogger); ok {
+		l.traceText(begin, sql, err)
+		return
+	}
+	n.gdb.Logger.Trace(ctx, begin, func() (string, int64) { return sql, -1 }, err)
 }
 
 // numberedTexts remembers the numbered form of each statement text. The texts are the hot reads'
@@ -301,7 +314,7 @@ func (c *Shapes) Query(ctx context.Context, gdb *gorm.DB, key string, params []s
 	if key == "" {
 		return QueryBuilt(build(params), each)
 	}
-	return withNative(ctx, gdb, func(n *native) error {
+	return withNative(ctx, gdb, func(n native) error {
 		st, err := c.statement(key, len(params), build)
 		if err != nil {
 			return err

@@ -39,5 +39,18 @@ func Compress(h http.Handler) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	return wrap(h), nil
+	gz := wrap(h)
+	// A request that does not accept any coding (no Accept-Encoding) or a HEAD is never
+	// compressed: for those gzhttp only adds Vary and serves h through a writer that strips its
+	// No-Gzip-Compression header, which folio never sets. They are served here without that writer
+	// and gzhttp's checks, with the same Vary, so a request that does not ask for gzip pays for
+	// none of it.
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodHead && r.Header.Get("Accept-Encoding") != "" {
+			gz(w, r)
+			return
+		}
+		w.Header().Add("Vary", "Accept-Encoding")
+		h.ServeHTTP(w, r)
+	}), nil
 }
