@@ -389,7 +389,7 @@ func (r *renderer) writeInline(n *Node, ctx inlineCtx) string {
 	if r.scratch == nil {
 		r.scratch = make([]item, 0, max(32, len(n.Content)))
 	}
-	r.scratch = appendItems(r.scratch[:0], n.Content)
+	r.scratch = appendParsedItems(r.scratch[:0], n.Content)
 	ctx.arena = &r.text
 	return planInline(r.scratch, ctx).out
 }
