@@ -206,7 +206,10 @@ func appendItems(items []item, nodes []Node) []item {
 // checks change nothing, and they are skipped: each node's marks and text
 // are taken as they are. (With checkParsed, render compares renderParsed's
 // Markdown with renderCanonical's, which flattens with appendItems.)
-func appendParsedItems(items []item, nodes []Node) []item {
+//
+// The links' attributes go into links, which the caller reuses once it is
+// done with the items (one allocation per render instead of one per link).
+func appendParsedItems(items []item, links *[]linkAttr, nodes []Node) []item {
 	var last *linkAttr
 	for i := range nodes {
 		n := &nodes[i]
@@ -226,7 +229,13 @@ func appendParsedItems(items []item, nodes []Node) []item {
 			case MarkLink:
 				if it.link == nil {
 					if last == nil || last.href != m.Href || last.title != m.Title {
-						last = &linkAttr{m.Href, m.Title}
+						// A full buffer is replaced, not grown: the items
+						// so far point into it.
+						if len(*links) == cap(*links) {
+							*links = make([]linkAttr, 0, max(8, 2*cap(*links)))
+						}
+						*links = append(*links, linkAttr{m.Href, m.Title})
+						last = &(*links)[len(*links)-1]
 					}
 					it.link = last
 				}

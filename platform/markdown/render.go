@@ -85,6 +85,9 @@ func capped(f func() string) (out string, ok bool) {
 // keep (renderer.keep), against the same cap.
 func renderParsed(d Doc, maxBytes int) string {
 	r := renderer{cap: maxBytes, direct: true, keepCap: 2 * maxBytes}
+	// Room for the container prefixes of a few levels of nesting.
+	var prefixes [8]prefix
+	r.prefix = prefixes[:0]
 	// The Markdown is about as long as the document's text; container
 	// prefixes, markers, escapes and blank lines come on top.
 	n := textBytes(d.Content)
@@ -194,6 +197,7 @@ type renderer struct {
 	mark    textArena
 	marked  bool
 	scratch []item
+	links   []linkAttr // the links of scratch (appendParsedItems)
 	// kept: the bytes of inline Markdown renderCanonical would have kept
 	// (writtenBlocks.bytes), to give up where it would (keepCap)
 	kept, keepCap int
@@ -297,7 +301,15 @@ func (r *renderer) markerPending() bool {
 
 func (r *renderer) blocks(nodes []Node, tight bool) {
 	// joined[i]: block i follows block i-1 without a blank line.
-	joined := make([]bool, len(nodes))
+	// Most block lists (a list item's, a quote's) are short: their flags
+	// stay on the stack.
+	var buf [16]bool
+	joined := buf[:0]
+	if len(nodes) <= len(buf) {
+		joined = buf[:len(nodes)]
+	} else {
+		joined = make([]bool, len(nodes))
+	}
 	for i := 1; i < len(nodes); i++ {
 		// Never a blank line after an empty item's marker (see listTight).
 		joined[i] = r.listDepth > 0 && endsWithEmptyMarker(&nodes[i-1]) ||
@@ -389,7 +401,9 @@ func (r *renderer) writeInline(n *Node, ctx inlineCtx) string {
 	if r.scratch == nil {
 		r.scratch = make([]item, 0, max(32, len(n.Content)))
 	}
-	r.scratch = appendParsedItems(r.scratch[:0], n.Content)
+	// The items of the block before, and so its links, are no longer read.
+	r.links = r.links[:0]
+	r.scratch = appendParsedItems(r.scratch[:0], &r.links, n.Content)
 	ctx.arena = &r.text
 	return planInline(r.scratch, ctx).out
 }
@@ -535,11 +549,7 @@ func (r *renderer) list(n *Node, alt bool) {
 			if num > maxListStart {
 				num = maxListStart
 			}
-			delim := "."
-			if alt {
-				delim = ")"
-			}
-			first = strconv.Itoa(num) + delim + " "
+			first = orderedMarker(num, alt)
 		}
 		// The following lines are indented by the marker's width (at most
 		// 11 bytes: maxListStart has 9 digits).
@@ -557,6 +567,30 @@ func (r *renderer) list(n *Node, alt bool) {
 		r.itemFirst = false
 		r.prefix = r.prefix[:len(r.prefix)-1]
 	}
+}
+
+// orderedMarkers are the markers of the numbers most lists use ("1. " to
+// "99. ", and with ')' for alternate lists), made once instead of for every
+// item.
+var orderedMarkers = func() (m [2][100]string) {
+	for n := range m[0] {
+		m[0][n] = strconv.Itoa(n) + ". "
+		m[1][n] = strconv.Itoa(n) + ") "
+	}
+	return m
+}()
+
+// orderedMarker is an ordered list item's marker: the number, '.' (or ')'
+// when alt) and a space.
+func orderedMarker(num int, alt bool) string {
+	k := 0
+	if alt {
+		k = 1
+	}
+	if num >= 0 && num < len(orderedMarkers[k]) {
+		return orderedMarkers[k][num]
+	}
+	return strconv.Itoa(num) + ".) "[k:k+1] + " "
 }
 
 // withBox is a list marker followed by a task item's checkbox; the bullet
