@@ -619,10 +619,17 @@ func (r *renderer) callout(n *Node, closeQuote bool) {
 		if r.direct {
 			// renderCanonical's first pass keeps this paragraph's
 			// Markdown twice: as a paragraph of its own, then rewritten
-			// to continue the label's line.
-			r.keep(len(r.writeInline(&rest[0], inlineCtx{block: ctxParagraph})))
+			// to continue the label's line. Where the two are the same
+			// Markdown (sameAtLineStart), the second is counted twice
+			// instead of the paragraph being written once more.
+			if !sameAtLineStart(rest[0].Content) {
+				r.keep(len(r.writeInline(&rest[0], inlineCtx{block: ctxParagraph})))
+			}
 		}
 		out := r.inlineOut(&rest[0], inlineCtx{block: ctxParagraph, noLineStart: true})
+		if r.direct && sameAtLineStart(rest[0].Content) {
+			r.keep(len(out))
+		}
 		// writeLines of the label, a space and out, without joining them
 		// first: the first line is not empty, so it is written as it is.
 		first, more := out, ""
@@ -651,6 +658,39 @@ func (r *renderer) callout(n *Node, closeQuote bool) {
 		r.writeLine("")
 	}
 	r.prefix = r.prefix[:len(r.prefix)-1]
+}
+
+// sameAtLineStart reports whether the inline writer writes nodes, Parse's
+// inline content of a paragraph, the same at the start of a line as after a
+// callout's label (inlineCtx.noLineStart). The two differ only in the first
+// token when it is text (lineStartAt, and the '[' that startsBlock escapes)
+// and in the check for a definition label, which needs a link first
+// (mayStartDefinition): first content that is not an unmarked text (a
+// delimiter, code, tag, mention or break comes first) and is in no link,
+// or an unmarked text that needs no escape at a line start, is written the
+// same. TestCalloutSameAtLineStart compares the two on the corpora.
+func sameAtLineStart(nodes []Node) bool {
+	for i := range nodes {
+		n := &nodes[i]
+		switch n.Type {
+		case TypeText, TypeTag, TypeMention, TypeHardBreak:
+		default:
+			continue // not written (appendParsedItems)
+		}
+		if n.Type == TypeText && n.Text == "" {
+			continue
+		}
+		for _, m := range n.Marks {
+			if m.Type == MarkLink {
+				return false
+			}
+		}
+		if n.Type != TypeText || len(n.Marks) > 0 {
+			return true
+		}
+		return n.Text[0] != '[' && lineEscape(n.Text) < 0
+	}
+	return true
 }
 
 // writeLabel writes a callout's bold label.

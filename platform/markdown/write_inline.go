@@ -371,7 +371,7 @@ func (w *inlineWriter) try(items []item, aggressive bool) (string, bool) {
 	w.buildTokens()
 	w.writeTexts()
 	// Without spans there is no delimiter to fix the flanking of.
-	for round := 0; round < 8 && len(w.spans) > 0; round++ {
+	for round := 0; round < 8 && (len(w.spans) > 0 || fullPlan); round++ {
 		if !w.fixFlanking(aggressive) {
 			break
 		}
@@ -388,7 +388,7 @@ func (w *inlineWriter) planSpans() {
 	// and cells) open no span: the plan is empty, and buildTokens, which
 	// reads the boundaries only when there are spans, lays out the tokens
 	// without them.
-	if !hasSpans(w.items) {
+	if !fullPlan && !hasSpans(w.items) {
 		w.spans = w.spans[:0]
 		return
 	}
@@ -500,6 +500,10 @@ func (w *inlineWriter) planSpans() {
 	}
 	w.markAutolinks()
 }
+
+// fullPlan makes the writer run every pass on items without spans too
+// (tests: the oracle of that shortcut, TestRenderParsedMatchesFull).
+var fullPlan = false
 
 // hasSpans reports whether any item has emphasis or a link, that is,
 // whether planSpans opens any span. (A hard break's effective marks are
@@ -685,7 +689,7 @@ func (w *inlineWriter) buildTokens() {
 		w.prev = append(w.prev, p)
 		p = itemLastRune(&w.items[i], p)
 	}
-	if len(w.spans) == 0 {
+	if len(w.spans) == 0 && !fullPlan {
 		// No spans: every boundary is empty and no item is in a link.
 		w.itemTokens()
 		return
