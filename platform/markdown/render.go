@@ -92,6 +92,13 @@ func renderParsed(d Doc, maxBytes int) string {
 	// prefixes, markers, escapes and blank lines come on top.
 	n := textBytes(d.Content)
 	r.b.Grow(n + n/4 + 64)
+	// One inline writer for every block, instead of one from the pool per
+	// block.
+	r.writer = writerPool.Get().(*inlineWriter)
+	defer func() {
+		r.writer.ctx = inlineCtx{} // the pool keeps no render's arena alive
+		writerPool.Put(r.writer)
+	}()
 	r.blocks(d.Content, false)
 	out := unsafe.String(unsafe.SliceData(r.b.Bytes()), r.b.Len())
 	if strings.HasPrefix(out, "\uFEFF") {
@@ -198,6 +205,7 @@ type renderer struct {
 	marked  bool
 	scratch []item
 	links   []linkAttr // the links of scratch (appendParsedItems)
+	writer  *inlineWriter
 	// kept: the bytes of inline Markdown renderCanonical would have kept
 	// (writtenBlocks.bytes), to give up where it would (keepCap)
 	kept, keepCap int
@@ -404,7 +412,7 @@ func (r *renderer) writeInline(n *Node, ctx inlineCtx) string {
 	// The items of the block before, and so its links, are no longer read.
 	r.links = r.links[:0]
 	r.scratch = appendParsedItems(r.scratch[:0], &r.links, n.Content)
-	ctx.arena = &r.text
+	ctx.arena, ctx.writer = &r.text, r.writer
 	return planInline(r.scratch, ctx).out
 }
 

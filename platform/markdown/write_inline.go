@@ -38,6 +38,9 @@ type inlineCtx struct {
 	// arena: where the written Markdown goes (Render's, which keeps it only
 	// until the document is written); nil: a string of its own
 	arena *textArena
+	// writer: the writer to use (renderParsed's, one for all its blocks);
+	// nil: one from writerPool for this content
+	writer *inlineWriter
 }
 
 var writerPool = sync.Pool{New: func() any { return new(inlineWriter) }}
@@ -86,11 +89,14 @@ func renderInline(items []item, ctx inlineCtx) inlinePlan {
 	if plainText(items) {
 		return inlinePlan{items: items, out: items[0].text}
 	}
-	w := writerPool.Get().(*inlineWriter)
-	defer func() {
-		w.ctx.arena = nil // the pool keeps no render's arena alive
-		writerPool.Put(w)
-	}()
+	w := ctx.writer
+	if w == nil {
+		w = writerPool.Get().(*inlineWriter)
+		defer func() {
+			w.ctx.arena = nil // the pool keeps no render's arena alive
+			writerPool.Put(w)
+		}()
+	}
 	w.ctx, w.splitEarly, w.italicUnderscore, w.runMemo = ctx, false, false, runMemo{}
 	if ctx.block == ctxHeading {
 		w.atx = !hasLineBreak(items)
