@@ -312,7 +312,7 @@ func (r *renderer) blocks(nodes []Node, tight bool) {
 	// Most block lists (a list item's, a quote's) are short: their flags
 	// stay on the stack.
 	var buf [16]bool
-	joined := buf[:0]
+	var joined []bool
 	if len(nodes) <= len(buf) {
 		joined = buf[:len(nodes)]
 	} else {
