@@ -696,7 +696,9 @@ func sameAtLineStart(nodes []Node) bool {
 		if n.Type != TypeText || len(n.Marks) > 0 {
 			return true
 		}
-		return n.Text[0] != '[' && lineEscape(n.Text) < 0
+		// A line break first is written as itself in both, and the line
+		// after it starts a line in both (lineEscape reads no empty line).
+		return n.Text[0] == '\n' || n.Text[0] != '[' && lineEscape(n.Text) < 0
 	}
 	return true
 }

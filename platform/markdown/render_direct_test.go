@@ -86,3 +86,18 @@ func walkParagraphs(nodes []Node, f func(*Node)) {
 		walkParagraphs(nodes[i].Content, f)
 	}
 }
+
+// TestSameAtLineStartEdges holds sameAtLineStart to the writer on texts
+// Parse does not make (a line break first) and on the escapes at a line
+// start, without panicking.
+func TestSameAtLineStartEdges(t *testing.T) {
+	for _, text := range []string{"\n# a", "\n", "# a", "[a", "a", "1. a", "- a", "> a", "+", "=", "a\n# b"} {
+		nodes := []Node{{Type: TypeText, Text: text}}
+		items := itemsFromNodes(nodes)
+		a := planInline(items, inlineCtx{block: ctxParagraph}).out
+		b := planInline(items, inlineCtx{block: ctxParagraph, noLineStart: true}).out
+		if sameAtLineStart(nodes) && a != b {
+			t.Errorf("%q: sameAtLineStart, but written %q at a line start and %q after a label", text, a, b)
+		}
+	}
+}
