@@ -197,6 +197,70 @@ func appendItems(items []item, nodes []Node) []item {
 	return items
 }
 
+// appendParsedItems is appendItems for Parse's output (renderParsed),
+// which is canonical: Canonical(Parse(s)) == Parse(s), which the property
+// tests and every fuzz target check. Canonicalisation would turn a tag or
+// mention with an invalid name, a code mark or a link into text, and clean
+// a text of NUL and (in code) line breaks; a node it changes would make the
+// document differ from its canonical form, so on Parse's output those
+// checks change nothing, and they are skipped: each node's marks and text
+// are taken as they are. (With checkParsed, render compares renderParsed's
+// Markdown with renderCanonical's, which flattens with appendItems.)
+//
+// The links' attributes go into links, which the caller reuses once it is
+// done with the items (one allocation per render instead of one per link).
+func appendParsedItems(items []item, links *[]linkAttr, nodes []Node) []item {
+	var last *linkAttr
+	for i := range nodes {
+		n := &nodes[i]
+		var it item
+		for _, m := range n.Marks {
+			switch m.Type {
+			case MarkBold:
+				it.marks |= mBold
+			case MarkItalic:
+				it.marks |= mItalic
+			case MarkStrike:
+				it.marks |= mStrike
+			case MarkUnderline:
+				it.marks |= mUnderline
+			case MarkCode:
+				it.marks |= mCode
+			case MarkLink:
+				if it.link == nil {
+					if last == nil || last.href != m.Href || last.title != m.Title {
+						// A full buffer is replaced, not grown: the items
+						// so far point into it.
+						if len(*links) == cap(*links) {
+							*links = make([]linkAttr, 0, max(8, 2*cap(*links)))
+						}
+						*links = append(*links, linkAttr{m.Href, m.Title})
+						last = &(*links)[len(*links)-1]
+					}
+					it.link = last
+				}
+			}
+		}
+		switch n.Type {
+		case TypeText:
+			if n.Text == "" {
+				continue
+			}
+			it.kind, it.text = itText, n.Text
+		case TypeTag:
+			it.kind, it.text = itTag, n.Text
+		case TypeMention:
+			it.kind, it.text = itMention, n.Text
+		case TypeHardBreak:
+			it = item{kind: itBreak}
+		default:
+			continue
+		}
+		items = append(items, it)
+	}
+	return items
+}
+
 func sigil(k itemClass) string {
 	if k == itMention {
 		return "@"

@@ -85,10 +85,20 @@ func capped(f func() string) (out string, ok bool) {
 // keep (renderer.keep), against the same cap.
 func renderParsed(d Doc, maxBytes int) string {
 	r := renderer{cap: maxBytes, direct: true, keepCap: 2 * maxBytes}
+	// Room for the container prefixes of a few levels of nesting.
+	var prefixes [8]prefix
+	r.prefix = prefixes[:0]
 	// The Markdown is about as long as the document's text; container
 	// prefixes, markers, escapes and blank lines come on top.
 	n := textBytes(d.Content)
 	r.b.Grow(n + n/4 + 64)
+	// One inline writer for every block, instead of one from the pool per
+	// block.
+	r.writer = writerPool.Get().(*inlineWriter)
+	defer func() {
+		r.writer.ctx = inlineCtx{} // the pool keeps no render's arena alive
+		writerPool.Put(r.writer)
+	}()
 	r.blocks(d.Content, false)
 	out := unsafe.String(unsafe.SliceData(r.b.Bytes()), r.b.Len())
 	if strings.HasPrefix(out, "\uFEFF") {
@@ -194,6 +204,8 @@ type renderer struct {
 	mark    textArena
 	marked  bool
 	scratch []item
+	links   []linkAttr // the links of scratch (appendParsedItems)
+	writer  *inlineWriter
 	// kept: the bytes of inline Markdown renderCanonical would have kept
 	// (writtenBlocks.bytes), to give up where it would (keepCap)
 	kept, keepCap int
@@ -297,7 +309,15 @@ func (r *renderer) markerPending() bool {
 
 func (r *renderer) blocks(nodes []Node, tight bool) {
 	// joined[i]: block i follows block i-1 without a blank line.
-	joined := make([]bool, len(nodes))
+	// Most block lists (a list item's, a quote's) are short: their flags
+	// stay on the stack.
+	var buf [16]bool
+	var joined []bool
+	if len(nodes) <= len(buf) {
+		joined = buf[:len(nodes)]
+	} else {
+		joined = make([]bool, len(nodes))
+	}
 	for i := 1; i < len(nodes); i++ {
 		// Never a blank line after an empty item's marker (see listTight).
 		joined[i] = r.listDepth > 0 && endsWithEmptyMarker(&nodes[i-1]) ||
@@ -389,8 +409,10 @@ func (r *renderer) writeInline(n *Node, ctx inlineCtx) string {
 	if r.scratch == nil {
 		r.scratch = make([]item, 0, max(32, len(n.Content)))
 	}
-	r.scratch = appendItems(r.scratch[:0], n.Content)
-	ctx.arena = &r.text
+	// The items of the block before, and so its links, are no longer read.
+	r.links = r.links[:0]
+	r.scratch = appendParsedItems(r.scratch[:0], &r.links, n.Content)
+	ctx.arena, ctx.writer = &r.text, r.writer
 	return planInline(r.scratch, ctx).out
 }
 
@@ -535,11 +557,7 @@ func (r *renderer) list(n *Node, alt bool) {
 			if num > maxListStart {
 				num = maxListStart
 			}
-			delim := "."
-			if alt {
-				delim = ")"
-			}
-			first = strconv.Itoa(num) + delim + " "
+			first = orderedMarker(num, alt)
 		}
 		// The following lines are indented by the marker's width (at most
 		// 11 bytes: maxListStart has 9 digits).
@@ -557,6 +575,30 @@ func (r *renderer) list(n *Node, alt bool) {
 		r.itemFirst = false
 		r.prefix = r.prefix[:len(r.prefix)-1]
 	}
+}
+
+// orderedMarkers are the markers of the numbers most lists use ("1. " to
+// "99. ", and with ')' for alternate lists), made once instead of for every
+// item.
+var orderedMarkers = func() (m [2][100]string) {
+	for n := range m[0] {
+		m[0][n] = strconv.Itoa(n) + ". "
+		m[1][n] = strconv.Itoa(n) + ") "
+	}
+	return m
+}()
+
+// orderedMarker is an ordered list item's marker: the number, '.' (or ')'
+// when alt) and a space.
+func orderedMarker(num int, alt bool) string {
+	k := 0
+	if alt {
+		k = 1
+	}
+	if num >= 0 && num < len(orderedMarkers[k]) {
+		return orderedMarkers[k][num]
+	}
+	return strconv.Itoa(num) + ".) "[k:k+1] + " "
 }
 
 // withBox is a list marker followed by a task item's checkbox; the bullet
@@ -585,10 +627,17 @@ func (r *renderer) callout(n *Node, closeQuote bool) {
 		if r.direct {
 			// renderCanonical's first pass keeps this paragraph's
 			// Markdown twice: as a paragraph of its own, then rewritten
-			// to continue the label's line.
-			r.keep(len(r.writeInline(&rest[0], inlineCtx{block: ctxParagraph})))
+			// to continue the label's line. Where the two are the same
+			// Markdown (sameAtLineStart), the second is counted twice
+			// instead of the paragraph being written once more.
+			if !sameAtLineStart(rest[0].Content) {
+				r.keep(len(r.writeInline(&rest[0], inlineCtx{block: ctxParagraph})))
+			}
 		}
 		out := r.inlineOut(&rest[0], inlineCtx{block: ctxParagraph, noLineStart: true})
+		if r.direct && sameAtLineStart(rest[0].Content) {
+			r.keep(len(out))
+		}
 		// writeLines of the label, a space and out, without joining them
 		// first: the first line is not empty, so it is written as it is.
 		first, more := out, ""
@@ -617,6 +666,41 @@ func (r *renderer) callout(n *Node, closeQuote bool) {
 		r.writeLine("")
 	}
 	r.prefix = r.prefix[:len(r.prefix)-1]
+}
+
+// sameAtLineStart reports whether the inline writer writes nodes, Parse's
+// inline content of a paragraph, the same at the start of a line as after a
+// callout's label (inlineCtx.noLineStart). The two differ only in the first
+// token when it is text (lineStartAt, and the '[' that startsBlock escapes)
+// and in the check for a definition label, which needs a link first
+// (mayStartDefinition): first content that is not an unmarked text (a
+// delimiter, code, tag, mention or break comes first) and is in no link,
+// or an unmarked text that needs no escape at a line start, is written the
+// same. TestCalloutSameAtLineStart compares the two on the corpora.
+func sameAtLineStart(nodes []Node) bool {
+	for i := range nodes {
+		n := &nodes[i]
+		switch n.Type {
+		case TypeText, TypeTag, TypeMention, TypeHardBreak:
+		default:
+			continue // not written (appendParsedItems)
+		}
+		if n.Type == TypeText && n.Text == "" {
+			continue
+		}
+		for _, m := range n.Marks {
+			if m.Type == MarkLink {
+				return false
+			}
+		}
+		if n.Type != TypeText || len(n.Marks) > 0 {
+			return true
+		}
+		// A line break first is written as itself in both, and the line
+		// after it starts a line in both (lineEscape reads no empty line).
+		return n.Text[0] == '\n' || n.Text[0] != '[' && lineEscape(n.Text) < 0
+	}
+	return true
 }
 
 // writeLabel writes a callout's bold label.

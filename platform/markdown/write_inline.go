@@ -38,6 +38,9 @@ type inlineCtx struct {
 	// arena: where the written Markdown goes (Render's, which keeps it only
 	// until the document is written); nil: a string of its own
 	arena *textArena
+	// writer: the writer to use (renderParsed's, one for all its blocks);
+	// nil: one from writerPool for this content
+	writer *inlineWriter
 }
 
 var writerPool = sync.Pool{New: func() any { return new(inlineWriter) }}
@@ -86,11 +89,14 @@ func renderInline(items []item, ctx inlineCtx) inlinePlan {
 	if plainText(items) {
 		return inlinePlan{items: items, out: items[0].text}
 	}
-	w := writerPool.Get().(*inlineWriter)
-	defer func() {
-		w.ctx.arena = nil // the pool keeps no render's arena alive
-		writerPool.Put(w)
-	}()
+	w := ctx.writer
+	if w == nil {
+		w = writerPool.Get().(*inlineWriter)
+		defer func() {
+			w.ctx.arena = nil // the pool keeps no render's arena alive
+			writerPool.Put(w)
+		}()
+	}
 	w.ctx, w.splitEarly, w.italicUnderscore, w.runMemo = ctx, false, false, runMemo{}
 	if ctx.block == ctxHeading {
 		w.atx = !hasLineBreak(items)
@@ -370,7 +376,8 @@ func (w *inlineWriter) try(items []item, aggressive bool) (string, bool) {
 	w.planSpans()
 	w.buildTokens()
 	w.writeTexts()
-	for round := 0; round < 8; round++ {
+	// Without spans there is no delimiter to fix the flanking of.
+	for round := 0; round < 8 && (len(w.spans) > 0 || fullPlan); round++ {
 		if !w.fixFlanking(aggressive) {
 			break
 		}
@@ -383,6 +390,14 @@ func (w *inlineWriter) try(items []item, aggressive bool) (string, bool) {
 // planSpans computes the effective marks and the span boundaries.
 func (w *inlineWriter) planSpans() {
 	n := len(w.items)
+	// Items without emphasis or a link (most of a note's lines, list items
+	// and cells) open no span: the plan is empty, and buildTokens, which
+	// reads the boundaries only when there are spans, lays out the tokens
+	// without them.
+	if !fullPlan && !hasSpans(w.items) {
+		w.spans = w.spans[:0]
+		return
+	}
 	// The plan reads only the emphasis bits and the link of eff, which are
 	// the items' own except at hard breaks: without one, eff is the items
 	// themselves (read only), not a copy.
@@ -490,6 +505,22 @@ func (w *inlineWriter) planSpans() {
 		stack = append(stack, b.openers...)
 	}
 	w.markAutolinks()
+}
+
+// fullPlan makes the writer run every pass on items without spans too
+// (tests: the oracle of that shortcut, TestRenderParsedMatchesFull).
+var fullPlan = false
+
+// hasSpans reports whether any item has emphasis or a link, that is,
+// whether planSpans opens any span. (A hard break's effective marks are
+// those its neighbours share, so without marks on any item it has none.)
+func hasSpans(items []item) bool {
+	for i := range items {
+		if items[i].marks&mEmphasis != 0 || items[i].link != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // earlySplit lowers k to the outermost kept emphasis span that ends before
@@ -664,6 +695,11 @@ func (w *inlineWriter) buildTokens() {
 		w.prev = append(w.prev, p)
 		p = itemLastRune(&w.items[i], p)
 	}
+	if len(w.spans) == 0 && !fullPlan {
+		// No spans: every boundary is empty and no item is in a link.
+		w.itemTokens()
+		return
+	}
 	scope := 0
 	for i := 0; i <= len(w.items); i++ {
 		b := &w.bounds[i]
@@ -706,6 +742,26 @@ func (w *inlineWriter) buildTokens() {
 			w.toks = append(w.toks, token{kind: tkAtom, item: i, s: s, first: '<', last: '>'})
 		default:
 			w.toks = append(w.toks, token{kind: tkText, item: i, scope: scope})
+		}
+	}
+}
+
+// itemTokens is buildTokens' layout of items outside any span: one token
+// per item, with no delimiters, links or scopes.
+func (w *inlineWriter) itemTokens() {
+	w.toks = slices.Grow(w.toks, len(w.items))
+	for i := range w.items {
+		it := &w.items[i]
+		switch {
+		case it.kind == itBreak:
+			w.toks = append(w.toks, token{kind: tkBreak, item: i, s: "\\\n", first: '\\', last: '\n'})
+		case it.kind == itTag || it.kind == itMention:
+			s := w.ctx.arena.concat(sigil(it.kind), it.text)
+			w.toks = append(w.toks, token{kind: tkAtom, item: i, s: s, first: rune(s[0]), last: lastRune(s)})
+		case it.marks&mCode != 0:
+			w.toks = append(w.toks, token{kind: tkCode, item: i, s: codeSpan(w.ctx.arena, it.text, w.ctx.block == ctxCell), first: '`', last: '`'})
+		default:
+			w.toks = append(w.toks, token{kind: tkText, item: i})
 		}
 	}
 }
