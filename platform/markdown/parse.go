@@ -184,6 +184,7 @@ type converter struct {
 	pc             parser.Context
 	pipeCode       bool // `\|` in code is "|" (a cell widenTable added)
 	fast           bool // reading inline content with fastInline (fastpath.go)
+	noSigil        bool // fastInline found no '#' or '@' in the block's text: scanTags has nothing to do
 	fs             fastState
 
 	budget budget     // characters the output certainly holds (limit.go)
@@ -546,6 +547,7 @@ func (c *converter) inlineStart() {
 	c.buf = c.buf[:0]
 	c.open = false
 	c.srcOK = false
+	c.noSigil = false
 }
 
 // writerNeeded reports whether normalised items (moved: emphasis was taken
@@ -1039,6 +1041,9 @@ func charReference(s []byte) (string, int) {
 // scanTags splits tags and mentions out of the text items (not code, not
 // links), following the rule in tags.go.
 func (c *converter) scanTags() []item {
+	if c.noSigil {
+		return c.items
+	}
 	// One pass finds the first text holding a sigil (most blocks have
 	// none and are returned as they are); the items before it are copied
 	// as they are, and each text is searched for a sigil once.
