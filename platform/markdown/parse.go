@@ -253,7 +253,9 @@ func (c *converter) blocks(parent ast.Node, depth int) []Node {
 		items := normInline(defs, ctxParagraph)
 		c.countItems(items, defsAt)
 		if len(items) > 0 && c.err == nil {
-			out = append(out, Node{Type: TypeParagraph, Content: c.slab.nodesFromItems(items)})
+			var p *Node
+			out, p = pushNode(out)
+			p.Type, p.Content = TypeParagraph, c.slab.nodesFromItems(items)
 		}
 		defs = nil
 	}
@@ -282,7 +284,9 @@ func (c *converter) blocks(parent ast.Node, depth int) []Node {
 		switch b := n.(type) {
 		case *ast.Paragraph, *ast.TextBlock, *rawParagraph:
 			if items := c.leaf(n, ctxParagraph); len(items) > 0 {
-				out = append(out, Node{Type: TypeParagraph, Content: c.slab.nodesFromItems(items)})
+				var p *Node
+				out, p = pushNode(out)
+				p.Type, p.Content = TypeParagraph, c.slab.nodesFromItems(items)
 			}
 		case *ast.Heading:
 			level := min(b.Level, 3)
@@ -290,13 +294,20 @@ func (c *converter) blocks(parent ast.Node, depth int) []Node {
 			if level == 3 {
 				ctx = ctxHeading3
 			}
-			out = append(out, Node{Type: TypeHeading, Attrs: Attrs{Level: uint8(level)}, Content: c.slab.nodesFromItems(c.leaf(n, ctx))})
+			content := c.slab.nodesFromItems(c.leaf(n, ctx))
+			var p *Node
+			out, p = pushNode(out)
+			p.Type, p.Attrs.Level, p.Content = TypeHeading, uint8(level), content
 		case *ast.ThematicBreak:
-			out = append(out, Node{Type: TypeHorizontalRule})
+			var p *Node
+			out, p = pushNode(out)
+			p.Type = TypeHorizontalRule
 		case *ast.CodeBlock:
 			code := canonCode(c.lines(n))
 			c.countText(code, nodePos(n))
-			out = append(out, Node{Type: TypeCodeBlock, Text: code})
+			var p *Node
+			out, p = pushNode(out)
+			p.Type, p.Text = TypeCodeBlock, code
 		case *ast.FencedCodeBlock:
 			lang := ""
 			if b.Info != nil {
@@ -306,47 +317,57 @@ func (c *converter) blocks(parent ast.Node, depth int) []Node {
 			code := canonCode(c.lines(n))
 			c.countText(lang, nodePos(n))
 			c.countText(code, nodePos(n))
-			out = append(out, Node{Type: TypeCodeBlock, Attrs: Attrs{Language: lang}, Text: code})
+			var p *Node
+			out, p = pushNode(out)
+			p.Type, p.Attrs.Language, p.Text = TypeCodeBlock, lang, code
 		case *ast.Blockquote:
 			if depth+1 > MaxNesting {
 				c.fail(ConstructNesting, nodePos(n), "")
 				return nil
 			}
 			content := c.blocks(n, depth+1)
+			var p *Node
+			out, p = pushNode(out)
 			if kind, rest, ok := splitCallout(content); ok {
-				out = append(out, Node{Type: TypeCallout, Attrs: Attrs{Label: kind}, Content: rest})
+				p.Type, p.Attrs.Label, p.Content = TypeCallout, kind, rest
 			} else {
-				out = append(out, Node{Type: TypeBlockquote, Content: content})
+				p.Type, p.Content = TypeBlockquote, content
 			}
 		case *ast.List:
 			if depth+1 > MaxNesting {
 				c.fail(ConstructNesting, nodePos(n), "")
 				return nil
 			}
-			l := Node{Type: TypeBulletList}
+			c.listDepth++
+			items := c.slab.make(n.ChildCount())[:0]
+			for it := n.FirstChild(); it != nil; it = it.NextSibling() {
+				content := c.blocks(it, depth+1)
+				var p *Node
+				items, p = pushNode(items)
+				p.Type, p.Content = TypeListItem, content
+				if box := c.taskBoxOf(it); box != TaskNone {
+					c.taskItem(p, box, nodePos(it))
+				}
+			}
+			c.listDepth--
+			if len(items) == 0 {
+				continue
+			}
+			var l *Node
+			out, l = pushNode(out)
+			l.Type = TypeBulletList
 			if b.IsOrdered() {
 				l.Type = TypeOrderedList
 				l.Attrs.Start = int32(min(max(b.Start, 0), maxListStart))
 			}
-			c.listDepth++
-			l.Content = c.slab.make(n.ChildCount())[:0]
-			for it := n.FirstChild(); it != nil; it = it.NextSibling() {
-				item := Node{Type: TypeListItem, Content: c.blocks(it, depth+1)}
-				if box := c.taskBoxOf(it); box != TaskNone {
-					item = c.taskItem(item, box, nodePos(it))
-				}
-				l.Content = append(l.Content, item)
-			}
-			c.listDepth--
-			if len(l.Content) == 0 {
-				continue
-			}
-			l.Attrs.Tight = listTight(l.Content, b.IsTight, c.listDepth > 0)
-			out = append(out, l)
+			l.Content = items
+			l.Attrs.Tight = listTight(items, b.IsTight, c.listDepth > 0)
 		case *ast.HTMLBlock:
 			out = append(out, c.htmlBlock(b)...)
 		case *east.Table:
-			out = append(out, c.table(b))
+			var p *Node
+			out, p = pushNode(out)
+			c.table(b, p)
 		default:
 			out = append(out, c.blocks(n, depth)...)
 		}
@@ -396,10 +417,10 @@ func taskBox(it ast.Node) TaskState {
 // taskItem gives a list item its checkbox, which Markdown writes before the
 // first paragraph: when there is none (`- [ ]` alone), the box is kept as
 // the text "[ ]" (or "[x]"), written `- \[ \]`.
-func (c *converter) taskItem(li Node, box TaskState, pos int) Node {
+func (c *converter) taskItem(li *Node, box TaskState, pos int) {
 	if len(li.Content) > 0 && li.Content[0].Type == TypeParagraph {
 		li.Attrs.Task = box
-		return li
+		return
 	}
 	text := "[ ]"
 	if box == TaskDone {
@@ -409,7 +430,6 @@ func (c *converter) taskItem(li Node, box TaskState, pos int) Node {
 	c.countItems(items, pos)
 	para := Node{Type: TypeParagraph, Content: c.slab.nodesFromItems(items)}
 	li.Content = append([]Node{para}, li.Content...)
-	return li
 }
 
 // segment is the text of a source segment, sharing the source's memory when
@@ -477,15 +497,20 @@ func splitParagraphs(s string) []string {
 	return out
 }
 
-func (c *converter) table(t *east.Table) Node {
-	table := Node{Type: TypeTable, Content: c.slab.make(t.ChildCount())[:0]}
+// table converts t into table, a zero node (see pushNode).
+func (c *converter) table(t *east.Table, table *Node) {
+	table.Type = TypeTable
+	rows := c.slab.make(t.ChildCount())[:0]
 	for row := t.FirstChild(); row != nil; row = row.NextSibling() {
 		cellType := TypeTableCell
 		if _, ok := row.(*east.TableHeader); ok {
 			cellType = TypeTableHeader
 		}
 		n := row.ChildCount()
-		r := Node{Type: TypeTableRow, Content: c.slab.make(n)[:0]}
+		var r *Node
+		rows, r = pushNode(rows)
+		r.Type = TypeTableRow
+		cells := c.slab.make(n)[:0]
 		paras := c.slab.make(n)
 		i := 0
 		for cell := row.FirstChild(); cell != nil; cell = cell.NextSibling() {
@@ -494,13 +519,29 @@ func (c *converter) table(t *east.Table) Node {
 			c.pipeCode = i >= len(t.Alignments)
 			items := c.leaf(cell, ctxCell)
 			c.pipeCode = false
-			paras[i] = Node{Type: TypeParagraph, Content: c.slab.nodesFromItems(items)}
-			r.Content = append(r.Content, Node{Type: cellType, Content: paras[i : i+1 : i+1]})
+			paras[i].Type, paras[i].Content = TypeParagraph, c.slab.nodesFromItems(items)
+			var p *Node
+			cells, p = pushNode(cells)
+			p.Type, p.Content = cellType, paras[i:i+1:i+1]
 			i++
 		}
-		table.Content = append(table.Content, r)
+		r.Content = cells
 	}
-	return table
+	table.Content = rows
+}
+
+// pushNode appends a zero node to nodes and returns it, for the caller to
+// fill in field by field. nodes' room past its length must be zero (the
+// slab's nodes are, and append's new arrays): writing a whole node while
+// the collector marks costs its write barrier on every pointer field, and
+// the block conversion writes each node once.
+func pushNode(nodes []Node) ([]Node, *Node) {
+	if len(nodes) < cap(nodes) {
+		nodes = nodes[:len(nodes)+1]
+	} else {
+		nodes = append(nodes, Node{})
+	}
+	return nodes, &nodes[len(nodes)-1]
 }
 
 // inline converts the inline children of a block into canonical items.
