@@ -930,6 +930,10 @@ func refusedScheme(href string, raw []byte) (scheme string, inHref, bad bool) {
 	if scheme, bad := unsafeScheme(href); bad {
 		return scheme, true, true
 	}
+	if !hasEscapeOrRef(raw) && href == string(raw) {
+		// raw is what it reads as (no escape, no reference): checked.
+		return "", false, false
+	}
 	alt := util.ResolveEntityNames(util.ResolveNumericReferences(util.UnescapePunctuations(raw)))
 	scheme, bad = unsafeScheme(string(alt))
 	return scheme, false, bad
@@ -965,30 +969,57 @@ func unsafeScheme(href string) (string, bool) {
 	for i < len(href) && href[i] <= ' ' {
 		i++
 	}
-	var b strings.Builder
+	// The scheme's characters, lowercased, as far as the longest allowed
+	// one: every destination of a note is checked, and most are http,
+	// https or mailto, which need no string built.
+	var low [6]byte
+	n, start := 0, i
 	for ; i < len(href); i++ {
 		ch := href[i]
 		if ch == '\t' || ch == '\n' || ch == '\r' {
 			continue
 		}
 		if ch == ':' {
-			scheme := strings.ToLower(b.String())
-			switch scheme {
-			case "http", "https", "mailto":
-				return "", false
+			if n <= len(low) {
+				if s := low[:n]; string(s) == "http" || string(s) == "https" || string(s) == "mailto" {
+					return "", false
+				}
 			}
-			return scheme, true
+			return schemeName(href[start:i]), true
 		}
 		isAlpha := ch|0x20 >= 'a' && ch|0x20 <= 'z'
-		if b.Len() == 0 && !isAlpha {
+		if n == 0 && !isAlpha {
 			return "", false
 		}
 		if !isAlpha && !(ch >= '0' && ch <= '9') && ch != '+' && ch != '-' && ch != '.' {
 			return "", false
 		}
-		b.WriteByte(ch)
+		if n < len(low) {
+			if isAlpha {
+				ch |= 0x20
+			}
+			low[n] = ch
+		}
+		n++
 	}
 	return "", false
+}
+
+// schemeName is a scheme's characters (letters, digits, '+', '-', '.',
+// and tabs and newlines, which a browser ignores) as unsafeScheme reports
+// them: without the tabs and newlines, lowercased.
+func schemeName(s string) string {
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		switch ch := s[i]; {
+		case ch == '\t' || ch == '\n' || ch == '\r':
+		case ch >= 'A' && ch <= 'Z':
+			b = append(b, ch|0x20)
+		default:
+			b = append(b, ch)
+		}
+	}
+	return string(b)
 }
 
 // decodeText resolves backslash escapes and character references in one
