@@ -441,11 +441,13 @@ func lineEnd(src []byte, pos, stop int) (int, int) {
 // (clStop) or notes in fastState.seen, so that the passes after it skip a
 // block that cannot need them: scanTags one without a '#' or '@'
 // (clSigil), addText's search for escapes and references one without a
-// '\\', '&' or NUL byte (clDecode).
+// '\\', '&' or NUL byte (clDecode), countItems' character count of a
+// block whose text is ASCII (clHigh).
 const (
 	clStop   uint8 = 1 << iota // a trigger character, a backslash or a newline
 	clSigil                    // '#' or '@'
 	clDecode                   // '\\', '&' or NUL: decodeText may change the text
+	clHigh                     // a byte of a non-ASCII character
 )
 
 var fastClass = func() (t [256]uint8) {
@@ -457,6 +459,9 @@ var fastClass = func() (t [256]uint8) {
 	t['\\'] |= clDecode
 	t['&'] |= clDecode
 	t[0] |= clDecode
+	for b := utf8.RuneSelf; b < 256; b++ {
+		t[b] |= clHigh
+	}
 	return t
 }()
 
@@ -499,6 +504,10 @@ func (c *converter) fastInline(block ast.Node, ctx blockCtx) (items []item, ok b
 	// No text of the block holds a '#' or '@' (code, link destinations and
 	// autolinks, which scan does not read as text, never hold tags).
 	c.noSigil = f.seen&clSigil == 0
+	// Text outside code and links is the block's text that scan read,
+	// references decoded, or ASCII the converter adds (breaks, sigils):
+	// without a non-ASCII byte or a reference, its bytes are characters.
+	c.asciiText = f.seen&(clHigh|clDecode) == 0
 	items = c.inlineDone(block, ctx)
 	if c.err != nil {
 		fastBail("error")

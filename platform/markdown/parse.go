@@ -185,6 +185,7 @@ type converter struct {
 	pipeCode       bool // `\|` in code is "|" (a cell widenTable added)
 	fast           bool // reading inline content with fastInline (fastpath.go)
 	noSigil        bool // fastInline found no '#' or '@' in the block's text: scanTags has nothing to do
+	asciiText      bool // fastInline found the block's text outside code and links ASCII (countItems)
 	fs             fastState
 
 	budget budget     // characters the output certainly holds (limit.go)
@@ -574,6 +575,7 @@ func (c *converter) inlineDone(block ast.Node, ctx blockCtx) []item {
 		items = planned
 	}
 	c.countItems(items, nodePos(block))
+	c.asciiText = false // the other callers of countItems count other items
 	if c.err != nil {
 		return nil
 	}
@@ -589,6 +591,7 @@ func (c *converter) inlineStart() {
 	c.open = false
 	c.srcOK = false
 	c.noSigil = false
+	c.asciiText = false
 }
 
 // writerNeeded reports whether normalised items (moved: emphasis was taken
