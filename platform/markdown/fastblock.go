@@ -354,9 +354,11 @@ func blockParseIn(source []byte, pc parser.Context, nodes *blockNodes) (ast.Node
 }
 
 func (p *blockParser) lineStop(from int) int {
-	for i := from; i < p.n; i++ {
-		if p.src[i] == '\n' {
-			return i + 1
+	if from < p.n {
+		// IndexByte is vectorised: the block parser looks for every line's
+		// end.
+		if i := bytes.IndexByte(p.src[from:p.n], '\n'); i >= 0 {
+			return from + i + 1
 		}
 	}
 	return p.n

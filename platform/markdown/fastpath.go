@@ -381,8 +381,9 @@ type fastState struct {
 	runsOK   bool
 	work     int
 	limit    int
-	textFrom int  // where the text since the last node starts
-	cell     bool // the block is a table cell
+	textFrom int   // where the text since the last node starts
+	cell     bool  // the block is a table cell
+	seen     uint8 // the classes of the bytes scan read as text (fastClass)
 }
 
 type runList struct {
@@ -399,6 +400,7 @@ func (f *fastState) reset() {
 	f.opens = f.opens[:0]
 	f.inactiveBelow = 0
 	f.work = 0
+	f.seen = 0
 	if f.runsOK {
 		for _, n := range f.runKeys {
 			r := f.runs[n]
@@ -434,7 +436,34 @@ func lineEnd(src []byte, pos, stop int) (int, int) {
 	return stop - 1, brSoft
 }
 
-var fastTrigger = [256]bool{'`': true, '<': true, '[': true, ']': true, '!': true, '*': true, '_': true, '~': true}
+// Byte classes of scan's loop over a line's text (fastClass). Most bytes
+// are of none, and the loop only steps over them; the others it stops at
+// (clStop) or notes in fastState.seen, so that the passes after it skip a
+// block that cannot need them: scanTags one without a '#' or '@'
+// (clSigil), addText's search for escapes and references one without a
+// '\\', '&' or NUL byte (clDecode), countItems' character count of a
+// block whose text is ASCII (clHigh).
+const (
+	clStop   uint8 = 1 << iota // a trigger character, a backslash or a newline
+	clSigil                    // '#' or '@'
+	clDecode                   // '\\', '&' or NUL: decodeText may change the text
+	clHigh                     // a byte of a non-ASCII character
+)
+
+var fastClass = func() (t [256]uint8) {
+	for _, ch := range "`<[]!*_~\\\n" {
+		t[ch] |= clStop
+	}
+	t['#'] |= clSigil
+	t['@'] |= clSigil
+	t['\\'] |= clDecode
+	t['&'] |= clDecode
+	t[0] |= clDecode
+	for b := utf8.RuneSelf; b < 256; b++ {
+		t[b] |= clHigh
+	}
+	return t
+}()
 
 // fastInline reads a leaf block's lines as mdParser's inline parsers and
 // converter.walk would, and returns its canonical items; ok is false when
@@ -472,6 +501,13 @@ func (c *converter) fastInline(block ast.Node, ctx blockCtx) (items []item, ok b
 		return nil, false
 	}
 	f.emit(c)
+	// No text of the block holds a '#' or '@' (code, link destinations and
+	// autolinks, which scan does not read as text, never hold tags).
+	c.noSigil = f.seen&clSigil == 0
+	// Text outside code and links is the block's text that scan read,
+	// references decoded, or ASCII the converter adds (breaks, sigils):
+	// without a non-ASCII byte or a reference, its bytes are characters.
+	c.asciiText = f.seen&(clHigh|clDecode) == 0
 	items = c.inlineDone(block, ctx)
 	if c.err != nil {
 		fastBail("error")
@@ -513,36 +549,51 @@ func (f *fastState) scan(c *converter, block ast.Node, lines *text.Segments) boo
 		moved := false
 		for i < ce {
 			ch := src[i]
+			cl := fastClass[ch]
+			if cl == 0 {
+				i++
+				continue
+			}
+			f.seen |= cl
+			if cl&clStop == 0 {
+				i++
+				continue
+			}
 			if ch == '\n' {
 				break
 			}
-			if !escaped && fastTrigger[ch] {
-				end, endLine, res := f.trigger(c, lines, li, i, stop)
-				if res == trBail {
-					return false
-				}
-				if f.work > f.limit {
-					fastBail("work")
-					return false
-				}
-				if res == trNode {
-					pos = end
-					if endLine != li {
-						li = endLine
-						seg = lines.At(li)
-					}
-					moved = true
+			if ch == '\\' {
+				// An escape: the next character is text whatever it is
+				// (a newline ends the line with the escape pending, which
+				// is a bail unless it is the block's last line).
+				escaped = true
+				i++
+				if i >= ce || src[i] == '\n' {
 					break
 				}
-				i = end // text
+				f.seen |= fastClass[src[i]] &^ clStop
+				escaped = false
+				i++
 				continue
 			}
-			if escaped {
-				escaped = false
-			} else if ch == '\\' {
-				escaped = true
+			end, endLine, res := f.trigger(c, lines, li, i, stop)
+			if res == trBail {
+				return false
 			}
-			i++
+			if f.work > f.limit {
+				fastBail("work")
+				return false
+			}
+			if res == trNode {
+				pos = end
+				if endLine != li {
+					li = endLine
+					seg = lines.At(li)
+				}
+				moved = true
+				break
+			}
+			i = end // text
 		}
 		if moved {
 			continue
@@ -1150,7 +1201,12 @@ func (f *fastState) emit(c *converter) {
 		}
 		switch t.kind {
 		case fkText:
-			c.addText(int(t.from), int(t.to), marks, link)
+			if f.seen&clDecode == 0 {
+				// No text of the block has an escape or a reference.
+				c.addSource(int(t.from), int(t.to), marks, link)
+			} else {
+				c.addText(int(t.from), int(t.to), marks, link)
+			}
 		case fkLit:
 			c.add(t.s, marks, link, nil, true)
 		case fkCode:

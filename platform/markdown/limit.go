@@ -115,7 +115,12 @@ func (c *converter) countItems(items []item, pos int) {
 				runLink = runeCount(link.href) + runeCount(link.title)
 			}
 		}
-		n := runeCount(it.text)
+		var n int
+		if c.asciiText && it.link == nil && it.marks&mCode == 0 {
+			n = len(it.text)
+		} else {
+			n = runeCount(it.text)
+		}
 		if it.kind == itTag || it.kind == itMention {
 			n++ // the sigil
 		}

@@ -184,6 +184,8 @@ type converter struct {
 	pc             parser.Context
 	pipeCode       bool // `\|` in code is "|" (a cell widenTable added)
 	fast           bool // reading inline content with fastInline (fastpath.go)
+	noSigil        bool // fastInline found no '#' or '@' in the block's text: scanTags has nothing to do
+	asciiText      bool // fastInline found the block's text outside code and links ASCII (countItems)
 	fs             fastState
 
 	budget budget     // characters the output certainly holds (limit.go)
@@ -252,7 +254,9 @@ func (c *converter) blocks(parent ast.Node, depth int) []Node {
 		items := normInline(defs, ctxParagraph)
 		c.countItems(items, defsAt)
 		if len(items) > 0 && c.err == nil {
-			out = append(out, Node{Type: TypeParagraph, Content: c.slab.nodesFromItems(items)})
+			var p *Node
+			out, p = pushNode(out)
+			p.Type, p.Content = TypeParagraph, c.slab.nodesFromItems(items)
 		}
 		defs = nil
 	}
@@ -281,7 +285,9 @@ func (c *converter) blocks(parent ast.Node, depth int) []Node {
 		switch b := n.(type) {
 		case *ast.Paragraph, *ast.TextBlock, *rawParagraph:
 			if items := c.leaf(n, ctxParagraph); len(items) > 0 {
-				out = append(out, Node{Type: TypeParagraph, Content: c.slab.nodesFromItems(items)})
+				var p *Node
+				out, p = pushNode(out)
+				p.Type, p.Content = TypeParagraph, c.slab.nodesFromItems(items)
 			}
 		case *ast.Heading:
 			level := min(b.Level, 3)
@@ -289,13 +295,20 @@ func (c *converter) blocks(parent ast.Node, depth int) []Node {
 			if level == 3 {
 				ctx = ctxHeading3
 			}
-			out = append(out, Node{Type: TypeHeading, Attrs: Attrs{Level: uint8(level)}, Content: c.slab.nodesFromItems(c.leaf(n, ctx))})
+			content := c.slab.nodesFromItems(c.leaf(n, ctx))
+			var p *Node
+			out, p = pushNode(out)
+			p.Type, p.Attrs.Level, p.Content = TypeHeading, uint8(level), content
 		case *ast.ThematicBreak:
-			out = append(out, Node{Type: TypeHorizontalRule})
+			var p *Node
+			out, p = pushNode(out)
+			p.Type = TypeHorizontalRule
 		case *ast.CodeBlock:
 			code := canonCode(c.lines(n))
 			c.countText(code, nodePos(n))
-			out = append(out, Node{Type: TypeCodeBlock, Text: code})
+			var p *Node
+			out, p = pushNode(out)
+			p.Type, p.Text = TypeCodeBlock, code
 		case *ast.FencedCodeBlock:
 			lang := ""
 			if b.Info != nil {
@@ -305,47 +318,57 @@ func (c *converter) blocks(parent ast.Node, depth int) []Node {
 			code := canonCode(c.lines(n))
 			c.countText(lang, nodePos(n))
 			c.countText(code, nodePos(n))
-			out = append(out, Node{Type: TypeCodeBlock, Attrs: Attrs{Language: lang}, Text: code})
+			var p *Node
+			out, p = pushNode(out)
+			p.Type, p.Attrs.Language, p.Text = TypeCodeBlock, lang, code
 		case *ast.Blockquote:
 			if depth+1 > MaxNesting {
 				c.fail(ConstructNesting, nodePos(n), "")
 				return nil
 			}
 			content := c.blocks(n, depth+1)
+			var p *Node
+			out, p = pushNode(out)
 			if kind, rest, ok := splitCallout(content); ok {
-				out = append(out, Node{Type: TypeCallout, Attrs: Attrs{Label: kind}, Content: rest})
+				p.Type, p.Attrs.Label, p.Content = TypeCallout, kind, rest
 			} else {
-				out = append(out, Node{Type: TypeBlockquote, Content: content})
+				p.Type, p.Content = TypeBlockquote, content
 			}
 		case *ast.List:
 			if depth+1 > MaxNesting {
 				c.fail(ConstructNesting, nodePos(n), "")
 				return nil
 			}
-			l := Node{Type: TypeBulletList}
+			c.listDepth++
+			items := c.slab.make(n.ChildCount())[:0]
+			for it := n.FirstChild(); it != nil; it = it.NextSibling() {
+				content := c.blocks(it, depth+1)
+				var p *Node
+				items, p = pushNode(items)
+				p.Type, p.Content = TypeListItem, content
+				if box := c.taskBoxOf(it); box != TaskNone {
+					c.taskItem(p, box, nodePos(it))
+				}
+			}
+			c.listDepth--
+			if len(items) == 0 {
+				continue
+			}
+			var l *Node
+			out, l = pushNode(out)
+			l.Type = TypeBulletList
 			if b.IsOrdered() {
 				l.Type = TypeOrderedList
 				l.Attrs.Start = int32(min(max(b.Start, 0), maxListStart))
 			}
-			c.listDepth++
-			l.Content = c.slab.make(n.ChildCount())[:0]
-			for it := n.FirstChild(); it != nil; it = it.NextSibling() {
-				item := Node{Type: TypeListItem, Content: c.blocks(it, depth+1)}
-				if box := c.taskBoxOf(it); box != TaskNone {
-					item = c.taskItem(item, box, nodePos(it))
-				}
-				l.Content = append(l.Content, item)
-			}
-			c.listDepth--
-			if len(l.Content) == 0 {
-				continue
-			}
-			l.Attrs.Tight = listTight(l.Content, b.IsTight, c.listDepth > 0)
-			out = append(out, l)
+			l.Content = items
+			l.Attrs.Tight = listTight(items, b.IsTight, c.listDepth > 0)
 		case *ast.HTMLBlock:
 			out = append(out, c.htmlBlock(b)...)
 		case *east.Table:
-			out = append(out, c.table(b))
+			var p *Node
+			out, p = pushNode(out)
+			c.table(b, p)
 		default:
 			out = append(out, c.blocks(n, depth)...)
 		}
@@ -395,10 +418,10 @@ func taskBox(it ast.Node) TaskState {
 // taskItem gives a list item its checkbox, which Markdown writes before the
 // first paragraph: when there is none (`- [ ]` alone), the box is kept as
 // the text "[ ]" (or "[x]"), written `- \[ \]`.
-func (c *converter) taskItem(li Node, box TaskState, pos int) Node {
+func (c *converter) taskItem(li *Node, box TaskState, pos int) {
 	if len(li.Content) > 0 && li.Content[0].Type == TypeParagraph {
 		li.Attrs.Task = box
-		return li
+		return
 	}
 	text := "[ ]"
 	if box == TaskDone {
@@ -408,7 +431,6 @@ func (c *converter) taskItem(li Node, box TaskState, pos int) Node {
 	c.countItems(items, pos)
 	para := Node{Type: TypeParagraph, Content: c.slab.nodesFromItems(items)}
 	li.Content = append([]Node{para}, li.Content...)
-	return li
 }
 
 // segment is the text of a source segment, sharing the source's memory when
@@ -476,15 +498,20 @@ func splitParagraphs(s string) []string {
 	return out
 }
 
-func (c *converter) table(t *east.Table) Node {
-	table := Node{Type: TypeTable, Content: c.slab.make(t.ChildCount())[:0]}
+// table converts t into table, a zero node (see pushNode).
+func (c *converter) table(t *east.Table, table *Node) {
+	table.Type = TypeTable
+	rows := c.slab.make(t.ChildCount())[:0]
 	for row := t.FirstChild(); row != nil; row = row.NextSibling() {
 		cellType := TypeTableCell
 		if _, ok := row.(*east.TableHeader); ok {
 			cellType = TypeTableHeader
 		}
 		n := row.ChildCount()
-		r := Node{Type: TypeTableRow, Content: c.slab.make(n)[:0]}
+		var r *Node
+		rows, r = pushNode(rows)
+		r.Type = TypeTableRow
+		cells := c.slab.make(n)[:0]
 		paras := c.slab.make(n)
 		i := 0
 		for cell := row.FirstChild(); cell != nil; cell = cell.NextSibling() {
@@ -493,13 +520,29 @@ func (c *converter) table(t *east.Table) Node {
 			c.pipeCode = i >= len(t.Alignments)
 			items := c.leaf(cell, ctxCell)
 			c.pipeCode = false
-			paras[i] = Node{Type: TypeParagraph, Content: c.slab.nodesFromItems(items)}
-			r.Content = append(r.Content, Node{Type: cellType, Content: paras[i : i+1 : i+1]})
+			paras[i].Type, paras[i].Content = TypeParagraph, c.slab.nodesFromItems(items)
+			var p *Node
+			cells, p = pushNode(cells)
+			p.Type, p.Content = cellType, paras[i:i+1:i+1]
 			i++
 		}
-		table.Content = append(table.Content, r)
+		r.Content = cells
 	}
-	return table
+	table.Content = rows
+}
+
+// pushNode appends a zero node to nodes and returns it, for the caller to
+// fill in field by field. nodes' room past its length must be zero (the
+// slab's nodes are, and append's new arrays): writing a whole node while
+// the collector marks costs its write barrier on every pointer field, and
+// the block conversion writes each node once.
+func pushNode(nodes []Node) ([]Node, *Node) {
+	if len(nodes) < cap(nodes) {
+		nodes = nodes[:len(nodes)+1]
+	} else {
+		nodes = append(nodes, Node{})
+	}
+	return nodes, &nodes[len(nodes)-1]
 }
 
 // inline converts the inline children of a block into canonical items.
@@ -532,6 +575,7 @@ func (c *converter) inlineDone(block ast.Node, ctx blockCtx) []item {
 		items = planned
 	}
 	c.countItems(items, nodePos(block))
+	c.asciiText = false // the other callers of countItems count other items
 	if c.err != nil {
 		return nil
 	}
@@ -546,6 +590,8 @@ func (c *converter) inlineStart() {
 	c.buf = c.buf[:0]
 	c.open = false
 	c.srcOK = false
+	c.noSigil = false
+	c.asciiText = false
 }
 
 // writerNeeded reports whether normalised items (moved: emphasis was taken
@@ -887,6 +933,10 @@ func refusedScheme(href string, raw []byte) (scheme string, inHref, bad bool) {
 	if scheme, bad := unsafeScheme(href); bad {
 		return scheme, true, true
 	}
+	if !hasEscapeOrRef(raw) && href == string(raw) {
+		// raw is what it reads as (no escape, no reference): checked.
+		return "", false, false
+	}
 	alt := util.ResolveEntityNames(util.ResolveNumericReferences(util.UnescapePunctuations(raw)))
 	scheme, bad = unsafeScheme(string(alt))
 	return scheme, false, bad
@@ -922,30 +972,57 @@ func unsafeScheme(href string) (string, bool) {
 	for i < len(href) && href[i] <= ' ' {
 		i++
 	}
-	var b strings.Builder
+	// The scheme's characters, lowercased, as far as the longest allowed
+	// one: every destination of a note is checked, and most are http,
+	// https or mailto, which need no string built.
+	var low [6]byte
+	n, start := 0, i
 	for ; i < len(href); i++ {
 		ch := href[i]
 		if ch == '\t' || ch == '\n' || ch == '\r' {
 			continue
 		}
 		if ch == ':' {
-			scheme := strings.ToLower(b.String())
-			switch scheme {
-			case "http", "https", "mailto":
-				return "", false
+			if n <= len(low) {
+				if s := low[:n]; string(s) == "http" || string(s) == "https" || string(s) == "mailto" {
+					return "", false
+				}
 			}
-			return scheme, true
+			return schemeName(href[start:i]), true
 		}
 		isAlpha := ch|0x20 >= 'a' && ch|0x20 <= 'z'
-		if b.Len() == 0 && !isAlpha {
+		if n == 0 && !isAlpha {
 			return "", false
 		}
 		if !isAlpha && !(ch >= '0' && ch <= '9') && ch != '+' && ch != '-' && ch != '.' {
 			return "", false
 		}
-		b.WriteByte(ch)
+		if n < len(low) {
+			if isAlpha {
+				ch |= 0x20
+			}
+			low[n] = ch
+		}
+		n++
 	}
 	return "", false
+}
+
+// schemeName is a scheme's characters (letters, digits, '+', '-', '.',
+// and tabs and newlines, which a browser ignores) as unsafeScheme reports
+// them: without the tabs and newlines, lowercased.
+func schemeName(s string) string {
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		switch ch := s[i]; {
+		case ch == '\t' || ch == '\n' || ch == '\r':
+		case ch >= 'A' && ch <= 'Z':
+			b = append(b, ch|0x20)
+		default:
+			b = append(b, ch)
+		}
+	}
+	return string(b)
 }
 
 // decodeText resolves backslash escapes and character references in one
@@ -1039,6 +1116,9 @@ func charReference(s []byte) (string, int) {
 // scanTags splits tags and mentions out of the text items (not code, not
 // links), following the rule in tags.go.
 func (c *converter) scanTags() []item {
+	if c.noSigil {
+		return c.items
+	}
 	// One pass finds the first text holding a sigil (most blocks have
 	// none and are returned as they are); the items before it are copied
 	// as they are, and each text is searched for a sigil once.
