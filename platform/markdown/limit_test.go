@@ -149,12 +149,23 @@ func TestLengthLimit(t *testing.T) {
 	}
 }
 
+// allocatedBy is the bytes f allocates: the least of three calls. The count is
+// the process's (MemStats.TotalAlloc), so a test running beside it, or the
+// codec's pools refilling after a collection emptied them, add to one call
+// (the strikethrough case once measured 262 MB against its usual 169 MB);
+// the least of three is the work the input itself makes f do.
 func allocatedBy(f func()) uint64 {
-	var m0, m1 runtime.MemStats
-	runtime.ReadMemStats(&m0)
-	f()
-	runtime.ReadMemStats(&m1)
-	return m1.TotalAlloc - m0.TotalAlloc
+	least := uint64(0)
+	for i := range 3 {
+		var m0, m1 runtime.MemStats
+		runtime.ReadMemStats(&m0)
+		f()
+		runtime.ReadMemStats(&m1)
+		if n := m1.TotalAlloc - m0.TotalAlloc; i == 0 || n < least {
+			least = n
+		}
+	}
+	return least
 }
 
 // TestLengthBoundary: documents right at the limit are accepted, one
