@@ -219,6 +219,11 @@ func (c *converter) giveBack(sc *scratch) {
 	clear(c.items[:cap(c.items)])
 	clear(c.scanned[:cap(c.scanned)])
 	clear(c.lits[:cap(c.lits)])
+	// fastInline's tokens and links hold texts of the source (an
+	// autolink's label) and link attributes: reset only cuts them to
+	// length 0, so they are cleared here too.
+	clear(c.fs.toks[:cap(c.fs.toks)])
+	clear(c.fs.links[:cap(c.fs.links)])
 	sc.items, sc.lits, sc.litArena, sc.buf, sc.scanned = c.items[:0], c.lits[:0], c.litArena[:0], c.buf[:0], c.scanned[:0]
 	sc.fs = c.fs
 	c.items, c.lits, c.litArena, c.buf, c.scanned = nil, nil, nil, nil, nil
