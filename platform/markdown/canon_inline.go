@@ -46,16 +46,8 @@ func itemsMatch(items []item, nodes []Node) bool {
 		for k, mk := range n.Marks {
 			var bit uint8
 			switch mk.Type {
-			case MarkBold:
-				bit = mBold
-			case MarkItalic:
-				bit = mItalic
-			case MarkStrike:
-				bit = mStrike
-			case MarkUnderline:
-				bit = mUnderline
-			case MarkCode:
-				bit = mCode
+			case MarkBold, MarkItalic, MarkStrike, MarkUnderline, MarkCode:
+				bit = markBit(mk.Type)
 			case MarkLink:
 				if link != nil || k != len(n.Marks)-1 {
 					return false
@@ -132,6 +124,24 @@ const (
 	ctxCell
 )
 
+// markBit is the item bit of a bold, italic, strike, underline or code
+// mark; 0 for any other mark.
+func markBit(t MarkType) uint8 {
+	switch t {
+	case MarkBold:
+		return mBold
+	case MarkItalic:
+		return mItalic
+	case MarkStrike:
+		return mStrike
+	case MarkUnderline:
+		return mUnderline
+	case MarkCode:
+		return mCode
+	}
+	return 0
+}
+
 // itemsFromNodes flattens inline nodes into items, applying the per-node
 // rules (mark order, invalid tags, code line breaks).
 func itemsFromNodes(nodes []Node) []item {
@@ -147,16 +157,8 @@ func appendItems(items []item, nodes []Node) []item {
 		var it item
 		for _, m := range n.Marks {
 			switch m.Type {
-			case MarkBold:
-				it.marks |= mBold
-			case MarkItalic:
-				it.marks |= mItalic
-			case MarkStrike:
-				it.marks |= mStrike
-			case MarkUnderline:
-				it.marks |= mUnderline
-			case MarkCode:
-				it.marks |= mCode
+			case MarkBold, MarkItalic, MarkStrike, MarkUnderline, MarkCode:
+				it.marks |= markBit(m.Type)
 			case MarkLink:
 				if it.link == nil {
 					if last == nil || last.href != m.Href || last.title != m.Title {
@@ -216,16 +218,8 @@ func appendParsedItems(items []item, links *[]linkAttr, nodes []Node) []item {
 		var it item
 		for _, m := range n.Marks {
 			switch m.Type {
-			case MarkBold:
-				it.marks |= mBold
-			case MarkItalic:
-				it.marks |= mItalic
-			case MarkStrike:
-				it.marks |= mStrike
-			case MarkUnderline:
-				it.marks |= mUnderline
-			case MarkCode:
-				it.marks |= mCode
+			case MarkBold, MarkItalic, MarkStrike, MarkUnderline, MarkCode:
+				it.marks |= markBit(m.Type)
 			case MarkLink:
 				if it.link == nil {
 					if last == nil || last.href != m.Href || last.title != m.Title {

@@ -730,13 +730,8 @@ func (w *inlineWriter) buildTokens() {
 		}
 		it := &w.items[i]
 		switch {
-		case it.kind == itBreak:
-			w.toks = append(w.toks, token{kind: tkBreak, item: i, s: "\\\n", first: '\\', last: '\n'})
-		case it.kind == itTag || it.kind == itMention:
-			s := w.ctx.arena.concat(sigil(it.kind), it.text)
-			w.toks = append(w.toks, token{kind: tkAtom, item: i, scope: scope, s: s, first: rune(s[0]), last: lastRune(s)})
-		case it.marks&mCode != 0:
-			w.toks = append(w.toks, token{kind: tkCode, item: i, s: codeSpan(w.ctx.arena, it.text, w.ctx.block == ctxCell), first: '`', last: '`'})
+		case it.kind == itBreak || it.kind == itTag || it.kind == itMention || it.marks&mCode != 0:
+			w.toks = append(w.toks, w.itemToken(i, scope))
 		case scope > 0 && w.spans[scope-1].autolink:
 			s := w.ctx.arena.concat("<", it.text, ">")
 			w.toks = append(w.toks, token{kind: tkAtom, item: i, s: s, first: '<', last: '>'})
@@ -753,17 +748,26 @@ func (w *inlineWriter) itemTokens() {
 	for i := range w.items {
 		it := &w.items[i]
 		switch {
-		case it.kind == itBreak:
-			w.toks = append(w.toks, token{kind: tkBreak, item: i, s: "\\\n", first: '\\', last: '\n'})
-		case it.kind == itTag || it.kind == itMention:
-			s := w.ctx.arena.concat(sigil(it.kind), it.text)
-			w.toks = append(w.toks, token{kind: tkAtom, item: i, s: s, first: rune(s[0]), last: lastRune(s)})
-		case it.marks&mCode != 0:
-			w.toks = append(w.toks, token{kind: tkCode, item: i, s: codeSpan(w.ctx.arena, it.text, w.ctx.block == ctxCell), first: '`', last: '`'})
+		case it.kind == itBreak || it.kind == itTag || it.kind == itMention || it.marks&mCode != 0:
+			w.toks = append(w.toks, w.itemToken(i, 0))
 		default:
 			w.toks = append(w.toks, token{kind: tkText, item: i})
 		}
 	}
+}
+
+// itemToken is the token of item i when it is a hard break, a tag or
+// mention (in scope), or code: written whole, never split by a delimiter.
+func (w *inlineWriter) itemToken(i, scope int) token {
+	it := &w.items[i]
+	switch {
+	case it.kind == itBreak:
+		return token{kind: tkBreak, item: i, s: "\\\n", first: '\\', last: '\n'}
+	case it.kind == itTag || it.kind == itMention:
+		s := w.ctx.arena.concat(sigil(it.kind), it.text)
+		return token{kind: tkAtom, item: i, scope: scope, s: s, first: rune(s[0]), last: lastRune(s)}
+	}
+	return token{kind: tkCode, item: i, s: codeSpan(w.ctx.arena, it.text, w.ctx.block == ctxCell), first: '`', last: '`'}
 }
 
 func delimString(sp *span) string {
