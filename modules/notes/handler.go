@@ -43,22 +43,29 @@ func (h *Handler) list(c *gin.Context) error {
 }
 
 func (h *Handler) get(c *gin.Context) error {
-	v, err := h.svc.Get(c.Request.Context(), auth.FromGin(c), c.Param("id"))
-	if err != nil {
-		return err
-	}
 	// The ETag is the note's version, read before the pending suggestion: suggesting and rejecting
 	// bump it (Shape.ShowsPending), so a change of either gives a new ETag, and a body is never
 	// older than the ETag it comes with.
 	// Two representations: JSON, and the content alone with Accept: text/markdown (CONTRACT.md
 	// section 17). They share the ETag, so that If-Match on a PATCH works whichever was read.
-	c.Writer.Header().Add("Vary", "Accept")
-	if httpx.NotModified(c, v.Item.ETag()) {
+	// Neither a 304 nor the Markdown shows the pending suggestion, so neither reads it.
+	var notModified, markdown bool
+	v, out, err := h.viewer.Read(c.Request.Context(), auth.FromGin(c), c.Param("id"), func(v View) bool {
+		c.Writer.Header().Add("Vary", "Accept")
+		if notModified = httpx.NotModified(c, v.Item.ETag()); notModified {
+			return true
+		}
+		// Without an Accept header NegotiateFormat answers JSON, the first offer; it is asked only
+		// when there is one to parse (parsing splits the header, two allocations on every read).
+		markdown = c.GetHeader("Accept") != "" && c.NegotiateFormat(gin.MIMEJSON, mimeMarkdown) == mimeMarkdown
+		return markdown
+	})
+	switch {
+	case err != nil:
+		return err
+	case notModified:
 		return nil
-	}
-	// Without an Accept header NegotiateFormat answers JSON, the first offer; it is asked only when
-	// there is one to parse (parsing splits the header, two allocations on every read).
-	if c.GetHeader("Accept") != "" && c.NegotiateFormat(gin.MIMEJSON, mimeMarkdown) == mimeMarkdown {
+	case markdown:
 		text, err := document.Read(v.Item.Content, v.Item.ContentText)
 		if err != nil {
 			return err
@@ -66,7 +73,8 @@ func (h *Handler) get(c *gin.Context) error {
 		c.Data(http.StatusOK, mimeMarkdown+"; charset=utf-8", []byte(text))
 		return nil
 	}
-	return httpx.Write(c, http.StatusOK, v, func(v View) (WithPending, error) { return h.viewer.Show(c.Request.Context(), v) })
+	httpx.JSON(c, http.StatusOK, out)
+	return nil
 }
 
 func (h *Handler) create(c *gin.Context) error {

@@ -9,6 +9,7 @@ import (
 	"folio/modules/document"
 	"folio/modules/items"
 	"folio/platform/auth"
+	"folio/platform/db"
 	"folio/platform/etag"
 	"folio/platform/httpx"
 	"folio/platform/paginate"
@@ -140,11 +141,33 @@ func NewViewer(p ViewerParams) *Viewer { return &Viewer{svc: p.Service, pending:
 
 // Get answers MCP's get_note: the note the principal may see, with its pending suggestion.
 func (v *Viewer) Get(ctx context.Context, p *auth.Principal, id string) (WithPending, error) {
-	note, err := v.svc.Get(ctx, p, id)
-	if err != nil {
-		return WithPending{}, err
-	}
-	return v.Show(ctx, note)
+	_, out, err := v.Read(ctx, p, id, nil)
+	return out, err
+}
+
+// Read is the note the principal may see and, as JSON shows it, the note with its pending
+// suggestion: GET /notes/:id, MCP's get_note and the note's page. skip, when given, is asked once
+// the note is read: true leaves the pending suggestion unread and the second result empty
+// (GET /notes/:id answering 304, or the Markdown alone). The statements share one pooled
+// connection (db.Shared): taking one per statement cost a single note's read more CPU than
+// anything else folio adds to it.
+func (v *Viewer) Read(ctx context.Context, p *auth.Principal, id string, skip func(View) bool) (View, WithPending, error) {
+	var (
+		note View
+		out  WithPending
+	)
+	err := db.Shared(ctx, v.svc.store.db, func(ctx context.Context) error {
+		var err error
+		if note, err = v.svc.Get(ctx, p, id); err != nil {
+			return err
+		}
+		if skip != nil && skip(note) {
+			return nil
+		}
+		out, err = v.Show(ctx, note)
+		return err
+	})
+	return note, out, err
 }
 
 // Show is a note that was read (Service.Get) with its pending suggestion, as GET /notes/:id

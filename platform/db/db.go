@@ -100,6 +100,9 @@ func Open(opts Options, log *zap.Logger) (*gorm.DB, error) {
 	if err := guardUnitWrites(gdb); err != nil {
 		return nil, err
 	}
+	if err := releaseSharedForGORM(gdb); err != nil {
+		return nil, err
+	}
 	sqlDB, err := gdb.DB()
 	if err != nil {
 		return nil, err
@@ -129,6 +132,7 @@ func ForUpdate(tx *gorm.DB) *gorm.DB {
 // idempotent request), fn runs in the unit's transaction instead, which the unit's owner commits
 // once the response is known (see Unit).
 func Transaction(ctx context.Context, gdb *gorm.DB, fn func(tx *gorm.DB) error) error {
+	giveBackShared(ctx, gdb) // a transaction takes a connection of its own (see Shared)
 	if u := unitFrom(ctx); u != nil {
 		return u.join(ctx, gdb, fn)
 	}

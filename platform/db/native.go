@@ -149,7 +149,8 @@ func ObserveNative(gdb *gorm.DB, o NativeObserver) error {
 	return nil
 }
 
-// withNative runs fn with a native connection taken from gdb's pool, released when fn returns.
+// withNative runs fn with a native connection taken from gdb's pool, released when fn returns, or
+// with ctx's shared connection (Shared).
 // It reports false, without running fn, when gdb is not PostgreSQL or is inside a transaction.
 // fn takes the native by value: a pointer given to a function value would be moved to the heap,
 // one allocation per statement.
@@ -158,18 +159,26 @@ func withNative(ctx context.Context, gdb *gorm.DB, fn func(native) error) (bool,
 	if !ok || !IsPostgres(gdb) {
 		return false, nil
 	}
+	run := func(conn *sql.Conn) error {
+		return conn.Raw(func(driverConn any) error {
+			sc, ok := driverConn.(*stdlib.Conn)
+			if !ok {
+				return errors.New("db: the PostgreSQL pool's connections are not pgx's")
+			}
+			return fn(native{conn: sc.Conn(), gdb: gdb, obs: observersOf(gdb)})
+		})
+	}
+	if s := sharedFrom(ctx, pool); s != nil {
+		if used, err := s.use(ctx, run); used {
+			return true, err
+		}
+	}
 	conn, err := pool.Conn(ctx)
 	if err != nil {
 		return true, err
 	}
 	defer conn.Close()
-	return true, conn.Raw(func(driverConn any) error {
-		sc, ok := driverConn.(*stdlib.Conn)
-		if !ok {
-			return errors.New("db: the PostgreSQL pool's connections are not pgx's")
-		}
-		return fn(native{conn: sc.Conn(), gdb: gdb, obs: observersOf(gdb)})
-	})
+	return true, run(conn)
 }
 
 // each sends sql as it is (placeholders $n) and calls each for every row. The log and the

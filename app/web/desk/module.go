@@ -83,7 +83,7 @@ type (
 	}
 	// NoteViewer is the notes module's "a note with its pending suggestion".
 	NoteViewer interface {
-		Show(ctx context.Context, note notes.View) (notes.WithPending, error)
+		Read(ctx context.Context, p *auth.Principal, id string, skip func(notes.View) bool) (notes.View, notes.WithPending, error)
 	}
 	// Tasks is the tasks module's service.
 	Tasks interface {

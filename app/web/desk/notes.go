@@ -158,12 +158,7 @@ type noteView struct {
 // links, its dates, its pending suggestion, and its actions.
 func (h *Handler) notePage(c *gin.Context, sess accounts.Session) {
 	ctx, p := c.Request.Context(), web.Principal(sess)
-	n, err := h.notes.Get(ctx, p, c.Param("id"))
-	if err != nil {
-		h.fail(c, sess, err)
-		return
-	}
-	shown, err := h.viewer.Show(ctx, n)
+	n, shown, err := h.viewer.Read(ctx, p, c.Param("id"), nil)
 	if err != nil {
 		h.fail(c, sess, err)
 		return
