@@ -386,9 +386,9 @@ func TestListChecksTheNamedNotebookAndAddsTags(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t)
 	a, b := f.create(t, "mine", "a #x").Item, f.create(t, "team", "b #y").Item
-	page := func(visible clause.Expr, _ items.ListFilter) ([]Widget, *string, error) {
+	page := func(ctx context.Context, visible clause.Expr, _ items.ListFilter) ([]Widget, *string, error) {
 		var rows []Widget
-		err := items.ListFilter{}.Where(f.gdb.Table("widgets").Where("widgets.notebook_id IN (?)", visible), "widgets").
+		err := items.ListFilter{}.Where(f.gdb.WithContext(ctx).Table("widgets").Where("widgets.notebook_id IN (?)", visible), "widgets").
 			Order("widgets.id").Find(&rows).Error
 		return rows, nil, err
 	}
@@ -404,7 +404,7 @@ func TestListChecksTheNamedNotebookAndAddsTags(t *testing.T) {
 		t.Fatalf("list %v", got)
 	}
 	called := false
-	_, _, err = f.svc.List(ctx, f.p, items.ListFilter{NotebookID: ptr("elsewhere")}, func(clause.Expr, items.ListFilter) ([]Widget, *string, error) {
+	_, _, err = f.svc.List(ctx, f.p, items.ListFilter{NotebookID: ptr("elsewhere")}, func(context.Context, clause.Expr, items.ListFilter) ([]Widget, *string, error) {
 		called = true
 		return nil, nil, nil
 	})

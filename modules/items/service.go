@@ -188,14 +188,25 @@ func (s *Service[Row]) Read(ctx context.Context, p *auth.Principal, id string, i
 
 // List returns a page of the items the principal may see, with their tags; page is the module's
 // own list query, given the visible notebooks and the filter completed with the principal's tag
-// spaces. A notebook named by the filter is checked first, so that it gets the access codes
-// (KEY_NOTEBOOK_MISMATCH, 404, ...) rather than an empty page.
-func (s *Service[Row]) List(ctx context.Context, p *auth.Principal, f ListFilter, page func(visible clause.Expr, f ListFilter) ([]Row, *string, error)) ([]View[Row], *string, error) {
-	rows, next, err := s.listRows(ctx, p, f, page)
-	if err != nil {
-		return nil, nil, err
-	}
-	views, err := s.withTags(ctx, nil, rows)
+// spaces, to send with the context it is given. A notebook named by the filter is checked first,
+// so that it gets the access codes (KEY_NOTEBOOK_MISMATCH, 404, ...) rather than an empty page.
+// The page and its tags are read on one pooled connection (db.Shared).
+func (s *Service[Row]) List(ctx context.Context, p *auth.Principal, f ListFilter, page func(ctx context.Context, visible clause.Expr, f ListFilter) ([]Row, *string, error)) ([]View[Row], *string, error) {
+	var (
+		views []View[Row]
+		next  *string
+	)
+	err := db.Shared(ctx, s.db, func(ctx context.Context) error {
+		rows, n, err := s.listRows(ctx, p, f, func(visible clause.Expr, f ListFilter) ([]Row, *string, error) {
+			return page(ctx, visible, f)
+		})
+		if err != nil {
+			return err
+		}
+		next = n
+		views, err = s.withTags(ctx, nil, rows)
+		return err
+	})
 	if err != nil {
 		return nil, nil, err
 	}

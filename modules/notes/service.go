@@ -60,7 +60,7 @@ type Filter = items.ListFilter
 
 // List returns a page of the notes the principal may see.
 func (s *Service) List(ctx context.Context, p *auth.Principal, f Filter, page paginate.Params) ([]View, *string, error) {
-	return s.items.List(ctx, p, f, func(visible clause.Expr, f items.ListFilter) ([]Note, *string, error) {
+	return s.items.List(ctx, p, f, func(ctx context.Context, visible clause.Expr, f items.ListFilter) ([]Note, *string, error) {
 		return s.store.list(ctx, visible, f, page)
 	})
 }

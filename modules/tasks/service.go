@@ -107,7 +107,7 @@ func (s *Service) List(ctx context.Context, p *auth.Principal, f Filter, page pa
 	if f.Status != nil && !slices.Contains(Statuses, *f.Status) {
 		return nil, nil, ErrQStatus
 	}
-	return s.items.List(ctx, p, f.ListFilter, func(visible clause.Expr, lf items.ListFilter) ([]Task, *string, error) {
+	return s.items.List(ctx, p, f.ListFilter, func(ctx context.Context, visible clause.Expr, lf items.ListFilter) ([]Task, *string, error) {
 		f.ListFilter = lf
 		return s.store.list(ctx, visible, f, page)
 	})
