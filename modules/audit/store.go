@@ -6,6 +6,7 @@ import (
 
 	"gorm.io/gorm"
 
+	"folio/platform/db"
 	"folio/platform/paginate"
 )
 
@@ -23,8 +24,9 @@ const insertEntrySQL = `INSERT INTO "audit_entries" ("action","resource_type","r
 	`"api_key_id","api_key_name","api_key_prefix","workspace_id","notebook_id","created_at") VALUES (?,?,?,?,?,?,?,?,?,?)`
 
 func (s *Store) insert(ctx context.Context, tx *gorm.DB, e *Entry) error {
-	return tx.WithContext(ctx).Exec(insertEntrySQL, e.Action, e.ResourceType, e.ResourceID, e.ActorUserID,
-		e.APIKeyID, e.APIKeyName, e.APIKeyPrefix, e.WorkspaceID, e.NotebookID, e.CreatedAt).Error
+	_, err := db.Exec(ctx, tx, insertEntrySQL, e.Action, e.ResourceType, e.ResourceID, e.ActorUserID,
+		e.APIKeyID, e.APIKeyName, e.APIKeyPrefix, e.WorkspaceID, e.NotebookID, e.CreatedAt)
+	return err
 }
 
 func (s *Store) list(ctx context.Context, visible, filters func(*gorm.DB) *gorm.DB, p paginate.Params) ([]Entry, *string, error) {

@@ -41,7 +41,8 @@ func (s *Store) insert(ctx context.Context, tx *gorm.DB, rows []Event) error {
 		args = append(args, e.Type, e.ResourceType, e.ResourceID, e.NotebookID, e.WorkspaceID,
 			e.ActorUserID, e.APIKeyName, e.APIKeyPrefix, e.Data, e.CreatedAt)
 	}
-	return tx.WithContext(ctx).Exec(insertEventsSQL+db.ValueRows(insertEventsWidth, len(rows)), args...).Error
+	_, err := db.Exec(ctx, tx, insertEventsSQL+db.ValueRows(insertEventsWidth, len(rows)), args...)
+	return err
 }
 
 // hasUnsequenced reports whether a committed event waits for its place in the feed: the cheap

@@ -173,12 +173,12 @@ func (a *Access) CheckRestriction(ctx context.Context, userID string, workspaceI
 // 403 ITEM_LIMIT_REACHED.
 func (a *Access) Reserve(ctx context.Context, tx *gorm.DB, notebookID string, n int) error {
 	// Constant texts, not GORM's Update: one of them runs in every create, move and delete.
-	res := tx.WithContext(ctx).Exec(`UPDATE "notebooks" SET "item_count"=item_count + ? WHERE id = ? AND item_count + ? <= ?`,
+	affected, err := db.Exec(ctx, tx, `UPDATE "notebooks" SET "item_count"=item_count + ? WHERE id = ? AND item_count + ? <= ?`,
 		n, notebookID, n, a.itemLimit)
-	if res.Error != nil {
-		return res.Error
+	if err != nil {
+		return err
 	}
-	if res.RowsAffected == 0 {
+	if affected == 0 {
 		return apierr.ErrItemLimit.WithMessage("the notebook holds its maximum of %d notes and tasks", a.itemLimit)
 	}
 	return nil
@@ -186,7 +186,8 @@ func (a *Access) Reserve(ctx context.Context, tx *gorm.DB, notebookID string, n 
 
 // Release gives back n item slots (an item was deleted or moved out).
 func (a *Access) Release(ctx context.Context, tx *gorm.DB, notebookID string, n int) error {
-	return tx.WithContext(ctx).Exec(`UPDATE "notebooks" SET "item_count"=item_count - ? WHERE id = ?`, n, notebookID).Error
+	_, err := db.Exec(ctx, tx, `UPDATE "notebooks" SET "item_count"=item_count - ? WHERE id = ?`, n, notebookID)
+	return err
 }
 
 // ItemNotebook implements items.Notebooks: Notebook, reduced to what the shared flows of notes and

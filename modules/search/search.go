@@ -79,8 +79,9 @@ func Normalize(s string) string {
 
 // Set writes the item's text to the index inside tx (the write's own transaction).
 func Set(ctx context.Context, tx *gorm.DB, itemKind, itemID, text string) error {
-	return tx.WithContext(ctx).Exec("INSERT INTO search_index (item_kind, item_id, body) VALUES (?, ?, ?) "+
-		"ON CONFLICT (item_kind, item_id) DO UPDATE SET body = excluded.body", itemKind, itemID, Normalize(text)).Error
+	_, err := db.Exec(ctx, tx, "INSERT INTO search_index (item_kind, item_id, body) VALUES (?, ?, ?) "+
+		"ON CONFLICT (item_kind, item_id) DO UPDATE SET body = excluded.body", itemKind, itemID, Normalize(text))
+	return err
 }
 
 // Matching is a condition on table (an items table with the column id): the item's text matches q.

@@ -48,8 +48,9 @@ const batch = 1000
 // number of rows) with their values, and the ids are scanned by hand: GORM's Create and Find fill
 // and read the rows through reflection, which cost more than the statements' round trips.
 func (s *Service) Replace(ctx context.Context, tx *gorm.DB, spaceID, itemKind, itemID string, itemCreatedAt time.Time, found []markdown.Tag) error {
-	tx = tx.WithContext(ctx)
-	if err := tx.Exec(`DELETE FROM "item_tags" WHERE item_kind = ? AND item_id = ?`, itemKind, itemID).Error; err != nil {
+	// Constant texts sent with db.Exec and db.Read: natively in the write's transaction on
+	// PostgreSQL (every create and content change of an item runs these four).
+	if _, err := db.Exec(ctx, tx, `DELETE FROM "item_tags" WHERE item_kind = ? AND item_id = ?`, itemKind, itemID); err != nil {
 		return err
 	}
 	rows := make([]any, 0, 5*len(found))
@@ -65,8 +66,8 @@ func (s *Service) Replace(ctx context.Context, tx *gorm.DB, spaceID, itemKind, i
 		keys[string(t.Sigil)] = append(keys[string(t.Sigil)], key)
 	}
 	for part := range slices.Chunk(rows, 5*batch) {
-		if err := tx.Exec(`INSERT INTO "tags" ("id","space_id","kind","name_key","name") VALUES `+db.ValueRows(5, len(part)/5)+
-			" ON CONFLICT DO NOTHING", part...).Error; err != nil {
+		if _, err := db.Exec(ctx, tx, `INSERT INTO "tags" ("id","space_id","kind","name_key","name") VALUES `+db.ValueRows(5, len(part)/5)+
+			" ON CONFLICT DO NOTHING", part...); err != nil {
 			return err
 		}
 	}
@@ -74,22 +75,21 @@ func (s *Service) Replace(ctx context.Context, tx *gorm.DB, spaceID, itemKind, i
 	// In a fixed order (by kind), so that a write sends the same statements every time.
 	for _, kind := range slices.Sorted(maps.Keys(keys)) {
 		for part := range slices.Chunk(keys[kind], batch) {
-			cur, err := tx.Raw(`SELECT "id" FROM "tags" WHERE space_id = ? AND kind = ? AND name_key IN (?`+strings.Repeat(",?", len(part)-1)+")",
-				append([]any{spaceID, kind}, part...)...).Rows()
-			err = db.EachRow(cur, err, func(r db.RowScanner) error {
-				var id string
-				err := r.Scan(&id)
-				links = append(links, itemKind, itemID, id, itemCreatedAt)
-				return err
-			})
+			err := db.Read(ctx, tx, `SELECT "id" FROM "tags" WHERE space_id = ? AND kind = ? AND name_key IN (?`+strings.Repeat(",?", len(part)-1)+")",
+				append([]any{spaceID, kind}, part...), func(r db.RowScanner) error {
+					var id string
+					err := r.Scan(&id)
+					links = append(links, itemKind, itemID, id, itemCreatedAt)
+					return err
+				})
 			if err != nil {
 				return err
 			}
 		}
 	}
 	for part := range slices.Chunk(links, 4*batch) {
-		if err := tx.Exec(`INSERT INTO "item_tags" ("item_kind","item_id","tag_id","item_created_at") VALUES `+db.ValueRows(4, len(part)/4),
-			part...).Error; err != nil {
+		if _, err := db.Exec(ctx, tx, `INSERT INTO "item_tags" ("item_kind","item_id","tag_id","item_created_at") VALUES `+db.ValueRows(4, len(part)/4),
+			part...); err != nil {
 			return err
 		}
 	}

@@ -136,7 +136,7 @@ func Transaction(ctx context.Context, gdb *gorm.DB, fn func(tx *gorm.DB) error) 
 	if u := unitFrom(ctx); u != nil {
 		return u.join(ctx, gdb, fn)
 	}
-	return gdb.WithContext(ctx).Transaction(fn)
+	return beginOnConn(ctx, gdb, fn)
 }
 
 // IsUniqueViolation reports whether err is a unique-constraint violation on either database.

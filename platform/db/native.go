@@ -25,18 +25,20 @@ import (
 // pool's connections, and scans its rows by hand:
 //
 //	ok, err := db.Query(ctx, gdb, constSQL, args, func(row db.RowScanner) error { return row.Scan(...) })
-//	if !ok { /* SQLite, or inside a transaction: the same read through GORM */ }
+//	if !ok { /* SQLite, or a transaction not Transaction's: the same read through GORM */ }
 //
 // It is the only way around GORM for reads, used by the reads every request makes (a note, a page
 // of notes, their tags, the pending suggestion). The connection is one of the pool's (so the pool
 // size, the session settings and pgx's prepared-statement cache are the same as for GORM's
 // statements), the slow-query log and the observers (tracing, the tests' statement counter and
 // recorder, registered with ObserveNative) see every statement, and SQLite or a transaction
-// (whose connection only GORM holds) are told to take the ordinary path.
+// whose connection only GORM holds (a Unit's) are told to take the ordinary path. Inside a
+// transaction that Transaction began, native statements are sent in it (txnative.go).
 
 // Query sends sql, written with GORM's placeholders (?, numbered as PostgreSQL's $1, $2, ...; the
 // text must have no other question mark), with args, natively, and calls each for every row. It
-// reports false, without sending anything, when gdb is not PostgreSQL or is in a transaction.
+// reports false, without sending anything, when gdb is not PostgreSQL or is in a transaction that
+// Transaction did not begin (inside one it did, the statement is sent in it: txnative.go).
 func Query(ctx context.Context, gdb *gorm.DB, sql string, args []any, each func(RowScanner) error) (bool, error) {
 	return withNative(ctx, gdb, func(c native) error { return c.each(ctx, numbered(sql), args, each) })
 }
@@ -102,6 +104,7 @@ type native struct {
 	conn *pgx.Conn
 	gdb  *gorm.DB
 	obs  *nativeObservers
+	tx   *sql.Tx // the transaction the connection is in (Transaction's), nil outside one
 }
 
 // RowScanner reads the current row of a result: *sql.Rows and pgx.Rows both are one, so a
@@ -151,25 +154,29 @@ func ObserveNative(gdb *gorm.DB, o NativeObserver) error {
 
 // withNative runs fn with a native connection taken from gdb's pool, released when fn returns, or
 // with ctx's shared connection (Shared).
-// It reports false, without running fn, when gdb is not PostgreSQL or is inside a transaction.
+// It reports false, without running fn, when gdb is not PostgreSQL or is inside a transaction
+// that Transaction did not begin; inside one it did, fn runs on the transaction's connection.
 // fn takes the native by value: a pointer given to a function value would be moved to the heap,
 // one allocation per statement.
 func withNative(ctx context.Context, gdb *gorm.DB, fn func(native) error) (bool, error) {
-	pool, ok := gdb.Statement.ConnPool.(*sql.DB)
-	if !ok || !IsPostgres(gdb) {
+	if !IsPostgres(gdb) {
 		return false, nil
 	}
-	run := func(conn *sql.Conn) error {
-		return conn.Raw(func(driverConn any) error {
-			sc, ok := driverConn.(*stdlib.Conn)
-			if !ok {
-				return errors.New("db: the PostgreSQL pool's connections are not pgx's")
-			}
-			return fn(native{conn: sc.Conn(), gdb: gdb, obs: observersOf(gdb)})
-		})
+	var pool *sql.DB
+	switch cp := gdb.Statement.ConnPool.(type) {
+	case *sql.DB:
+		pool = cp
+	case *sql.Tx:
+		conn := txConn(cp)
+		if conn == nil { // a transaction Transaction did not begin: GORM's path
+			return false, nil
+		}
+		return true, rawNative(conn, gdb, cp, fn)
+	default:
+		return false, nil
 	}
 	if s := sharedFrom(ctx, pool); s != nil {
-		if used, err := s.use(ctx, run); used {
+		if used, err := s.use(ctx, func(conn *sql.Conn) error { return rawNative(conn, gdb, nil, fn) }); used {
 			return true, err
 		}
 	}
@@ -178,18 +185,46 @@ func withNative(ctx context.Context, gdb *gorm.DB, fn func(native) error) (bool,
 		return true, err
 	}
 	defer conn.Close()
-	return true, run(conn)
+	return true, rawNative(conn, gdb, nil, fn)
+}
+
+// rawNative runs fn on conn's pgx connection; tx is the transaction conn is in (nil: none).
+func rawNative(conn *sql.Conn, gdb *gorm.DB, tx *sql.Tx, fn func(native) error) error {
+	return conn.Raw(func(driverConn any) error {
+		sc, ok := driverConn.(*stdlib.Conn)
+		if !ok {
+			return errors.New("db: the PostgreSQL pool's connections are not pgx's")
+		}
+		return fn(native{conn: sc.Conn(), gdb: gdb, obs: observersOf(gdb), tx: tx})
+	})
 }
 
 // each sends sql as it is (placeholders $n) and calls each for every row. The log and the
 // observers see the statement from its sending to its last row.
-func (n *native) each(ctx context.Context, sql string, args []any, each func(RowScanner) error) (err error) {
+func (n *native) each(ctx context.Context, sql string, args []any, each func(RowScanner) error) error {
+	return n.observe(ctx, sql, args, func(ctx context.Context) error {
+		rows, err := n.conn.Query(ctx, sql, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		return eachRow(rows, each)
+	})
+}
+
+// observe runs send, the sending of sql with args, seen by the observers (given the statement's
+// transaction in their context, NativeTx) and by the slow-query log.
+func (n *native) observe(ctx context.Context, sql string, args []any, send func(ctx context.Context) error) (err error) {
 	begin := time.Now()
 	var dones []func(error)
 	if n.obs != nil {
+		octx := ctx
+		if n.tx != nil {
+			octx = context.WithValue(ctx, nativeTxKey{}, n.tx)
+		}
 		n.obs.mu.RLock()
 		for _, o := range n.obs.list {
-			dones = append(dones, o(ctx, sql, args))
+			dones = append(dones, o(octx, sql, args))
 		}
 		n.obs.mu.RUnlock()
 	}
@@ -201,12 +236,7 @@ func (n *native) each(ctx context.Context, sql string, args []any, each func(Row
 			}
 		}
 	}()
-	rows, err := n.conn.Query(ctx, sql, args...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	return eachRow(rows, each)
+	return send(ctx)
 }
 
 // trace gives a native statement to the slow-query log as GORM gives its own (Logger.Trace). Folio's

@@ -62,12 +62,13 @@ func recordStatements(t testing.TB, s *apitest.Server, keep func(sql string) boo
 		r.enter(tx)
 		r.got = append(r.got, recordedStatement{sql, append([]any(nil), g.Statement.Vars...)})
 	}
-	// The hot reads sent natively (db.Query) bypass the callbacks; outside a transaction.
+	// The statements sent natively (db.Query, db.Exec) bypass the callbacks; their transaction,
+	// if any, is the *sql.Tx that GORM's statements in it carry.
 	native := func(ctx context.Context, sql string, vars []any) func(error) {
 		r.mu.Lock()
 		defer r.mu.Unlock()
 		if r.on && !background.Is(ctx) && r.keep(sql) {
-			r.enter(nil)
+			r.enter(db.NativeTx(ctx))
 			r.got = append(r.got, recordedStatement{sql, append([]any(nil), vars...)})
 		}
 		return nil
