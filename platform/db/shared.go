@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"sync"
 
+	"github.com/jackc/pgx/v5/stdlib"
 	"gorm.io/gorm"
 )
 
@@ -35,8 +36,13 @@ func Shared(ctx context.Context, gdb *gorm.DB, fn func(ctx context.Context) erro
 	if !ok || !IsPostgres(gdb) {
 		return fn(ctx)
 	}
+	if sharedFrom(ctx, pool) != nil {
+		// Already inside a Shared scope on this pool: a second connection held beside the outer
+		// one would be a connection held while another is awaited.
+		return fn(ctx)
+	}
 	s := &sharedConn{pool: pool}
-	defer s.giveBack()
+	defer s.end()
 	return fn(context.WithValue(ctx, sharedKey{}, s))
 }
 
@@ -46,9 +52,10 @@ type sharedKey struct{}
 // statement uses it (or while it is given back); a caller that cannot take mu at once does
 // without it.
 type sharedConn struct {
-	mu   sync.Mutex
-	pool *sql.DB
-	conn *sql.Conn
+	mu    sync.Mutex
+	pool  *sql.DB
+	conn  *sql.Conn
+	ended bool // Shared returned: statements sent with its context (a goroutine's) take their own
 }
 
 // sharedFrom is ctx's shared connection for pool, nil without one.
@@ -69,6 +76,9 @@ func (s *sharedConn) use(ctx context.Context, fn func(*sql.Conn) error) (bool, e
 		return false, nil
 	}
 	defer s.mu.Unlock()
+	if s.ended {
+		return false, nil
+	}
 	if s.conn == nil {
 		c, err := s.pool.Conn(ctx)
 		if err != nil {
@@ -76,7 +86,37 @@ func (s *sharedConn) use(ctx context.Context, fn func(*sql.Conn) error) (bool, e
 		}
 		s.conn = c
 	}
-	return true, fn(s.conn)
+	err := fn(s.conn)
+	if err != nil && s.closed() {
+		// A statement cancelled mid-read (or a dropped link) closes the pgx connection; the
+		// next statement takes a pooled one, which database/sql checks, rather than this one.
+		_ = s.conn.Close()
+		s.conn = nil
+	}
+	return true, err
+}
+
+// closed reports whether the shared connection's pgx connection is closed.
+func (s *sharedConn) closed() (closed bool) {
+	_ = s.conn.Raw(func(dc any) error {
+		if sc, ok := dc.(*stdlib.Conn); ok {
+			closed = sc.Conn().IsClosed()
+		}
+		return nil
+	})
+	return closed
+}
+
+// end is Shared's return: it waits for a statement still using the connection (a goroutine's),
+// gives the connection back, and sends later statements with the context to the ordinary path.
+func (s *sharedConn) end() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ended = true
+	if s.conn != nil {
+		_ = s.conn.Close()
+		s.conn = nil
+	}
 }
 
 // giveBack returns the connection to the pool, if it holds one and it is not busy.
