@@ -25,12 +25,14 @@ import (
 // observers and the fallbacks (SQLite, a transaction) are those of the ordinary path.
 //
 // The connection is never held while another is awaited, so a shared read cannot deadlock a full
-// pool: a GORM statement sent with ctx (Query, Row, Raw, Create, Update, Delete, and
-// Transaction) first gives the shared connection back (a later native statement takes one
-// again), and a native statement sent while the connection is busy (from inside another's row
-// callback, or from a second goroutine) takes one of its own, as it would without Shared. The
-// connection is held only while fn runs: a handler answers after fn returns, so a slow client
-// never holds one.
+// pool: a GORM statement sent with ctx (Query, Row, Raw, Create, Update, Delete) and
+// db.Transaction first give the shared connection back (a later native statement takes one
+// again); GORM's own Begin and Transaction and the *sql.DB do not, so inside fn a transaction is
+// db.Transaction's. A native statement sent while the connection is busy (from inside another's
+// row callback, or from a second goroutine) takes one of its own, as it would without Shared; a
+// Shared inside another uses the outer one's. The connection is held only while fn runs (Shared
+// waits for a statement still using it, and later ones take their own): a handler answers after
+// fn returns, so a slow client never holds one.
 func Shared(ctx context.Context, gdb *gorm.DB, fn func(ctx context.Context) error) error {
 	pool, ok := gdb.Statement.ConnPool.(*sql.DB)
 	if !ok || !IsPostgres(gdb) {
