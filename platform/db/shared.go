@@ -147,20 +147,21 @@ func giveBackShared(ctx context.Context, gdb *gorm.DB) {
 func releaseSharedForGORM(gdb *gorm.DB) error {
 	release := func(stmt *gorm.DB) { giveBackShared(stmt.Statement.Context, stmt) }
 	cb := gdb.Callback()
-	if err := cb.Query().Before("gorm:query").Register("folio:shared_query", release); err != nil {
-		return err
+	// Before each processor's first callback (a write's own transaction begins before its statement).
+	for _, r := range []struct {
+		name     string
+		register func(string, func(*gorm.DB)) error
+	}{
+		{"query", cb.Query().Before("gorm:query").Register},
+		{"row", cb.Row().Before("gorm:row").Register},
+		{"raw", cb.Raw().Before("gorm:raw").Register},
+		{"create", cb.Create().Before("gorm:begin_transaction").Register},
+		{"update", cb.Update().Before("gorm:begin_transaction").Register},
+		{"delete", cb.Delete().Before("gorm:begin_transaction").Register},
+	} {
+		if err := r.register("folio:shared_"+r.name, release); err != nil {
+			return err
+		}
 	}
-	if err := cb.Row().Before("gorm:row").Register("folio:shared_row", release); err != nil {
-		return err
-	}
-	if err := cb.Raw().Before("gorm:raw").Register("folio:shared_raw", release); err != nil {
-		return err
-	}
-	if err := cb.Create().Before("gorm:begin_transaction").Register("folio:shared_create", release); err != nil {
-		return err
-	}
-	if err := cb.Update().Before("gorm:begin_transaction").Register("folio:shared_update", release); err != nil {
-		return err
-	}
-	return cb.Delete().Before("gorm:begin_transaction").Register("folio:shared_delete", release)
+	return nil
 }

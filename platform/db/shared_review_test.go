@@ -25,6 +25,15 @@ func TestSharedReview(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// start is a subtest's fresh pool of conns connections and its context, cancelled after d.
+	start := func(t *testing.T, conns int, d time.Duration) context.Context {
+		t.Helper()
+		fresh(t)
+		sqlDB.SetMaxOpenConns(conns)
+		ctx, cancel := context.WithTimeout(context.Background(), d)
+		t.Cleanup(cancel)
+		return ctx
+	}
 	waitIdle := func(t *testing.T) {
 		t.Helper()
 		deadline := time.Now().Add(3 * time.Second)
@@ -39,10 +48,7 @@ func TestSharedReview(t *testing.T) {
 	// A native statement still running on the shared connection (from a goroutine given ctx) when fn
 	// returns: Shared's giveBack cannot take the mutex and skips; nothing gives the connection back.
 	t.Run("statement in flight when fn returns", func(t *testing.T) {
-		fresh(t)
-		sqlDB.SetMaxOpenConns(4)
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
+		ctx := start(t, 4, 10*time.Second)
 		done := make(chan struct{})
 		err := db.Shared(ctx, gdb, func(ctx context.Context) error {
 			go func() {
@@ -64,10 +70,7 @@ func TestSharedReview(t *testing.T) {
 	// ctx kept past fn (work handed to a goroutine): a native statement after Shared returned takes
 	// the shared connection again, and nothing gives it back.
 	t.Run("statement after Shared returned", func(t *testing.T) {
-		fresh(t)
-		sqlDB.SetMaxOpenConns(4)
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
+		ctx := start(t, 4, 10*time.Second)
 		var kept context.Context
 		if err := db.Shared(ctx, gdb, func(ctx context.Context) error { kept = ctx; return nil }); err != nil {
 			t.Fatal(err)
@@ -79,10 +82,7 @@ func TestSharedReview(t *testing.T) {
 	// Shared inside Shared (a use case calling another that reads with Shared): the outer scope holds
 	// its connection, idle, while the inner one waits for another; with a full pool, for ever.
 	t.Run("nested", func(t *testing.T) {
-		fresh(t)
-		sqlDB.SetMaxOpenConns(1)
-		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-		defer cancel()
+		ctx := start(t, 1, 3*time.Second)
 		err := db.Shared(ctx, gdb, func(ctx context.Context) error {
 			backendPID(t, ctx, gdb)
 			return db.Shared(ctx, gdb, func(ctx context.Context) error {
@@ -100,10 +100,7 @@ func TestSharedReview(t *testing.T) {
 	// connection; the next statement of the same scope, whose context is live, gets the closed
 	// connection instead of a pooled one.
 	t.Run("cancelled statement", func(t *testing.T) {
-		fresh(t)
-		sqlDB.SetMaxOpenConns(4)
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
+		ctx := start(t, 4, 10*time.Second)
 		err := db.Shared(ctx, gdb, func(ctx context.Context) error {
 			backendPID(t, ctx, gdb)
 			short, stop := context.WithTimeout(ctx, 50*time.Millisecond)
