@@ -39,6 +39,7 @@ import (
 	"folio/modules/webhooks"
 	"folio/modules/workspaces"
 	"folio/platform"
+	"folio/platform/background"
 )
 
 // Kernel is the item kernel: the modules every domain module may import (items and their flows,
@@ -105,10 +106,11 @@ func Serve(opts ...fx.Option) *fx.App {
 }
 
 // Exec runs one operator command (folio migrate, folio user ..., folio key ...): it builds the
-// graph without the HTTP server, runs the migrations, calls fn with what it asked for through
-// fx.Populate targets, and stops.
+// graph without the HTTP server and without housekeeping (background.Quiet: no reminder fires, no
+// webhook is delivered, no log line but the command's own), runs the migrations, calls fn with
+// what it asked for through fx.Populate targets, and stops.
 func Exec(ctx context.Context, fn func(ctx context.Context) error, opts ...fx.Option) error {
-	a := New(append(opts, fx.Invoke(func(platform.Migrated) {}))...)
+	a := New(append(opts, fx.Decorate(background.Quiet), fx.Invoke(func(platform.Migrated) {}))...)
 	if err := a.Err(); err != nil {
 		return err
 	}

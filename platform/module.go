@@ -20,6 +20,7 @@ import (
 	"folio/platform/apidoc"
 	"folio/platform/apiref"
 	"folio/platform/auth"
+	"folio/platform/background"
 	"folio/platform/clock"
 	"folio/platform/config"
 	"folio/platform/db"
@@ -36,6 +37,7 @@ var Module = fx.Module("platform",
 		newLogOutput,
 		newLogger,
 		func() clock.Clock { return clock.System{} },
+		background.New,
 		newDatabase,
 		newMigrated,
 		newLimiters,

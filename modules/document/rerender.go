@@ -65,10 +65,10 @@ type Rerender struct {
 // RerenderParams are the re-render's dependencies.
 type RerenderParams struct {
 	fx.In
-	Lifecycle fx.Lifecycle
-	DB        *gorm.DB
-	Columns   []Columns `group:"documents"`
-	Logger    *zap.Logger
+	Loops   *background.Loops
+	DB      *gorm.DB
+	Columns []Columns `group:"documents"`
+	Logger  *zap.Logger
 	// Migrated: the loop starts after the migrations have added the columns.
 	Migrated platform.Migrated `optional:"true"`
 }
@@ -77,7 +77,7 @@ type RerenderParams struct {
 func NewRerender(p RerenderParams) *Rerender {
 	r := &Rerender{db: p.DB, cols: p.Columns, log: p.Logger.Named("rerender"), batch: RerenderBatch}
 	r.pending.Store(true)
-	background.Go(p.Lifecycle, r.loop)
+	p.Loops.Go(r.loop)
 	return r
 }
 

@@ -50,10 +50,10 @@ type Service struct {
 // ServiceParams are the dependencies of NewService.
 type ServiceParams struct {
 	fx.In
-	Lifecycle fx.Lifecycle `optional:"true"`
-	Store     *Store
-	Clock     clock.Clock
-	Logger    *zap.Logger
+	Loops  *background.Loops
+	Store  *Store
+	Clock  clock.Clock
+	Logger *zap.Logger
 	// Migrated: the background loop starts after the migrations have created the table.
 	Migrated platform.Migrated `optional:"true"`
 	Rule     *auth.Rule
@@ -69,9 +69,7 @@ type ServiceParams struct {
 // retention cleanup) in a goroutine that the fx stop hook ends and waits for.
 func NewService(p ServiceParams) *Service {
 	s := &Service{store: p.Store, clock: p.Clock, log: p.Logger.Named("events"), rule: p.Rule, dispatcher: p.Dispatcher, catalog: p.Catalog, notebooks: p.Notebooks}
-	if p.Lifecycle != nil {
-		background.Go(p.Lifecycle, s.loop)
-	}
+	p.Loops.Go(s.loop)
 	return s
 }
 

@@ -217,11 +217,11 @@ const ReminderTick = 5 * time.Second
 // RemindersParams are what the reminder loop needs.
 type RemindersParams struct {
 	fx.In
-	Lifecycle fx.Lifecycle
-	Sources   []ReminderSource `group:"reminderSources"`
-	Emitter   journal.Emitter
-	Clock     clock.Clock
-	Logger    *zap.Logger
+	Loops   *background.Loops
+	Sources []ReminderSource `group:"reminderSources"`
+	Emitter journal.Emitter
+	Clock   clock.Clock
+	Logger  *zap.Logger
 	// Migrated: the loop starts after the migrations have added the fired columns.
 	Migrated platform.Migrated `optional:"true"`
 }
@@ -236,7 +236,7 @@ type Reminders struct {
 // NewReminders starts the loop; the fx stop hook ends it and waits for it.
 func NewReminders(p RemindersParams) *Reminders {
 	r := &Reminders{p: p, log: p.Logger.Named("reminders")}
-	background.Go(p.Lifecycle, r.loop)
+	p.Loops.Go(r.loop)
 	return r
 }
 

@@ -22,6 +22,7 @@ import (
 	"folio/modules/journal"
 	"folio/platform"
 	"folio/platform/auth"
+	"folio/platform/background"
 	"folio/platform/clock"
 	"folio/platform/config"
 	"folio/platform/db"
@@ -79,15 +80,15 @@ func (r retryPolicy) NextRetry(job *rivertype.JobRow) time.Time {
 // QueueParams are the dependencies of NewQueue.
 type QueueParams struct {
 	fx.In
-	Lifecycle fx.Lifecycle
-	DB        *gorm.DB
-	Config    config.Config
-	Clock     clock.Clock
-	Logger    *zap.Logger
-	Store     *Store
-	Guard     Guard
-	Rule      *auth.Rule
-	Catalog   *journal.Catalog
+	Loops   *background.Loops
+	DB      *gorm.DB
+	Config  config.Config
+	Clock   clock.Clock
+	Logger  *zap.Logger
+	Store   *Store
+	Guard   Guard
+	Rule    *auth.Rule
+	Catalog *journal.Catalog
 	// River starts after the migrations that create its tables.
 	Migrated platform.Migrated
 }
@@ -129,7 +130,7 @@ func NewQueue(p QueueParams) (*Queue, error) {
 	if err != nil {
 		return nil, err
 	}
-	p.Lifecycle.Append(fx.Hook{
+	p.Loops.Hook(fx.Hook{
 		OnStart: func(context.Context) error { return client.Start(context.Background()) },
 		OnStop:  func(ctx context.Context) error { return client.Stop(ctx) },
 	})

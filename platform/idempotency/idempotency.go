@@ -110,12 +110,12 @@ type Middleware struct {
 // Params are what the middleware is built from.
 type Params struct {
 	fx.In
-	Lifecycle fx.Lifecycle
-	DB        *gorm.DB
-	Clock     clock.Clock
-	Logger    *zap.Logger
-	Hooks     *Hooks `optional:"true"`
-	Rule      *auth.Rule
+	Loops  *background.Loops
+	DB     *gorm.DB
+	Clock  clock.Clock
+	Logger *zap.Logger
+	Hooks  *Hooks `optional:"true"`
+	Rule   *auth.Rule
 }
 
 // New returns the middleware and starts its cleanup: every SweepEvery, a bounded Sweep, in a
@@ -125,9 +125,7 @@ func New(p Params) *Middleware {
 	if p.Hooks != nil {
 		m.hooks = *p.Hooks
 	}
-	if p.Lifecycle != nil {
-		background.Go(p.Lifecycle, m.sweepLoop)
-	}
+	p.Loops.Go(m.sweepLoop)
 	return m
 }
 

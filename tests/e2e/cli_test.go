@@ -73,21 +73,22 @@ func cliScenario(t *testing.T, bin string, env []string) {
 	c.fails("user create with a taken email", "already exists", "user", "create", "--email", "ann@example.com", "--name", "Ann Again")
 	c.fails("user create without --name", "--name", "user", "create", "--email", "x@example.com")
 
-	// user set-password reads the password from stdin, prints nothing, and applies the password rule.
-	setPassword := func(email, password string) (string, error) {
+	// user set-password reads the password from stdin, prints nothing on stdout and no error on
+	// stderr (where a log line such as a slow query's may go), and applies the password rule.
+	setPassword := func(email, password string) (stdout, stderr string, err error) {
 		cmd := exec.Command(bin, "user", "set-password", "--email", email)
 		cmd.Env, cmd.Dir, cmd.Stdin = testenv.FolioEnv(env), os.TempDir(), strings.NewReader(password+"\n")
 		var out, errb bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &errb
-		err := cmd.Run()
+		err = cmd.Run()
 		c.allStderr.WriteString(errb.String())
-		return out.String() + errb.String(), err
+		return out.String(), errb.String(), err
 	}
-	if out, err := setPassword("ann@example.com", "correct horse battery"); err != nil || out != "" {
-		t.Fatalf("user set-password: %v, printed %q", err, out)
+	if out, errOut, err := setPassword("ann@example.com", "correct horse battery"); err != nil || out != "" || strings.Contains(errOut, `"level":"error"`) {
+		t.Fatalf("user set-password: %v, printed %q, stderr %q", err, out, errOut)
 	}
-	if out, err := setPassword("ann@example.com", "short"); err == nil || !strings.Contains(out, "8 characters") {
-		t.Errorf("user set-password with a short password: %v, printed %q", err, out)
+	if out, errOut, err := setPassword("ann@example.com", "short"); err == nil || out != "" || !strings.Contains(errOut, "8 characters") {
+		t.Errorf("user set-password with a short password: %v, printed %q, stderr %q", err, out, errOut)
 	}
 	c.fails("user create with a bad email", "email", "user", "create", "--email", "not-an-email", "--name", "X")
 	c.fails("user create with a short password", "password", "user", "create", "--email", "y@example.com", "--name", "Y", "--password", "short")
