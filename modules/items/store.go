@@ -161,8 +161,9 @@ func (s *Service[Row]) getInNotebook(ctx context.Context, tx *gorm.DB, p *auth.P
 	return row, nb, err
 }
 
+// create inserts row (db.Insert: natively in the transaction on PostgreSQL, as GORM's Create writes it).
 func (s *Service[Row]) create(ctx context.Context, tx *gorm.DB, row *Row) error {
-	return tx.WithContext(ctx).Create(row).Error
+	return db.Insert(ctx, tx, row)
 }
 
 // save writes every column of row but those that never change, and the next version. The row was

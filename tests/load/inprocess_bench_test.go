@@ -1,8 +1,10 @@
 package load
 
 import (
+	"bytes"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"testing"
 
 	"github.com/gin-gonic/gin"
@@ -22,7 +24,16 @@ import (
 // folio's read path shows here first.
 //
 //	FOLIO_TEST_DATABASE_URL=... go test ./tests/load -run '^$' -bench ReadHandlers -benchtime 5000x
-func BenchmarkReadHandlers(b *testing.B) {
+func BenchmarkReadHandlers(b *testing.B) { benchHandlers(b, "get", "list", "list-cursor") }
+
+// BenchmarkWriteHandlers is BenchmarkReadHandlers for BenchmarkFloor's creates: each side's Go
+// and allocations per POST /notes, the statements' round trips included, without a client.
+//
+//	FOLIO_TEST_DATABASE_URL=... go test ./tests/load -run '^$' -bench WriteHandlers -benchtime 5000x
+func BenchmarkWriteHandlers(b *testing.B) { benchHandlers(b, "create", "create-1notebook") }
+
+// benchHandlers serves the targets named, one side then the other, in this goroutine.
+func benchHandlers(b *testing.B, names ...string) {
 	var engine *gin.Engine
 	c := apitest.Config(b, "postgres")
 	c.RateLimit, c.AuthFailureLimit, c.NotebookItemLimit = 1<<30, 1<<30, 1<<30
@@ -39,14 +50,20 @@ func BenchmarkReadHandlers(b *testing.B) {
 		h    http.Handler
 	}{{"folio", folio}, {"floor", f.srv.Config.Handler}}
 	for _, tgt := range Targets(d) {
-		if tgt.Name != "get" && tgt.Name != "list" && tgt.Name != "list-cursor" {
+		if !slices.Contains(names, tgt.Name) {
 			continue
 		}
 		for _, side := range handlers {
 			b.Run(tgt.Name+"/"+side.name, func(b *testing.B) {
 				serve := func(i int) {
-					path, _ := tgt.Req(i)
-					r := httptest.NewRequest(http.MethodGet, httpx.APIBase+path, nil)
+					path, body := tgt.Req(i)
+					var r *http.Request
+					if body == nil {
+						r = httptest.NewRequest(tgt.Method, httpx.APIBase+path, nil)
+					} else {
+						r = httptest.NewRequest(tgt.Method, httpx.APIBase+path, bytes.NewReader(body))
+						r.Header.Set("Content-Type", "application/json")
+					}
 					r.Header.Set("Authorization", "Bearer "+d.Key)
 					w := discardWriter{header: http.Header{}}
 					side.h.ServeHTTP(&w, r)
