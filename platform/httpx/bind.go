@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/gin-gonic/gin"
@@ -83,11 +84,18 @@ func serverFields(t reflect.Type) map[string]bool {
 // field, a wrong JSON type, a null where none is allowed or a NUL character in a string (except in
 // fields tagged `markdown:"true"`, which the codec checks) is 400 VALIDATION_ERROR naming the field; a field tagged `binding:"required"` that is absent or null is 400 MISSING_FIELD.
 func Bind(c *gin.Context, dst any) error {
-	raw, err := readObject(c)
+	body, err := readObject(c)
 	if err != nil {
 		return err
 	}
-	return bindFields(raw, dst)
+	if bindOnce(body, dst) {
+		return nil
+	}
+	obj, err := decodeObject(body)
+	if err != nil {
+		return err
+	}
+	return bindFields(obj, dst)
 }
 
 // BindIfAny is Bind for an endpoint whose body is optional (SPEC.md's approve takes none): a body
@@ -118,7 +126,10 @@ func readBody(c *gin.Context) ([]byte, error) {
 	return body, nil
 }
 
-func readObject(c *gin.Context) (map[string]json.RawMessage, error) {
+// readObject reads the body of a JSON request and checks what holds before any decoding: the
+// Content-Type, the size, UTF-8, no lone surrogate escape, an object's opening brace. It returns
+// the body without its surrounding white space.
+func readObject(c *gin.Context) ([]byte, error) {
 	mt, _, err := mime.ParseMediaType(c.GetHeader("Content-Type"))
 	if err != nil || mt != "application/json" {
 		return nil, apierr.Validation("Content-Type must be application/json")
@@ -138,7 +149,12 @@ func readObject(c *gin.Context) (map[string]json.RawMessage, error) {
 	if len(trimmed) == 0 || trimmed[0] != '{' {
 		return nil, apierr.Validation("the request body must be a JSON object")
 	}
-	dec := json.NewDecoder(bytes.NewReader(trimmed))
+	return trimmed, nil
+}
+
+// decodeObject decodes body, one JSON object, into its members.
+func decodeObject(body []byte) (map[string]json.RawMessage, error) {
+	dec := json.NewDecoder(bytes.NewReader(body))
 	var obj map[string]json.RawMessage
 	if err := dec.Decode(&obj); err != nil {
 		return nil, apierr.Validation("the request body is not valid JSON: %s", jsonProblem(err))
@@ -220,68 +236,171 @@ func jsonProblem(err error) string {
 	return "malformed"
 }
 
-// bindFields fills dst's fields in their declared order. The fields of an embedded struct (a set
-// two requests share) count as dst's own, in their place, as encoding/json sees them.
-func bindFields(obj map[string]json.RawMessage, dst any) error {
-	v := reflect.ValueOf(dst).Elem()
-	t := v.Type()
-	var fields []reflect.StructField
-	known := map[string]bool{}
+// bindField is one field Bind fills: its JSON name, where it is in the struct and what its tags
+// say.
+type bindField struct {
+	name     string
+	index    []int
+	required bool // binding:"required": absent or null is MISSING_FIELD
+	nullable bool // nullable:"true" (an Optional only)
+	markdown bool // markdown:"true": a NUL is the codec's to refuse
+	text     bool // a plain string: the one-pass path reads it as a token
+}
+
+// bindPlan is a request type's fields in their declared order (the fields of an embedded struct,
+// a set two requests share, count as the type's own, in their place, as encoding/json sees them),
+// built once per type.
+type bindPlan struct {
+	fields []bindField
+	byName map[string]int
+	server map[string]bool // the echoed response's fields (Echoes)
+}
+
+var bindPlans sync.Map // reflect.Type → *bindPlan
+
+func planOf(t reflect.Type) *bindPlan {
+	if p, ok := bindPlans.Load(t); ok {
+		return p.(*bindPlan)
+	}
+	p := &bindPlan{byName: map[string]int{}, server: serverFields(t)}
 	for _, sf := range reflect.VisibleFields(t) {
 		name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
 		if sf.Anonymous || name == "" || name == "-" {
 			continue
 		}
-		fields = append(fields, sf)
-		known[name] = true
+		p.byName[name] = len(p.fields)
+		p.fields = append(p.fields, bindField{name: name, index: sf.Index, required: sf.Tag.Get("binding") == "required",
+			nullable: sf.Tag.Get("nullable") == "true", markdown: sf.Tag.Get("markdown") == "true", text: sf.Type == reflect.TypeFor[string]()})
 	}
+	bindPlans.Store(t, p)
+	return p
+}
+
+// bindFields fills dst's fields in their declared order from the body's members: the reference
+// reading, whose first error is the one a request gets.
+func bindFields(obj map[string]json.RawMessage, dst any) error {
+	v := reflect.ValueOf(dst).Elem()
+	plan := planOf(v.Type())
 	// Unknown fields first, in a stable order, so the message does not depend on map order.
 	for _, name := range slices.Sorted(maps.Keys(obj)) {
-		if !known[name] {
-			if serverFields(t)[name] {
+		if _, known := plan.byName[name]; !known {
+			if plan.server[name] {
 				return apierr.Validation("field %q is set by the server and cannot be sent", name)
 			}
 			return apierr.Validation("unknown field %q", name)
 		}
 	}
-	for _, sf := range fields {
-		name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
-		required := sf.Tag.Get("binding") == "required"
-		raw, present := obj[name]
-		isNull := present && string(bytes.TrimSpace(raw)) == "null"
-		if !present || isNull {
-			if required {
-				return apierr.MissingField(name)
+	for _, f := range plan.fields {
+		raw, present := obj[f.name]
+		if !present {
+			if f.required {
+				return apierr.MissingField(f.name)
 			}
-			if !present {
-				continue
-			}
+			continue
 		}
-		fv := v.FieldByIndex(sf.Index)
-		target := fv.Addr().Interface()
-		if opt, ok := target.(optional); ok {
-			if isNull {
-				if sf.Tag.Get("nullable") != "true" {
-					return apierr.Validation("field %q may not be null", name)
-				}
-				opt.setPresent(true)
-				continue
-			}
-			opt.setPresent(false)
-			target = opt.valuePtr()
-		} else if isNull {
-			return apierr.Validation("field %q may not be null", name)
-		}
-		if err := json.Unmarshal(raw, target); err != nil {
-			return apierr.Validation("field %q must be %s", name, jsonTypeName(reflect.TypeOf(target).Elem()))
-		}
-		// PostgreSQL text cannot hold NUL, and no plain-text field needs it. Markdown fields are
-		// left to the codec, which rejects NUL as INVALID_MARKDOWN naming the line.
-		if str, ok := target.(*string); ok && strings.ContainsRune(*str, 0) && sf.Tag.Get("markdown") != "true" {
-			return apierr.Validation("field %q must not contain NUL characters", name)
+		if err := f.set(v.FieldByIndex(f.index), raw); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// set decodes raw, the field's JSON value, into fv.
+func (f *bindField) set(fv reflect.Value, raw json.RawMessage) error {
+	isNull := string(bytes.TrimSpace(raw)) == "null"
+	if isNull && f.required {
+		return apierr.MissingField(f.name)
+	}
+	target := fv.Addr().Interface()
+	if opt, ok := target.(optional); ok {
+		if isNull {
+			if !f.nullable {
+				return apierr.Validation("field %q may not be null", f.name)
+			}
+			opt.setPresent(true)
+			return nil
+		}
+		opt.setPresent(false)
+		target = opt.valuePtr()
+	} else if isNull {
+		return apierr.Validation("field %q may not be null", f.name)
+	}
+	if err := json.Unmarshal(raw, target); err != nil {
+		return apierr.Validation("field %q must be %s", f.name, jsonTypeName(reflect.TypeOf(target).Elem()))
+	}
+	// PostgreSQL text cannot hold NUL, and no plain-text field needs it. Markdown fields are
+	// left to the codec, which rejects NUL as INVALID_MARKDOWN naming the line.
+	if str, ok := target.(*string); ok && !f.markdown && strings.ContainsRune(*str, 0) {
+		return apierr.Validation("field %q must not contain NUL characters", f.name)
+	}
+	return nil
+}
+
+// bindOnce is bindFields' reading in one pass over the body (issue 35: a create's body, 2 KB of
+// Markdown, was scanned four times), for a body bindFields would accept: each member is decoded
+// once, straight into its field, a plain string as a token. At anything else (a syntax error, an
+// unknown, repeated or missing member, a null, a wrong type, a NUL), it puts dst back as it was
+// and answers false, and Bind reads the body the reference way, whose error the request gets. So
+// both readings fill the same fields alike, and only the reference one decides errors
+// (TestBindOnceAgrees).
+func bindOnce(body []byte, dst any) (ok bool) {
+	v := reflect.ValueOf(dst).Elem()
+	plan := planOf(v.Type())
+	saved := reflect.New(v.Type()).Elem()
+	saved.Set(v)
+	defer func() {
+		if !ok {
+			v.Set(saved)
+		}
+	}()
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return false
+	}
+	var seenBits uint64
+	seen := func(i int) bool { return i < 64 && seenBits&(1<<i) != 0 }
+	if len(plan.fields) > 64 {
+		return false
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		name, isName := tok.(string)
+		if err != nil || !isName {
+			return false
+		}
+		i, known := plan.byName[name]
+		if !known || seen(i) {
+			return false
+		}
+		seenBits |= 1 << i
+		f := &plan.fields[i]
+		fv := v.FieldByIndex(f.index)
+		if f.text {
+			tok, err := dec.Token()
+			str, isString := tok.(string)
+			if err != nil || !isString || !f.markdown && strings.IndexByte(str, 0) >= 0 {
+				return false
+			}
+			fv.SetString(str)
+			continue
+		}
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil || f.set(fv, raw) != nil {
+			return false
+		}
+	}
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('}') {
+		return false
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return false
+	}
+	for i, f := range plan.fields {
+		if f.required && !seen(i) {
+			return false
+		}
+	}
+	return true
 }
 
 func jsonTypeName(t reflect.Type) string {
