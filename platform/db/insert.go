@@ -2,7 +2,6 @@ package db
 
 import (
 	"context"
-	"database/sql"
 	"reflect"
 	"strings"
 	"sync"
@@ -19,7 +18,7 @@ import (
 // Create would (hooks, associations, a default the database computes, an automatic time left
 // zero), it is GORM's Create.
 func Insert(ctx context.Context, tx *gorm.DB, row any) error {
-	if t, inTx := tx.Statement.ConnPool.(*sql.Tx); inTx && txConn(t) != nil {
+	if _, inTx := tx.Statement.ConnPool.(*connTx); inTx {
 		if ins := insertFor(tx, row); ins != nil {
 			if args, ok := ins.values(ctx, reflect.ValueOf(row).Elem()); ok {
 				if sent, err := withNative(ctx, tx, func(c native) error {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,7 +12,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/stdlib"
 	"gorm.io/gorm"
 )
 
@@ -104,7 +102,7 @@ type native struct {
 	conn *pgx.Conn
 	gdb  *gorm.DB
 	obs  *nativeObservers
-	tx   *sql.Tx // the transaction the connection is in (Transaction's), nil outside one
+	tx   *connTx // the transaction the connection is in (Transaction's), nil outside one
 }
 
 // RowScanner reads the current row of a result: *sql.Rows and pgx.Rows both are one, so a
@@ -166,12 +164,8 @@ func withNative(ctx context.Context, gdb *gorm.DB, fn func(native) error) (bool,
 	switch cp := gdb.Statement.ConnPool.(type) {
 	case *sql.DB:
 		pool = cp
-	case *sql.Tx:
-		conn := txConn(cp)
-		if conn == nil { // a transaction Transaction did not begin: GORM's path
-			return false, nil
-		}
-		return true, rawNative(conn, gdb, cp, fn)
+	case *connTx:
+		return true, rawNative(cp.conn, gdb, cp, fn)
 	default:
 		return false, nil
 	}
@@ -189,13 +183,13 @@ func withNative(ctx context.Context, gdb *gorm.DB, fn func(native) error) (bool,
 }
 
 // rawNative runs fn on conn's pgx connection; tx is the transaction conn is in (nil: none).
-func rawNative(conn *sql.Conn, gdb *gorm.DB, tx *sql.Tx, fn func(native) error) error {
+func rawNative(conn *sql.Conn, gdb *gorm.DB, tx *connTx, fn func(native) error) error {
 	return conn.Raw(func(driverConn any) error {
-		sc, ok := driverConn.(*stdlib.Conn)
-		if !ok {
-			return errors.New("db: the PostgreSQL pool's connections are not pgx's")
+		pc, err := pgxOf(driverConn)
+		if err != nil {
+			return err
 		}
-		return fn(native{conn: sc.Conn(), gdb: gdb, obs: observersOf(gdb), tx: tx})
+		return fn(native{conn: pc, gdb: gdb, obs: observersOf(gdb), tx: tx})
 	})
 }
 

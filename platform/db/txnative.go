@@ -3,36 +3,77 @@ package db
 import (
 	"context"
 	"database/sql"
-	"sync"
+	"errors"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
 	"gorm.io/gorm"
 )
 
 // Native statements inside a write's transaction (issue 35). A create sends about twelve
 // statements in its transaction (the note, its search text, its tags' four, the audit entry, the
 // event, the item slot ...); through GORM's Exec and database/sql each cost folio's Go more than
-// the same statement sent with pgx, which is how the reads go (native.go). A transaction holds its
-// connection inside a *sql.Tx, out of the native path's reach, so Transaction begins it on a
-// connection it took itself (beginOnConn) and remembers which: a native statement (Query, Read,
-// Exec) sent with that transaction's *gorm.DB goes over the pgx connection under it, inside the
-// transaction, exactly as the *sql.Tx would send it (the same session, the same values, which
-// pgx's database/sql driver passes to pgx unconverted). Only Transaction's own transactions are
-// known so: a Unit's (idempotent requests) and GORM's Begin take GORM's path, as before.
+// the same statement sent with pgx, which is how the reads go (native.go). So Transaction begins
+// its transaction itself, on PostgreSQL: it takes a pool connection, opens the transaction with
+// pgx on the pgx connection under it (pgx's Begin: the "begin" database/sql's BeginTx would have
+// sent through the same driver), and hands fn a *gorm.DB whose connection pool is that
+// transaction (connTx). Native statements (Query, Read, Exec, Insert) sent with it go over the
+// pgx connection; GORM's own go through the *sql.Conn, the same session; both are inside the
+// transaction. COMMIT and ROLLBACK are pgx's. This also spares each write database/sql's
+// transaction (its watcher goroutine) and GORM's Begin and Commit. Only Transaction's own
+// transactions are so: a Unit's (idempotent requests), GORM's Transaction and Begin (the events
+// sequencer's, whose River insert needs a *sql.Tx) keep database/sql's.
 
-// txConns maps each open transaction Transaction began on PostgreSQL to its connection.
-var txConns sync.Map // *sql.Tx → *sql.Conn
-
-// txConn is the connection under tx when Transaction began it, nil otherwise.
-func txConn(tx *sql.Tx) *sql.Conn {
-	if c, ok := txConns.Load(tx); ok {
-		return c.(*sql.Conn)
-	}
-	return nil
+// connTx is a transaction Transaction began on a pool connection. To GORM it is a connection
+// pool inside a transaction (gorm.TxCommitter, and no BeginTx: a nested Transaction is a
+// savepoint, and GORM's per-statement transaction is not opened), whose statements go through
+// the *sql.Conn.
+type connTx struct {
+	conn *sql.Conn
+	ctx  context.Context
+	tx   pgx.Tx // pgx's transaction on the connection under conn
 }
 
-// beginOnConn runs fn in a transaction that GORM begins on a pool connection taken here, known
-// to the native path while fn runs. Not PostgreSQL: GORM's own Transaction.
-func beginOnConn(ctx context.Context, gdb *gorm.DB, fn func(tx *gorm.DB) error) error {
+func (t *connTx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	return t.conn.ExecContext(ctx, query, args...)
+}
+
+func (t *connTx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	return t.conn.QueryContext(ctx, query, args...)
+}
+
+func (t *connTx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	return t.conn.QueryRowContext(ctx, query, args...)
+}
+
+func (t *connTx) PrepareContext(ctx context.Context, query string) (*sql.Stmt, error) {
+	return t.conn.PrepareContext(ctx, query)
+}
+
+// Commit commits (pgx's: a COMMIT that PostgreSQL answers with ROLLBACK, the transaction having
+// failed, is pgx.ErrTxCommitRollback).
+func (t *connTx) Commit() error {
+	return t.conn.Raw(func(any) error { return t.tx.Commit(t.ctx) })
+}
+
+// Rollback rolls back, even once the transaction's context is done, as database/sql's does.
+func (t *connTx) Rollback() error {
+	return t.conn.Raw(func(any) error { return t.tx.Rollback(context.WithoutCancel(t.ctx)) })
+}
+
+// pgxOf is the pgx connection under a pool connection.
+func pgxOf(driverConn any) (*pgx.Conn, error) {
+	sc, ok := driverConn.(*stdlib.Conn)
+	if !ok {
+		return nil, errors.New("db: the PostgreSQL pool's connections are not pgx's")
+	}
+	return sc.Conn(), nil
+}
+
+// beginOnConn runs fn in a transaction it begins on a pool connection (connTx), committed when fn
+// returns nil and rolled back when it fails or panics, as GORM's Transaction does. Not
+// PostgreSQL: GORM's own Transaction.
+func beginOnConn(ctx context.Context, gdb *gorm.DB, fn func(tx *gorm.DB) error) (err error) {
 	pool, ok := gdb.Statement.ConnPool.(*sql.DB)
 	if !ok || !IsPostgres(gdb) {
 		return gdb.WithContext(ctx).Transaction(fn)
@@ -42,24 +83,40 @@ func beginOnConn(ctx context.Context, gdb *gorm.DB, fn func(tx *gorm.DB) error) 
 		return err
 	}
 	defer conn.Close()
-	onConn := gdb.WithContext(ctx) // a session: its statement is a copy, so the pool is not changed
-	onConn.Statement.ConnPool = conn
-	return onConn.Transaction(func(tx *gorm.DB) error {
-		if t, ok := tx.Statement.ConnPool.(*sql.Tx); ok {
-			txConns.Store(t, conn)
-			defer txConns.Delete(t)
+	t := &connTx{conn: conn, ctx: ctx}
+	if err := conn.Raw(func(dc any) error {
+		pc, err := pgxOf(dc)
+		if err == nil {
+			t.tx, err = pc.Begin(ctx)
 		}
-		return fn(tx)
-	})
+		return err
+	}); err != nil {
+		return err
+	}
+	// A connection given back still inside a transaction (a ROLLBACK that failed) is not reused:
+	// pgx's ResetSession makes database/sql close it (TestTransactionEnds).
+	panicked := true
+	defer func() {
+		if panicked || err != nil {
+			_ = t.Rollback()
+		}
+	}()
+	tx := gdb.Session(&gorm.Session{Context: ctx, NewDB: true})
+	tx.Statement.ConnPool = t
+	if err = fn(tx); err == nil {
+		err = t.Commit()
+	}
+	panicked = false
+	return err
 }
 
 type nativeTxKey struct{}
 
 // NativeTx is the transaction a native statement was sent in, as its observers are given it in
-// their context (the *sql.Tx that GORM's statements of the same transaction carry as their
-// Statement.ConnPool); nil outside one.
+// their context (the connection pool that GORM's statements of the same transaction carry as
+// their Statement.ConnPool); nil outside one.
 func NativeTx(ctx context.Context) gorm.ConnPool {
-	if t, ok := ctx.Value(nativeTxKey{}).(*sql.Tx); ok {
+	if t, ok := ctx.Value(nativeTxKey{}).(*connTx); ok {
 		return t
 	}
 	return nil
@@ -70,7 +127,7 @@ func NativeTx(ctx context.Context) gorm.ConnPool {
 // transaction, so that the Unit's guard sees every write sent outside one). It returns the number
 // of rows affected.
 func Exec(ctx context.Context, gdb *gorm.DB, text string, args ...any) (int64, error) {
-	if _, inTx := gdb.Statement.ConnPool.(*sql.Tx); inTx {
+	if _, inTx := gdb.Statement.ConnPool.(*connTx); inTx {
 		var n int64
 		ok, err := withNative(ctx, gdb, func(c native) (err error) {
 			n, err = c.exec(ctx, numbered(text), args)
