@@ -18,7 +18,9 @@ import (
 // Create would (hooks, associations, a default the database computes, an automatic time left
 // zero), it is GORM's Create.
 func Insert(ctx context.Context, tx *gorm.DB, row any) error {
-	if _, inTx := tx.Statement.ConnPool.(*connTx); inTx {
+	// The cached statement is the model's own: a Select, Omit or Table on tx is Create's to honour.
+	st := tx.Statement
+	if _, inTx := st.ConnPool.(*connTx); inTx && len(st.Selects) == 0 && len(st.Omits) == 0 && st.Table == "" {
 		if ins := insertFor(tx, row); ins != nil {
 			if args, ok := ins.values(ctx, reflect.ValueOf(row).Elem()); ok {
 				if sent, err := withNative(ctx, tx, func(c native) error {

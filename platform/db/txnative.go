@@ -27,7 +27,9 @@ import (
 // connTx is a transaction Transaction began on a pool connection. To GORM it is a connection
 // pool inside a transaction (gorm.TxCommitter, and no BeginTx: a nested Transaction is a
 // savepoint, and GORM's per-statement transaction is not opened), whose statements go through
-// the *sql.Conn.
+// the *sql.Conn. Rows a callback leaves open would hold the *sql.Conn, and the COMMIT
+// with it, until the context ends (database/sql's Tx closed them at its commit): a callback
+// closes its rows (db.EachRow, db.Read) before it returns.
 type connTx struct {
 	conn *sql.Conn
 	ctx  context.Context
@@ -56,9 +58,11 @@ func (t *connTx) Commit() error {
 	return t.conn.Raw(func(any) error { return t.tx.Commit(t.ctx) })
 }
 
-// Rollback rolls back, even once the transaction's context is done, as database/sql's does.
+// Rollback rolls back with the transaction's context, as pgx's database/sql driver did: once the
+// request is gone the ROLLBACK fails at once, pgx closes the connection, and database/sql drops
+// it (the server ends the transaction with the session).
 func (t *connTx) Rollback() error {
-	return t.conn.Raw(func(any) error { return t.tx.Rollback(context.WithoutCancel(t.ctx)) })
+	return t.conn.Raw(func(any) error { return t.tx.Rollback(t.ctx) })
 }
 
 // pgxOf is the pgx connection under a pool connection.

@@ -254,6 +254,9 @@ type bindPlan struct {
 	fields []bindField
 	byName map[string]int
 	server map[string]bool // the echoed response's fields (Echoes)
+	// shared: two fields have one JSON name (the reference reading fills both); bindOnce leaves
+	// such a type to it.
+	shared bool
 }
 
 var bindPlans sync.Map // reflect.Type → *bindPlan
@@ -267,6 +270,9 @@ func planOf(t reflect.Type) *bindPlan {
 		name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
 		if sf.Anonymous || name == "" || name == "-" {
 			continue
+		}
+		if _, twice := p.byName[name]; twice {
+			p.shared = true
 		}
 		p.byName[name] = len(p.fields)
 		p.fields = append(p.fields, bindField{name: name, index: sf.Index, required: sf.Tag.Get("binding") == "required",
@@ -339,18 +345,20 @@ func (f *bindField) set(fv reflect.Value, raw json.RawMessage) error {
 // bindOnce is bindFields' reading in one pass over the body (issue 35: a create's body, 2 KB of
 // Markdown, was scanned four times), for a body bindFields would accept: each member is decoded
 // once, straight into its field, a plain string as a token. At anything else (a syntax error, an
-// unknown, repeated or missing member, a null, a wrong type, a NUL), it puts dst back as it was
-// and answers false, and Bind reads the body the reference way, whose error the request gets. So
-// both readings fill the same fields alike, and only the reference one decides errors
-// (TestBindOnceAgrees).
+// unknown, repeated or missing member, a null, a wrong type, a NUL), it zeroes dst again and
+// answers false, and Bind reads the body the reference way, whose error the request gets. So both
+// readings fill the same fields alike, and only the reference one decides errors
+// (TestBindOnceAgrees). It reads into a zero dst only (every request's `var req`), which it can
+// put back exactly.
 func bindOnce(body []byte, dst any) (ok bool) {
 	v := reflect.ValueOf(dst).Elem()
 	plan := planOf(v.Type())
-	saved := reflect.New(v.Type()).Elem()
-	saved.Set(v)
+	if plan.shared || !v.IsZero() {
+		return false
+	}
 	defer func() {
 		if !ok {
-			v.Set(saved)
+			v.SetZero()
 		}
 	}()
 	dec := json.NewDecoder(bytes.NewReader(body))
