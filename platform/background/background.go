@@ -35,6 +35,9 @@ func Quiet(*Loops) *Loops { return &Loops{quiet: true} }
 // Go starts loop in a goroutine when the application starts; the stop hook cancels loop's
 // context and waits until loop has returned, so no query runs after the database is closed.
 func (l *Loops) Go(loop func(ctx context.Context)) {
+	if !l.runs() {
+		return
+	}
 	ctx, cancel := context.WithCancel(context.WithValue(context.Background(), key{}, true))
 	var wg sync.WaitGroup
 	l.Hook(fx.Hook{
@@ -57,8 +60,10 @@ func (l *Loops) Go(loop func(ctx context.Context)) {
 // Hook appends h to the application's lifecycle, for housekeeping that starts and stops itself
 // (River's workers), unless l is nil or quiet.
 func (l *Loops) Hook(h fx.Hook) {
-	if l == nil || l.quiet {
-		return
+	if l.runs() {
+		l.lc.Append(h)
 	}
-	l.lc.Append(h)
 }
+
+// runs reports whether l starts housekeeping (not nil, not quiet).
+func (l *Loops) runs() bool { return l != nil && !l.quiet }

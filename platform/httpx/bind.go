@@ -254,9 +254,9 @@ type bindPlan struct {
 	fields []bindField
 	byName map[string]int
 	server map[string]bool // the echoed response's fields (Echoes)
-	// shared: two fields have one JSON name (the reference reading fills both); bindOnce leaves
-	// such a type to it.
-	shared bool
+	// onePass: bindOnce may read the type: no two fields share a JSON name (the reference reading
+	// fills both) and the fields fit its 64-bit record of the members seen.
+	onePass bool
 }
 
 var bindPlans sync.Map // reflect.Type → *bindPlan
@@ -265,19 +265,20 @@ func planOf(t reflect.Type) *bindPlan {
 	if p, ok := bindPlans.Load(t); ok {
 		return p.(*bindPlan)
 	}
-	p := &bindPlan{byName: map[string]int{}, server: serverFields(t)}
+	p := &bindPlan{byName: map[string]int{}, server: serverFields(t), onePass: true}
 	for _, sf := range reflect.VisibleFields(t) {
 		name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
 		if sf.Anonymous || name == "" || name == "-" {
 			continue
 		}
 		if _, twice := p.byName[name]; twice {
-			p.shared = true
+			p.onePass = false
 		}
 		p.byName[name] = len(p.fields)
 		p.fields = append(p.fields, bindField{name: name, index: sf.Index, required: sf.Tag.Get("binding") == "required",
 			nullable: sf.Tag.Get("nullable") == "true", markdown: sf.Tag.Get("markdown") == "true", text: sf.Type == reflect.TypeFor[string]()})
 	}
+	p.onePass = p.onePass && len(p.fields) <= 64
 	bindPlans.Store(t, p)
 	return p
 }
@@ -336,10 +337,15 @@ func (f *bindField) set(fv reflect.Value, raw json.RawMessage) error {
 	}
 	// PostgreSQL text cannot hold NUL, and no plain-text field needs it. Markdown fields are
 	// left to the codec, which rejects NUL as INVALID_MARKDOWN naming the line.
-	if str, ok := target.(*string); ok && !f.markdown && strings.ContainsRune(*str, 0) {
+	if str, ok := target.(*string); ok && f.refusesNUL(*str) {
 		return apierr.Validation("field %q must not contain NUL characters", f.name)
 	}
 	return nil
+}
+
+// refusesNUL reports a NUL in str where the field may not hold one (any but Markdown).
+func (f *bindField) refusesNUL(str string) bool {
+	return !f.markdown && strings.IndexByte(str, 0) >= 0
 }
 
 // bindOnce is bindFields' reading in one pass over the body (issue 35: a create's body, 2 KB of
@@ -353,7 +359,7 @@ func (f *bindField) set(fv reflect.Value, raw json.RawMessage) error {
 func bindOnce(body []byte, dst any) (ok bool) {
 	v := reflect.ValueOf(dst).Elem()
 	plan := planOf(v.Type())
-	if plan.shared || !v.IsZero() {
+	if !plan.onePass || !v.IsZero() {
 		return false
 	}
 	defer func() {
@@ -365,11 +371,7 @@ func bindOnce(body []byte, dst any) (ok bool) {
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
 		return false
 	}
-	var seenBits uint64
-	seen := func(i int) bool { return i < 64 && seenBits&(1<<i) != 0 }
-	if len(plan.fields) > 64 {
-		return false
-	}
+	var seen uint64 // bit i: plan.fields[i]'s member was read
 	for dec.More() {
 		tok, err := dec.Token()
 		name, isName := tok.(string)
@@ -377,16 +379,16 @@ func bindOnce(body []byte, dst any) (ok bool) {
 			return false
 		}
 		i, known := plan.byName[name]
-		if !known || seen(i) {
+		if !known || seen&(1<<i) != 0 {
 			return false
 		}
-		seenBits |= 1 << i
+		seen |= 1 << i
 		f := &plan.fields[i]
 		fv := v.FieldByIndex(f.index)
 		if f.text {
 			tok, err := dec.Token()
 			str, isString := tok.(string)
-			if err != nil || !isString || !f.markdown && strings.IndexByte(str, 0) >= 0 {
+			if err != nil || !isString || f.refusesNUL(str) {
 				return false
 			}
 			fv.SetString(str)
@@ -404,7 +406,7 @@ func bindOnce(body []byte, dst any) (ok bool) {
 		return false
 	}
 	for i, f := range plan.fields {
-		if f.required && !seen(i) {
+		if f.required && seen&(1<<i) == 0 {
 			return false
 		}
 	}
