@@ -141,9 +141,11 @@ func containsName(names []string, n string) bool {
 }
 
 // BenchmarkFloor measures folio beside the floor on each scenario, interleaved: for each request,
-// rounds (RoundsEnv, default 5) of folio and the floor back to back, after an unmeasured round
-// of each and each warmed first, on the
-// same database and with the same pool size and client count; who goes first alternates. It
+// rounds (RoundsEnv, default 5) of folio and the floor, after an unmeasured round of each, on the
+// same database and with the same pool size and client count. In a round each side is warmed,
+// then sends its b.N requests in floorSlices slices that alternate with the other side's (who
+// goes first alternates from slice to slice and from round to round), so that a burst of the
+// machine's other work falls on both sides rather than on one side's whole round. It
 // reports both throughputs (the median round of each), their ratio (folio ÷ floor, the figure the
 // issue's goals are about: the median of the rounds' ratios, each of two runs a few seconds
 // apart, which a neighbour's burst on this shared machine moves less than it moves either median)
@@ -186,23 +188,35 @@ func BenchmarkFloor(b *testing.B) {
 						}
 					}
 					for round := range floorRounds() {
-						order := []int{0, 1}
-						if round%2 == 1 {
-							order = []int{1, 0}
-						}
-						for _, i := range order {
-							c := []*Client{folio, floor}[i]
+						// A round is each side's b.N requests, sent in floorSlices slices that
+						// alternate between the sides (ABBA…, the first side alternating with the
+						// round), so that a burst of the machine's other work lands on both.
+						var n, elapsed [2]float64
+						var cpu, pg [2]float64
+						for _, i := range []int{round % 2, 1 - round%2} {
 							waitQuiet(b)
-							Warm(c, conc, tgt)
-							cpu0, pg0 := processCPU(), pgBackends(dbName)
-							r := Drive(c, conc, b.N, tgt)
-							cpu, pg := processCPU()-cpu0, pgCPUSince(dbName, pg0)
-							if r.Errors > 0 {
-								b.Fatalf("%d of %d requests failed; first: %s", r.Errors, r.N, r.FirstErr)
+							Warm([]*Client{folio, floor}[i], conc, tgt)
+						}
+						bounds := sliceBounds(b.N)
+						for sl := range len(bounds) - 1 {
+							from, to := bounds[sl], bounds[sl+1]
+							for _, i := range []int{(round + sl) % 2, 1 - (round+sl)%2} {
+								c := []*Client{folio, floor}[i]
+								cpu0, pg0 := processCPU(), pgBackends(dbName)
+								r := driveFrom(c, conc, from, to, tgt)
+								cpu[i] += float64((processCPU() - cpu0).Microseconds())
+								pg[i] += float64(pgCPUSince(dbName, pg0).Microseconds())
+								if r.Errors > 0 {
+									b.Fatalf("%d of %d requests failed; first: %s", r.Errors, r.N, r.FirstErr)
+								}
+								n[i] += float64(r.N)
+								elapsed[i] += r.Elapsed.Seconds()
 							}
-							sides[i].rps = append(sides[i].rps, r.RPS())
-							sides[i].goCPU = append(sides[i].goCPU, float64(cpu.Microseconds())/float64(r.N))
-							sides[i].pgCPU = append(sides[i].pgCPU, float64(pg.Microseconds())/float64(r.N))
+						}
+						for i := range sides {
+							sides[i].rps = append(sides[i].rps, n[i]/elapsed[i])
+							sides[i].goCPU = append(sides[i].goCPU, cpu[i]/n[i])
+							sides[i].pgCPU = append(sides[i].pgCPU, pg[i]/n[i])
 						}
 						ratios = append(ratios, sides[0].rps[round]/sides[1].rps[round])
 					}
@@ -223,6 +237,21 @@ func BenchmarkFloor(b *testing.B) {
 
 // RoundsEnv sets BenchmarkFloor's number of rounds per request (default 5).
 const RoundsEnv = "FOLIO_LOAD_ROUNDS"
+
+// floorSlices is the number of slices a round's requests are sent in, each side's slices
+// alternating with the other's.
+const floorSlices = 10
+
+// sliceBounds splits a round's n requests into slices: slice i is requests bounds[i] to
+// bounds[i+1]-1 (one slice for a short n).
+func sliceBounds(n int) []int {
+	k := min(floorSlices, max(n/200, 1))
+	out := make([]int, k+1)
+	for i := range out {
+		out[i] = i * n / k
+	}
+	return out
+}
 
 func floorRounds() int {
 	if n, err := strconv.Atoi(os.Getenv(RoundsEnv)); err == nil && n > 0 {

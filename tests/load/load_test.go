@@ -203,6 +203,11 @@ func percentile(sorted []time.Duration, p float64) time.Duration {
 // as its previous response is read (a closed loop: the load is as high as the server sustains).
 func Drive(c *Client, conc, n int, tgt Target) Result { return drive(c, conc, n, tgt, time.Time{}) }
 
+// driveFrom is Drive for the requests numbered from to to-1.
+func driveFrom(c *Client, conc, from, to int, tgt Target) Result {
+	return driveRange(c, conc, from, to, tgt, time.Time{})
+}
+
 // Warm drives tgt for about a second (at most 2,000 requests): connections, caches and plans.
 func Warm(c *Client, conc int, tgt Target) Result {
 	return drive(c, conc, 2000, tgt, time.Now().Add(time.Second))
@@ -210,6 +215,12 @@ func Warm(c *Client, conc int, tgt Target) Result {
 
 // drive is Drive that also stops taking new requests at deadline (if not zero).
 func drive(c *Client, conc, n int, tgt Target, deadline time.Time) Result {
+	return driveRange(c, conc, 0, n, tgt, deadline)
+}
+
+// driveRange is drive for the requests numbered from to to-1.
+func driveRange(c *Client, conc, from, to int, tgt Target, deadline time.Time) Result {
+	n := to - from
 	var (
 		next     atomic.Int64
 		errs     atomic.Int64
@@ -227,8 +238,8 @@ func drive(c *Client, conc, n int, tgt Target, deadline time.Time) Result {
 			var buf bytes.Buffer
 			lat := make([]time.Duration, 0, n/conc+1)
 			for {
-				i := int(next.Add(1) - 1)
-				if i >= n || !deadline.IsZero() && time.Now().After(deadline) {
+				i := from + int(next.Add(1)-1)
+				if i >= to || !deadline.IsZero() && time.Now().After(deadline) {
 					break
 				}
 				path, body := tgt.Req(i)
