@@ -147,8 +147,8 @@ func containsName(names []string, n string) bool {
 // goes first alternates from slice to slice and from round to round), so that a burst of the
 // machine's other work falls on both sides rather than on one side's whole round. It
 // reports both throughputs (the median round of each), their ratio (folio ÷ floor, the figure the
-// issue's goals are about: the median of the rounds' ratios, each of two runs a few seconds
-// apart, which a neighbour's burst on this shared machine moves less than it moves either median)
+// issue's goals are about: the median of the rounds' ratios, each of the two sides' totals over
+// the round's interleaved slices, which a neighbour's burst reaches on both sides)
 // and the CPU per request of this process (server and load generator) and of PostgreSQL for each.
 //
 //	FOLIO_TEST_DATABASE_URL=... go test ./tests/load -run '^$' -bench Floor -benchtime 5000x -timeout 60m
@@ -243,9 +243,12 @@ const RoundsEnv = "FOLIO_LOAD_ROUNDS"
 const floorSlices = 10
 
 // sliceBounds splits a round's n requests into slices: slice i is requests bounds[i] to
-// bounds[i+1]-1 (one slice for a short n).
+// bounds[i+1]-1. The count is even (each side goes first in half of them), or one for a short n.
 func sliceBounds(n int) []int {
 	k := min(floorSlices, max(n/200, 1))
+	if k > 1 {
+		k &^= 1
+	}
 	out := make([]int, k+1)
 	for i := range out {
 		out[i] = i * n / k
