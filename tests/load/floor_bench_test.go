@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"folio/platform/httpx"
 	"folio/tests/apitest"
@@ -165,6 +166,7 @@ func BenchmarkFloor(b *testing.B) {
 			floor := newClient(s, d.Key, conc)
 			floor.base = f.URL + httpx.APIBase
 			defer floor.Close()
+			clients := [2]*Client{folio, floor}
 			for _, tgt := range Targets(d) {
 				if !containsName(floorTargets, tgt.Name) {
 					continue
@@ -181,42 +183,38 @@ func BenchmarkFloor(b *testing.B) {
 					// other side then found warm (a single note at 1M: 0.60 against 0.88-0.95 in
 					// the other rounds, and one low round of five moves the median).
 					if b.N > 1 {
-						for _, c := range []*Client{folio, floor} {
+						for _, c := range clients {
 							waitQuiet(b)
 							Warm(c, conc, tgt)
 							Drive(c, conc, b.N, tgt)
 						}
 					}
 					for round := range floorRounds() {
-						// A round is each side's b.N requests, sent in floorSlices slices that
-						// alternate between the sides (ABBA…, the first side alternating with the
-						// round), so that a burst of the machine's other work lands on both.
-						var n, elapsed [2]float64
-						var cpu, pg [2]float64
+						// Each side's totals over the round's slices (ABBA…: who goes first
+						// alternates from slice to slice, starting with the round's parity).
+						var tot [2]struct{ n, sec, cpuUS, pgUS float64 }
 						for _, i := range []int{round % 2, 1 - round%2} {
 							waitQuiet(b)
-							Warm([]*Client{folio, floor}[i], conc, tgt)
+							Warm(clients[i], conc, tgt)
 						}
 						bounds := sliceBounds(b.N)
 						for sl := range len(bounds) - 1 {
-							from, to := bounds[sl], bounds[sl+1]
 							for _, i := range []int{(round + sl) % 2, 1 - (round+sl)%2} {
-								c := []*Client{folio, floor}[i]
 								cpu0, pg0 := processCPU(), pgBackends(dbName)
-								r := driveFrom(c, conc, from, to, tgt)
-								cpu[i] += float64((processCPU() - cpu0).Microseconds())
-								pg[i] += float64(pgCPUSince(dbName, pg0).Microseconds())
+								r := driveRange(clients[i], conc, bounds[sl], bounds[sl+1], tgt, time.Time{})
+								tot[i].cpuUS += float64((processCPU() - cpu0).Microseconds())
+								tot[i].pgUS += float64(pgCPUSince(dbName, pg0).Microseconds())
 								if r.Errors > 0 {
 									b.Fatalf("%d of %d requests failed; first: %s", r.Errors, r.N, r.FirstErr)
 								}
-								n[i] += float64(r.N)
-								elapsed[i] += r.Elapsed.Seconds()
+								tot[i].n += float64(r.N)
+								tot[i].sec += r.Elapsed.Seconds()
 							}
 						}
-						for i := range sides {
-							sides[i].rps = append(sides[i].rps, n[i]/elapsed[i])
-							sides[i].goCPU = append(sides[i].goCPU, cpu[i]/n[i])
-							sides[i].pgCPU = append(sides[i].pgCPU, pg[i]/n[i])
+						for i, t := range tot {
+							sides[i].rps = append(sides[i].rps, t.n/t.sec)
+							sides[i].goCPU = append(sides[i].goCPU, t.cpuUS/t.n)
+							sides[i].pgCPU = append(sides[i].pgCPU, t.pgUS/t.n)
 						}
 						ratios = append(ratios, sides[0].rps[round]/sides[1].rps[round])
 					}

@@ -203,11 +203,6 @@ func percentile(sorted []time.Duration, p float64) time.Duration {
 // as its previous response is read (a closed loop: the load is as high as the server sustains).
 func Drive(c *Client, conc, n int, tgt Target) Result { return drive(c, conc, n, tgt, time.Time{}) }
 
-// driveFrom is Drive for the requests numbered from to to-1.
-func driveFrom(c *Client, conc, from, to int, tgt Target) Result {
-	return driveRange(c, conc, from, to, tgt, time.Time{})
-}
-
 // Warm drives tgt for about a second (at most 2,000 requests): connections, caches and plans.
 func Warm(c *Client, conc int, tgt Target) Result {
 	return drive(c, conc, 2000, tgt, time.Now().Add(time.Second))
