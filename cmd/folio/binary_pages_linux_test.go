@@ -1,12 +1,18 @@
 package main
 
 import (
+	"fmt"
+	"io"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
 	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestBinaryMappings: of /proc/self/smaps, only the executable's private mappings that cannot be
@@ -95,6 +101,83 @@ func TestReleaseBinaryPages(t *testing.T) {
 	}
 }
 
+// freshChildEnv makes this test binary, run by TestReleaseFreshBinary, the child that releases its
+// pages and prints what the page cache still holds of them.
+const freshChildEnv = "FOLIO_TEST_RELEASE_CHILD"
+
+// TestReleaseFreshBinary: a binary written a moment ago (a copy of this test binary, run as a
+// child), whose pages are not yet written back, leaves the page cache as an installed one does.
+// The cache keeps a dirty page whatever it is advised, and a fault maps again whatever the cache
+// holds around it: without the release's write-back, the child's ranges stay cached whole.
+func TestReleaseFreshBinary(t *testing.T) {
+	if os.Getenv(freshChildEnv) == "1" {
+		exe, err := os.Readlink("/proc/self/exe")
+		if err != nil {
+			t.Fatal(err)
+		}
+		smaps, err := os.ReadFile("/proc/self/smaps")
+		if err != nil {
+			t.Fatal(err)
+		}
+		picked := binaryMappings(smaps, exe)
+		releaseBinaryPages()
+		fmt.Printf("cached=%f\n", cachedShare(t, exe, picked))
+		return
+	}
+	dir := t.TempDir()
+	var fs unix.Statfs_t
+	if err := unix.Statfs(dir, &fs); err != nil {
+		t.Fatal(err)
+	}
+	if fs.Type == unix.TMPFS_MAGIC {
+		t.Skipf("%s is on tmpfs, whose pages the page cache cannot drop: nothing to release there", dir)
+	}
+	copied := filepath.Join(dir, "fresh.test")
+	copyExecutable(t, os.Args[0], copied)
+	cmd := exec.Command(copied, "-test.run=^TestReleaseFreshBinary$")
+	cmd.Env = append(os.Environ(), freshChildEnv+"=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the child: %v\n%s", err, out)
+	}
+	var share float64
+	for _, line := range strings.Split(string(out), "\n") {
+		if v, ok := strings.CutPrefix(line, "cached="); ok {
+			share, err = strconv.ParseFloat(v, 64)
+			if err != nil {
+				t.Fatalf("the child printed %q", line)
+			}
+			t.Logf("the page cache holds %.0f%% of the fresh binary's released ranges", 100*share)
+			if share > 0.5 {
+				t.Fatalf("the page cache still holds %.0f%% of a fresh binary's released ranges", 100*share)
+			}
+			return
+		}
+	}
+	t.Fatalf("the child printed no share:\n%s", out)
+}
+
+// copyExecutable writes a copy of the file from to the new file to, executable.
+func copyExecutable(t *testing.T, from, to string) {
+	t.Helper()
+	src, err := os.Open(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	dst, err := os.OpenFile(to, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o755)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(dst, src); err != nil {
+		dst.Close()
+		t.Fatal(err)
+	}
+	if err := dst.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // writableRanges are the address ranges of smaps's writable mappings.
 func writableRanges(t *testing.T, smaps []byte) [][2]uintptr {
 	t.Helper()
@@ -135,4 +218,34 @@ func rssFile(t *testing.T) int64 {
 	}
 	t.Fatal("no RssFile in /proc/self/status")
 	return 0
+}
+
+// cachedShare is the share of the pages of exe in the file ranges of ms that the page cache
+// holds: mincore over a fresh read-only mapping of the file, which maps nothing in (mincore reads
+// the cache, it does not fault).
+func cachedShare(t *testing.T, exe string, ms []mapping) float64 {
+	t.Helper()
+	f, err := os.Open(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var cached, total int
+	for _, m := range ms {
+		b, err := unix.Mmap(int(f.Fd()), int64(m.offset), int(m.end-m.start), unix.PROT_READ, unix.MAP_SHARED)
+		if err != nil {
+			t.Fatal(err)
+		}
+		vec := make([]byte, (len(b)+os.Getpagesize()-1)/os.Getpagesize())
+		_, _, errno := unix.Syscall(unix.SYS_MINCORE, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)), uintptr(unsafe.Pointer(&vec[0])))
+		_ = unix.Munmap(b)
+		if errno != 0 {
+			t.Fatal(errno)
+		}
+		for _, v := range vec {
+			cached += int(v & 1)
+		}
+		total += len(vec)
+	}
+	return float64(cached) / float64(total)
 }
