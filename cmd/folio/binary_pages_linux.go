@@ -15,16 +15,18 @@ import (
 // mappings that cannot be written and holds no private copy of a page (none in memory, none in
 // swap):
 //
+//   - first, sync_file_range(WAIT_BEFORE|WRITE|WAIT_AFTER) on the executable over those ranges:
+//     pages not yet written back (a binary built or copied seconds before it starts) are written,
+//     for the page cache keeps a dirty page whatever it is advised; the kernel would write them
+//     within about 30 seconds anyway, and for an installed binary there is nothing to write. It
+//     comes first because it can take a while, and a page the process touches between its
+//     unmapping and the advice below keeps its whole folio in the cache.
 //   - madvise(MADV_RANDOM): from now on a page the process touches and the page cache lacks is
 //     read alone, with no read-ahead around it, so it comes back as one 4 KiB page, not as part
 //     of a large folio of hundreds of them (which the kernel maps whole on a fault). The advice
 //     stays for the process's life.
 //   - madvise(MADV_DONTNEED): the pages leave this process's mappings (clean pages of the file:
 //     nothing is written, nothing lost).
-//   - sync_file_range(WAIT_BEFORE|WRITE|WAIT_AFTER) on the executable, over the same ranges:
-//     pages not yet written back (a binary built or copied seconds before it starts) are written,
-//     for the page cache keeps a dirty page whatever it is advised; the kernel would write them
-//     within about 30 seconds anyway. Nothing to do for an installed binary.
 //   - posix_fadvise(POSIX_FADV_DONTNEED) on the executable, over the same ranges: the pages no
 //     process maps any more leave the page cache (a read-only descriptor is enough for both
 //     calls, so it works for a binary owned by another user, as in the container image, where
@@ -49,19 +51,26 @@ func releaseBinaryPages() (released int64) {
 		return 0
 	}
 	picked := binaryMappings(smaps, exe)
+	f, err := os.Open("/proc/self/exe")
+	if err == nil {
+		defer f.Close()
+		// Written back first: the write can take a while, and a page the process touches
+		// between its unmapping and the page cache's advice keeps its folio in the cache.
+		for _, m := range picked {
+			_ = unix.SyncFileRange(int(f.Fd()), int64(m.offset), int64(m.end-m.start),
+				unix.SYNC_FILE_RANGE_WAIT_BEFORE|unix.SYNC_FILE_RANGE_WRITE|unix.SYNC_FILE_RANGE_WAIT_AFTER)
+		}
+	}
 	for _, m := range picked {
 		madvise(m, syscall.MADV_RANDOM)
 		if madvise(m, syscall.MADV_DONTNEED) == nil {
 			released += m.rss
 		}
 	}
-	if f, err := os.Open("/proc/self/exe"); err == nil {
+	if f != nil {
 		for _, m := range picked {
-			off, n := int64(m.offset), int64(m.end-m.start)
-			_ = unix.SyncFileRange(int(f.Fd()), off, n, unix.SYNC_FILE_RANGE_WAIT_BEFORE|unix.SYNC_FILE_RANGE_WRITE|unix.SYNC_FILE_RANGE_WAIT_AFTER)
-			_ = unix.Fadvise(int(f.Fd()), off, n, unix.FADV_DONTNEED)
+			_ = unix.Fadvise(int(f.Fd()), int64(m.offset), int64(m.end-m.start), unix.FADV_DONTNEED)
 		}
-		f.Close()
 	}
 	return released
 }
