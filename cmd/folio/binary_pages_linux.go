@@ -15,10 +15,11 @@ import (
 // mappings that cannot be written and holds no private copy of a page (none in memory, none in
 // swap):
 //
-//   - first, sync_file_range(WAIT_BEFORE|WRITE|WAIT_AFTER) on the executable over those ranges:
-//     pages not yet written back (a binary built or copied seconds before it starts) are written,
-//     for the page cache keeps a dirty page whatever it is advised; the kernel would write them
-//     within about 30 seconds anyway, and for an installed binary there is nothing to write. It
+//   - first, fdatasync on the executable (opened read-only through /proc/self/exe): pages not
+//     yet written back (a binary built or copied seconds before it starts) are written, for the
+//     page cache keeps a dirty page whatever it is advised; the kernel would write them within
+//     about 30 seconds anyway, and for an installed binary there is nothing to write. Not
+//     sync_file_range, which overlayfs (a container's root) does not pass to the file below. It
 //     comes first because it can take a while, and a page the process touches between its
 //     unmapping and the advice below keeps its whole folio in the cache.
 //   - madvise(MADV_RANDOM): from now on a page the process touches and the page cache lacks is
@@ -28,12 +29,15 @@ import (
 //   - madvise(MADV_DONTNEED): the pages leave this process's mappings (clean pages of the file:
 //     nothing is written, nothing lost).
 //   - posix_fadvise(POSIX_FADV_DONTNEED) on the executable, over the same ranges: the pages no
-//     process maps any more leave the page cache (a read-only descriptor is enough for both
+//     process maps any more leave the page cache (the read-only descriptor is enough for both
 //     calls, so it works for a binary owned by another user, as in the container image, where
 //     MADV_PAGEOUT would do nothing); a page another process maps (a second instance of the
 //     same binary) stays. A page left in the cache is one that a fault maps again with its
-//     neighbours (the kernel maps what the cache holds around a fault, 64 KiB), which is how a
-//     freshly built binary kept 8 MiB more of its read-only data resident under load.
+//     neighbours (the kernel maps what the cache holds around a fault, 64 KiB): without the
+//     write-back, a copy made a second before it started kept 20.5 MiB of its binary resident
+//     after 200 requests, with it 11.0.
+//
+// It blocks while the write-back runs, so folio serve calls it off the start hook's goroutine.
 //
 // The next touch of a page maps it again (from the file, a page at a time): what serving runs
 // comes back during the first requests, what only start-up ran (every package's init, the
@@ -41,7 +45,7 @@ import (
 // mappings (data, bss) and any with anonymous or swapped pages are left alone: dropping those
 // would lose their contents. It returns the bytes the advised mappings had resident before
 // (docs/performance.md, Memory).
-func releaseBinaryPages() (released int64) {
+func releaseBinaryPages() int64 {
 	exe, err := os.Readlink("/proc/self/exe")
 	if err != nil {
 		return 0
@@ -52,24 +56,28 @@ func releaseBinaryPages() (released int64) {
 	}
 	picked := binaryMappings(smaps, exe)
 	f, err := os.Open("/proc/self/exe")
-	if err == nil {
-		defer f.Close()
-		// Written back first: the write can take a while, and a page the process touches
-		// between its unmapping and the page cache's advice keeps its folio in the cache.
-		for _, m := range picked {
-			_ = unix.SyncFileRange(int(f.Fd()), int64(m.offset), int64(m.end-m.start),
-				unix.SYNC_FILE_RANGE_WAIT_BEFORE|unix.SYNC_FILE_RANGE_WRITE|unix.SYNC_FILE_RANGE_WAIT_AFTER)
-		}
+	if err != nil {
+		return dropBinaryPages(picked, nil)
 	}
+	defer f.Close()
+	// Written back first: the write can take a while, and a page the process touches between its
+	// unmapping and the page cache's advice keeps its folio in the cache.
+	_ = unix.Fdatasync(int(f.Fd()))
+	return dropBinaryPages(picked, f)
+}
+
+// dropBinaryPages is releaseBinaryPages after the write-back: the mappings advised RANDOM and
+// DONTNEED, then their ranges of exe (nil: not opened) advised out of the page cache.
+func dropBinaryPages(picked []mapping, exe *os.File) (released int64) {
 	for _, m := range picked {
 		madvise(m, syscall.MADV_RANDOM)
 		if madvise(m, syscall.MADV_DONTNEED) == nil {
 			released += m.rss
 		}
 	}
-	if f != nil {
+	if exe != nil {
 		for _, m := range picked {
-			_ = unix.Fadvise(int(f.Fd()), int64(m.offset), int64(m.end-m.start), unix.FADV_DONTNEED)
+			_ = unix.Fadvise(int(exe.Fd()), int64(m.offset), int64(m.end-m.start), unix.FADV_DONTNEED)
 		}
 	}
 	return released

@@ -36,12 +36,17 @@ func (serveCmd) Run(e *runEnv) error {
 // start-up used and dropped (the migrations, the dependency graph, the templates and tool schemas
 // built once to check them): one forced collection. Without it those pages stay resident until
 // the runtime's background scavenger gets to them. Then, on Linux, it drops the executable's
-// pages that start-up mapped (releaseBinaryPages): serving maps again those it runs. See
+// pages that start-up mapped (releaseBinaryPages): serving maps again those it runs. Both run in
+// a goroutine of their own, as the server already serves. See
 // docs/performance.md, Memory. Depending on the server puts this start hook after the server's.
 func releaseStartMemory(lc fx.Lifecycle, _ *httpx.Server) {
 	lc.Append(fx.StartHook(func() {
-		debug.FreeOSMemory()
-		releaseBinaryPages()
+		// In its own goroutine: the release may write a fresh binary back first, and fx's start
+		// timeout (and a SIGTERM, held until the start is done) should not wait for a disk.
+		go func() {
+			debug.FreeOSMemory()
+			releaseBinaryPages()
+		}()
 	}))
 }
 
