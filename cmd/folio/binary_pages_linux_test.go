@@ -60,18 +60,7 @@ var written = []int{3, 1, 2}
 // MADV_RANDOM for the package's other tests, which only makes their first touches of a page
 // slower.
 func TestReleaseBinaryPages(t *testing.T) {
-	exe, err := os.Readlink("/proc/self/exe")
-	if err != nil {
-		t.Fatal(err)
-	}
-	smaps, err := os.ReadFile("/proc/self/smaps")
-	if err != nil {
-		t.Fatal(err)
-	}
-	picked := binaryMappings(smaps, exe)
-	if len(picked) == 0 {
-		t.Fatal("no mapping of the test binary picked")
-	}
+	_, smaps, picked := ownMappings(t)
 	global := uintptr(unsafe.Pointer(&written))
 	for _, m := range picked {
 		if global >= m.start && global < m.end {
@@ -171,14 +160,7 @@ func runFreshChild(t *testing.T, dir, mode string) float64 {
 // releaseBinaryPages does, or, for the control, without the write-back) and prints the share of
 // the released ranges the page cache still holds.
 func releaseFreshChild(t *testing.T, exe string, control bool) {
-	smaps, err := os.ReadFile("/proc/self/smaps")
-	if err != nil {
-		t.Fatal(err)
-	}
-	picked := binaryMappings(smaps, exe)
-	if len(picked) == 0 {
-		t.Fatal("no mapping of the executable picked")
-	}
+	_, _, picked := ownMappings(t)
 	if control {
 		f, err := os.Open(exe)
 		if err != nil {
@@ -211,6 +193,23 @@ func copyExecutable(t *testing.T, from, to string) {
 	if err := dst.Close(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// ownMappings is this process's executable, its /proc/self/smaps and the mappings
+// binaryMappings picks from it (at least one).
+func ownMappings(t *testing.T) (exe string, smaps []byte, picked []mapping) {
+	t.Helper()
+	exe, err := os.Readlink("/proc/self/exe")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if smaps, err = os.ReadFile("/proc/self/smaps"); err != nil {
+		t.Fatal(err)
+	}
+	if picked = binaryMappings(smaps, exe); len(picked) == 0 {
+		t.Fatal("no mapping of the executable picked")
+	}
+	return exe, smaps, picked
 }
 
 // writableRanges are the address ranges of smaps's writable mappings.
